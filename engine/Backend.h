@@ -1,0 +1,67 @@
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/Config.h"
+#include "engine/System.h"
+#include "engine/Timers.h"
+#include "engine/Vec3.h"
+
+namespace faraday {
+
+/// Potential-energy terms in kJ/mol, and the virial.
+struct Energies {
+  double lj = 0;                   ///< LJ within the cutoff (shifted if lj_shift)
+  double dispersionCorrection = 0; ///< long-range LJ tail correction
+  double coulombReal = 0;          ///< sum over pairs q_i q_j erfc(beta r)/r within the cutoff
+  double coulombRecip = 0;         ///< reciprocal-space (PME or Ewald k-space) energy
+  double coulombSelf = 0;          ///< -beta/sqrt(pi) sum q_i^2 (times the Coulomb constant)
+  double coulombNetCharge = 0;     ///< neutralising-background term -pi Q^2 / (2 V beta^2)
+  /// Virial W = sum over pairs r_ij (x) F_ij (plus the k-space tensor) in kJ/mol, so that
+  /// the pressure is P = (2 K + trace(W)) / (3 V) with the kinetic energy K.
+  Tensor3 virial;
+  /// Virial contribution that does not come from forces (dispersion correction): trace only.
+  double potential() const {
+    return lj + dispersionCorrection + coulombReal + coulombRecip + coulombSelf + coulombNetCharge;
+  }
+  double coulomb() const { return coulombReal + coulombRecip + coulombSelf + coulombNetCharge; }
+};
+
+/// The seam between the simulation loop and where the work runs. One Backend owns the
+/// neighbor list, the force computation and the integrator update for one System.
+/// The CPU backend is the double-precision oracle; the CUDA backend keeps state on the
+/// device and copies positions back only when asked.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+
+  /// Loads a state (start or restart). `listReference` holds the positions at which the
+  /// neighbor list was last built (from a checkpoint), or is empty to build at once.
+  virtual void setState(const State& state, const std::vector<Vec3>& listReference) = 0;
+  /// Copies the current state (positions, velocities, step, time, box) to the host.
+  virtual void getState(State& state) = 0;
+  /// Positions at which the neighbor list was last built (saved in checkpoints so that a
+  /// restart rebuilds its list at exactly the same steps).
+  virtual std::vector<Vec3> listReference() = 0;
+
+  /// Forces (kJ/mol/nm) and energies at the current positions. Call after setState and
+  /// before the first step.
+  virtual Energies computeForces() = 0;
+  virtual const std::vector<Vec3>& forces() = 0;
+  /// Advances one time step; afterwards forces() and the returned energies belong to the
+  /// new positions.
+  virtual Energies step() = 0;
+  /// Kinetic energy in kJ/mol at the current velocities (full-step velocities).
+  virtual double kineticEnergy() = 0;
+  /// How many times the neighbor list has been built.
+  virtual long long neighborListBuilds() const = 0;
+};
+
+/// Chooses and creates the backend from config.run.platform: "cpu", "cuda", or "auto"
+/// (cuda when built with CUDA and a device is present, with a notice on fallback).
+/// Phase times go to `timers` (may be null).
+std::unique_ptr<Backend> makeBackend(const Config& config, const System& system, Timers* timers);
+
+}  // namespace faraday

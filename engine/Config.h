@@ -1,0 +1,97 @@
+#pragma once
+#include <array>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/System.h"
+
+namespace faraday {
+
+/// The validated, typed configuration of a run. Read from an INI file (sections become
+/// dotted prefixes: [pme] order = 4 is the key pme.order) with command-line overrides
+/// (--section.key=value). Every field's unit is given in its comment; `faraday run --help`
+/// prints each key with its default and unit. Paths are absolute after loading
+/// (relative paths in a config file are resolved against the file's folder).
+struct Config {
+  std::filesystem::path configFile;  ///< the file this was read from (empty: none)
+
+  struct SystemSection {
+    std::filesystem::path coordinates;  ///< system.coordinates: .gro or .pdb
+    double temperature = 300;           ///< system.temperature, K: Maxwell-Boltzmann velocities when the file has none
+    unsigned long long velocitySeed = 1;  ///< system.velocity_seed
+  } system;
+
+  /// [atom.NAME] sections: mass (amu), charge (e), sigma (nm), epsilon (kJ/mol).
+  std::vector<AtomType> atomTypes;
+
+  struct NonbondedSection {
+    double cutoff = 1.0;                 ///< nonbonded.cutoff, nm (LJ and real-space Coulomb)
+    double buffer = 0.1;                 ///< nonbonded.buffer, nm (Verlet list skin)
+    bool ljShift = true;                 ///< nonbonded.lj_shift: potential-shift LJ at the cutoff
+    bool dispersionCorrection = false;   ///< nonbonded.dispersion_correction: long-range LJ energy/pressure
+  } nonbonded;
+
+  struct ElectrostaticsSection {
+    std::string method = "pme";          ///< electrostatics.method: pme | ewald | none
+    double ewaldRtol = 1e-5;             ///< electrostatics.ewald_rtol: erfc(beta rc) = rtol
+    double fourierSpacing = 0.12;        ///< electrostatics.fourier_spacing, nm
+    int pmeOrder = 4;                    ///< electrostatics.pme_order: 4..8
+    std::array<int, 3> grid{0, 0, 0};    ///< electrostatics.grid: "NX NY NZ", 0 0 0 = from spacing
+    double ewaldKspaceRtol = 0;          ///< electrostatics.ewald_kspace_rtol: plain Ewald k cut (0 = ewald_rtol)
+  } electrostatics;
+
+  struct IntegratorSection {
+    std::string type = "verlet";         ///< integrator.type: verlet | langevin
+    double dt = 0.002;                   ///< integrator.dt, ps
+    double temperature = 300;            ///< integrator.temperature, K (langevin)
+    double friction = 1.0;               ///< integrator.friction, 1/ps (langevin)
+    unsigned long long seed = 1;         ///< integrator.seed (langevin noise)
+  } integrator;
+
+  struct RunSection {
+    long long steps = 1000;              ///< run.steps
+    std::string platform = "auto";       ///< run.platform: auto | cpu | cuda
+    int threads = 0;                     ///< run.threads: OpenMP threads for the CPU path (0 = all cores)
+    double progressInterval = 2.0;       ///< run.progress_interval, s between progress lines (0 = off)
+  } run;
+
+  struct OutputSection {
+    std::filesystem::path directory = ".";   ///< output.directory (created if missing)
+    std::string energyFile = "energy.csv";   ///< output.energy_file ("" = none)
+    long long energyInterval = 100;          ///< output.energy_interval, steps
+    std::string trajectoryFile = "traj.dcd"; ///< output.trajectory_file ("" = none)
+    long long trajectoryInterval = 1000;     ///< output.trajectory_interval, steps
+    std::string finalCoordinates = "final.gro";  ///< output.final_coordinates ("" = none)
+    std::string checkpointFile = "state.chk";    ///< output.checkpoint_file ("" = none)
+    long long checkpointInterval = 10000;        ///< output.checkpoint_interval, steps
+  } output;
+
+  struct MapSection {
+    bool enabled = false;                ///< true when the file has a [map] section or map.* is set
+    std::string method = "direct";       ///< map.method: direct | cutoff | pme
+    double spacing = 0.1;                ///< map.spacing, nm
+    std::string extent = "box";          ///< map.extent: box | atoms (padded bounding box)
+    double padding = 0.5;                ///< map.padding, nm (extent = atoms)
+    double cutoff = 1.2;                 ///< map.cutoff, nm (method = cutoff)
+    bool periodic = true;                ///< map.periodic: minimum image (direct)
+    long long interval = 100;            ///< map.interval, steps between sampled frames
+    std::string file = "potential.dx";   ///< map.file: .dx (OpenDX) or .mrc/.ccp4
+    std::string units = "kT/e";          ///< map.units: kT/e | V | kJ/mol/e
+    double temperature = 300;            ///< map.temperature, K (for kT/e)
+    std::string trajectory;              ///< map.trajectory: DCD to average (faraday map)
+  } map;
+
+  /// Every key=value as finally used, in section order (for --dry-run and the run log).
+  std::vector<std::pair<std::string, std::string>> effective;
+};
+
+/// Parses `file` (may be empty) and the `overrides` ("--key=value" or "--key value" tokens),
+/// validates every value and resolves paths. Throws Error naming the file and line or key.
+Config loadConfig(const std::filesystem::path& file, const std::vector<std::string>& overrides);
+
+/// Text for `faraday run --help`: every key with its default and unit.
+std::string configHelp();
+
+}  // namespace faraday

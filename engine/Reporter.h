@@ -1,0 +1,23 @@
+#pragma once
+#include "engine/Backend.h"
+#include "engine/System.h"
+
+namespace faraday {
+
+/// Something the simulation loop calls every `interval()` steps with the current state:
+/// energy log, trajectory, potential-map accumulator, checkpoint.
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  virtual const char* name() const = 0;
+  /// Steps between reports (> 0).
+  virtual long long interval() const = 0;
+  /// Whether report() needs positions/velocities copied back from the backend.
+  virtual bool needsState() const { return true; }
+  /// Called at step 0 (unless restarting) and every interval() steps.
+  virtual void report(const State& state, const Energies& energies, double kineticEnergy) = 0;
+  /// End of run (normal or interrupted): write final outputs completely or not at all.
+  virtual void finish(const State& state) {}
+};
+
+}  // namespace faraday

@@ -1,0 +1,35 @@
+#include <cstdio>
+
+#include "kernels/common/CudaCheck.h"
+#include "kernels/common/Device.h"
+
+namespace faraday {
+
+bool builtWithCuda() { return true; }
+
+int cudaDeviceCount() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no device / no driver" error
+    return 0;
+  }
+  return n;
+}
+
+std::string cudaDeviceDescription() {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return std::string("no CUDA device: ") + cudaGetErrorString(e);
+  }
+  if (n == 0) return "no CUDA device present";
+  cudaDeviceProp p{};
+  FARADAY_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s, %d SMs, %.1f GiB, compute capability %d.%d", p.name, p.multiProcessorCount,
+                double(p.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0), p.major, p.minor);
+  return buf;
+}
+
+}  // namespace faraday

@@ -1,0 +1,13 @@
+#pragma once
+#include <string>
+
+namespace faraday {
+
+/// True when this build has the CUDA backend compiled in.
+bool builtWithCuda();
+/// Number of usable CUDA devices (0 when built without CUDA or no driver/device).
+int cudaDeviceCount();
+/// One line describing device 0 (name, SMs, memory, compute capability), or why there is none.
+std::string cudaDeviceDescription();
+
+}  // namespace faraday

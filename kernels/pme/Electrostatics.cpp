@@ -1,0 +1,84 @@
+#include "kernels/pme/Electrostatics.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "engine/Error.h"
+#include "engine/Units.h"
+
+namespace faraday {
+
+double ewaldBetaFromRtol(double cutoff, double rtol) {
+  if (!(cutoff > 0)) throw keyError("nonbonded.cutoff", "must be > 0 for Ewald electrostatics");
+  if (!(rtol > 0 && rtol < 1)) throw keyError("electrostatics.ewald_rtol", "must lie in (0, 1)");
+  // erfc(beta rc) decreases monotonically in beta: bisect on [0, hi].
+  double lo = 0, hi = 5;
+  while (std::erfc(hi * cutoff) > rtol) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (std::erfc(mid * cutoff) > rtol ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+int nextFftSize(int n) {
+  if (n < 1) n = 1;
+  for (int m = n;; ++m) {
+    int r = m;
+    for (int p : {2, 3, 5, 7})
+      while (r % p == 0) r /= p;
+    if (r == 1) return m;
+  }
+}
+
+EwaldSetup chooseEwaldSetup(const Config& config, const Box& box) {
+  const auto& e = config.electrostatics;
+  EwaldSetup s;
+  s.method = e.method;
+  s.cutoff = config.nonbonded.cutoff;
+  if (s.method == "none") return s;
+  if (s.method != "pme" && s.method != "ewald")
+    throw keyError("electrostatics.method", "'" + s.method + "' is not one of pme, ewald, none");
+  s.beta = ewaldBetaFromRtol(s.cutoff, e.ewaldRtol);
+  s.kspaceRtol = e.ewaldKspaceRtol > 0 ? e.ewaldKspaceRtol : e.ewaldRtol;
+  if (e.pmeOrder < 4 || e.pmeOrder > 8) throw keyError("electrostatics.pme_order", "must be 4..8");
+  s.pme.beta = s.beta;
+  s.pme.order = e.pmeOrder;
+  const Vec3 L = box.lengths();
+  for (int d = 0; d < 3; ++d) {
+    if (e.grid[d] > 0) {
+      s.pme.grid[d] = e.grid[d];
+    } else {
+      if (!(e.fourierSpacing > 0)) throw keyError("electrostatics.fourier_spacing", "must be > 0");
+      s.pme.grid[d] = nextFftSize(int(std::ceil(L[d] / e.fourierSpacing)));
+    }
+    if (s.pme.grid[d] < 2 * s.pme.order)
+      s.pme.grid[d] = nextFftSize(2 * s.pme.order);  // the spline support must fit the grid twice
+  }
+  return s;
+}
+
+std::string describe(const EwaldSetup& s) {
+  char buf[256];
+  if (s.method == "none") return "electrostatics: none";
+  if (s.method == "ewald") {
+    std::snprintf(buf, sizeof buf, "electrostatics: plain Ewald, cutoff %.4g nm, beta %.6g /nm, k-space rtol %.3g",
+                  s.cutoff, s.beta, s.kspaceRtol);
+  } else {
+    std::snprintf(buf, sizeof buf, "electrostatics: PME, cutoff %.4g nm, beta %.6g /nm, grid %dx%dx%d, order %d",
+                  s.cutoff, s.beta, s.pme.grid[0], s.pme.grid[1], s.pme.grid[2], s.pme.order);
+  }
+  return buf;
+}
+
+double ewaldSelfEnergy(double beta, const std::vector<double>& charges) {
+  double q2 = 0;
+  for (double q : charges) q2 += q * q;
+  return -units::kCoulomb * beta / std::sqrt(units::kPi) * q2;
+}
+
+double ewaldNetChargeEnergy(double beta, double netCharge, double volume) {
+  return -units::kCoulomb * units::kPi * netCharge * netCharge / (2.0 * volume * beta * beta);
+}
+
+}  // namespace faraday

@@ -1,0 +1,45 @@
+#pragma once
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/Box.h"
+#include "engine/Timers.h"
+#include "engine/Vec3.h"
+
+namespace faraday {
+
+/// Parameters of smooth PME (Essmann et al. 1995).
+struct PmeParams {
+  double beta = 0;                 ///< Ewald splitting parameter, 1/nm
+  int order = 4;                   ///< B-spline order (4..8)
+  std::array<int, 3> grid{0, 0, 0};  ///< FFT grid points per dimension
+};
+
+/// Result of a reciprocal-space evaluation.
+struct ReciprocalResult {
+  double energy = 0;  ///< kJ/mol
+  Tensor3 virial;     ///< kJ/mol, same convention as Energies::virial
+};
+
+/// Reciprocal-space part of Ewald electrostatics: smooth PME on the CPU (FFTW) or the GPU
+/// (cuFFT), or the plain Ewald k-space sum (the double-precision reference). PME
+/// implementations run the same phases, each timed under its own name in `timers`:
+///   pme.spline       per atom: fractional coordinates, grid index, B-splines and derivatives
+///   pme.spread       charge spreading onto the grid
+///   pme.fft_forward  real-to-complex 3D FFT
+///   pme.convolve     influence function, energy and virial
+///   pme.fft_inverse  complex-to-real 3D FFT
+///   pme.gather       force interpolation
+class ReciprocalSolver {
+ public:
+  virtual ~ReciprocalSolver() = default;
+  virtual std::string name() const = 0;
+  /// Positions in nm, charges in e. Adds reciprocal forces (kJ/mol/nm) into `forces`
+  /// (sized like positions) and returns the reciprocal energy and virial.
+  virtual ReciprocalResult compute(const std::vector<Vec3>& positions, const std::vector<double>& charges,
+                                   const Box& box, std::vector<Vec3>& forces, Timers* timers) = 0;
+};
+
+}  // namespace faraday
