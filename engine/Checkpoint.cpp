@@ -81,8 +81,8 @@ std::string firstDifference(const std::string& saved, const std::string& current
 }
 
 void checkHeader(ByteReader& r, std::size_t atoms) {
-  r.need(sizeof kMagic, "magic");
-  if (std::memcmp(r.bytes.data(), kMagic, sizeof kMagic) != 0) throw fileError(r.file, 0, "not a Faraday checkpoint");
+  if (r.bytes.size() < sizeof kMagic || std::memcmp(r.bytes.data(), kMagic, sizeof kMagic) != 0)
+    throw fileError(r.file, 0, "not a Faraday checkpoint");
   r.at = sizeof kMagic;
   const auto version = r.get<std::uint32_t>("version");
   if (version != kVersion)

@@ -47,9 +47,23 @@ Vec3 vectorFields(const LineFile& f, std::size_t index, std::size_t column, std:
   return v;
 }
 
-void readAtomLine(const LineFile& f, std::size_t index, std::size_t width, bool hasVelocities, Coordinates& c) {
+/// True when `line` is three or nine numbers: a box line where an atom line was expected.
+bool looksLikeBoxLine(const std::string& line) {
+  const std::vector<std::string> parts = splitWhitespace(line);
+  if (parts.size() != 3 && parts.size() != 9) return false;
+  double v = 0;
+  for (const std::string& p : parts)
+    if (!parseDouble(p, v)) return false;
+  return true;
+}
+
+void readAtomLine(const LineFile& f, std::size_t index, std::size_t width, bool hasVelocities, Coordinates& c,
+                  long long atoms) {
   const std::string& line = f.lines[index];
   const long number = f.number(index);
+  if (looksLikeBoxLine(line))
+    throw fileError(f.name, number, "wrong atom count: line 2 gives " + std::to_string(atoms) +
+                    " atoms but the box line comes after " + std::to_string(index - 2));
   if (line.size() < kCoordinateColumn + 3 * width)
     throw fileError(f.name, number, "atom line too short: expected residue number, residue name, atom name, "
                     "atom number and x y z in fixed columns (" + std::to_string(kCoordinateColumn + 3 * width) +
@@ -74,7 +88,7 @@ Box readBoxLine(const LineFile& f, std::size_t index, long long atoms) {
   const long number = f.number(index);
   const std::string& line = f.lines[index];
   const std::vector<std::string> parts = splitWhitespace(line);
-  const std::string hint = " after " + std::to_string(atoms) + " atoms (line 2 gives the atom count)";
+  const std::string hint = " after " + std::to_string(atoms) + " atoms (is the atom count on line 2 right?)";
   if (parts.size() != 3 && parts.size() != 9)
     throw fileError(f.name, number, "expected the box line 'lx ly lz' (nm)" + hint + ", got '" + line + "'");
   std::vector<double> v;
@@ -94,8 +108,8 @@ Box readBoxLine(const LineFile& f, std::size_t index, long long atoms) {
 void checkNothingAfter(const LineFile& f, std::size_t boxIndex, long long atoms) {
   for (std::size_t i = boxIndex + 1; i < f.lines.size(); ++i)
     if (!trimmed(f.lines[i]).empty())
-      throw fileError(f.name, f.number(i), "unexpected text after the box line; line 2 gives " + std::to_string(atoms) +
-                      " atoms, is that the right count?");
+      throw fileError(f.name, f.number(i), "wrong atom count? unexpected text after the box line (line 2 gives " +
+                      std::to_string(atoms) + " atoms)");
 }
 
 }  // namespace
@@ -113,7 +127,7 @@ Coordinates readGro(const std::filesystem::path& file) {
     if (i >= f.lines.size())
       throw fileError(f.name, f.number(i), "truncated: the file ends after " + std::to_string(i - 2) + " of " +
                       std::to_string(n) + " atoms (line 2 gives the atom count)");
-    readAtomLine(f, i, width, hasVelocities, c);
+    readAtomLine(f, i, width, hasVelocities, c, n);
   }
   const std::size_t boxIndex = std::size_t(n) + 2;
   if (boxIndex >= f.lines.size()) throw fileError(f.name, f.number(boxIndex), "truncated: missing the box line");

@@ -168,7 +168,7 @@ void Simulation::failNonFinite(long long step, const std::string& what) {
   }
   if (index >= 0)
     message += "particle " + std::to_string(index) + " (atom name " + setup_.system.atomName[std::size_t(index)] +
-               ", 0-based index) has the " + (kind == "largest force" ? kind : "non-finite " + kind);
+               ", 0-based index) has " + (kind == "largest force" ? "the largest force" : "a non-finite " + kind);
   if (lastGood_.step >= 0 && lastGood_.step < step && !config_.output.checkpointFile.empty()) {
     saveCheckpoint(lastGood_, lastGoodReference_);
     message += "; last good state (step " + std::to_string(lastGood_.step) + ") saved to " +
