@@ -41,7 +41,9 @@ void CpuNonbonded::computeRows(const std::vector<Vec3>& positions, const Box& bo
   const int* neighbors = list.neighbors().data();
   const long long n = (long long)positions.size();
   const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
+  // Threads only when there is enough work to repay the fork and the barrier.
+  const bool parallel = list.neighbors().size() >= 32768;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64) if (parallel)
   for (long long i = 0; i < n; ++i) {
     const Vec3 xi = positions[i];
     const LjParams<double>* ljRow = &table_.pairs[std::size_t(type_[i]) * table_.types];
