@@ -37,4 +37,12 @@ inline constexpr double kVerletScalingMax = 5.0;
 /// non-symmetric update misses by ~1e-3 nm.
 inline constexpr double kReversibilityPosition = 1e-9;
 
+/// F/r against -(dU/dr)/r by central differences with h = 1e-6 r, relative to |F/r| + |U|/r^2:
+/// truncation h^2 |U'''| / 6 ~ 1e-12 relative and rounding 1e-16 |U| / h ~ 1e-10 relative;
+/// 1e-7 leaves three orders of margin.
+inline constexpr double kPairDerivative = 1e-7;
+/// Float pair math against double, relative: float epsilon 6e-8 times the ~10 roundings
+/// and the cancellation of the two LJ terms (bounded by using |U| + 4|c6/r^6| as scale).
+inline constexpr double kFloatPair = 2e-6;
+
 }  // namespace faraday::tol
