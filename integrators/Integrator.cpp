@@ -22,18 +22,6 @@ CpuIntegrator::CpuIntegrator(const System& system, double dt, int threads)
   }
 }
 
-void CpuIntegrator::kick(State& state, const std::vector<Vec3>& forces, double h) const {
-  const long long n = (long long)state.velocities.size();
-#pragma omp parallel for num_threads(threads_) schedule(static)
-  for (long long i = 0; i < n; ++i) state.velocities[i] += forces[i] * (h * inverseMass_[i]);
-}
-
-void CpuIntegrator::drift(State& state, double h) const {
-  const long long n = (long long)state.positions.size();
-#pragma omp parallel for num_threads(threads_) schedule(static)
-  for (long long i = 0; i < n; ++i) state.positions[i] += state.velocities[i] * h;
-}
-
 void CpuIntegrator::advanceClock(State& state) const {
   state.step += 1;
   state.time += dt_;

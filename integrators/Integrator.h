@@ -21,11 +21,23 @@ class CpuIntegrator {
 
  protected:
   CpuIntegrator(const System& system, double dt, int threads);
-  /// B: v += h F / m  (h in ps, F in kJ/mol/nm, m in amu: F/m is nm/ps^2).
-  void kick(State& state, const std::vector<Vec3>& forces, double h) const;
-  /// A: x += h v  (h in ps).
-  void drift(State& state, double h) const;
+  /// B for particle i: v += h F / m  (h in ps, F in kJ/mol/nm, m in amu: F/m is nm/ps^2).
+  void kick(State& state, const std::vector<Vec3>& forces, double h, long long i) const {
+    state.velocities[i] += forces[i] * (h * inverseMass_[i]);
+  }
+  /// A for particle i: x += h v  (h in ps).
+  static void drift(State& state, double h, long long i) { state.positions[i] += state.velocities[i] * h; }
+  /// Runs update(i) for every particle: one parallel loop per call, and threads only for
+  /// systems large enough to repay the fork (these loops are memory-bound and short).
+  template <typename Update>
+  void forEachParticle(const State& state, Update update) const {
+    const long long n = (long long)state.positions.size();
+#pragma omp parallel for num_threads(threads_) schedule(static) if (n >= kParallelMinParticles)
+    for (long long i = 0; i < n; ++i) update(i);
+  }
   void advanceClock(State& state) const;
+
+  static constexpr long long kParallelMinParticles = 16384;
 
   std::vector<double> inverseMass_;  ///< 1/amu
   double dt_;                        ///< ps

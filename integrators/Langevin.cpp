@@ -18,24 +18,19 @@ LangevinBaoab::LangevinBaoab(const System& system, const Config::IntegratorSecti
     noiseScale_[i] = std::sqrt((1 - a_ * a_) * kT * inverseMass_[i]);
 }
 
-void LangevinBaoab::ornsteinUhlenbeck(State& state) const {
-  const long long n = (long long)state.velocities.size();
+void LangevinBaoab::beforeForces(State& state, const std::vector<Vec3>& forces) {
   const std::uint64_t step = std::uint64_t(state.step);
-#pragma omp parallel for num_threads(threads_) schedule(static)
-  for (long long i = 0; i < n; ++i)
+  forEachParticle(state, [&](long long i) {
+    kick(state, forces, 0.5 * dt_, i);
+    drift(state, 0.5 * dt_, i);
     state.velocities[i] =
         langevinOrnsteinUhlenbeck(state.velocities[i], a_, noiseScale_[i], seed_, step, std::uint32_t(i));
-}
-
-void LangevinBaoab::beforeForces(State& state, const std::vector<Vec3>& forces) {
-  kick(state, forces, 0.5 * dt_);
-  drift(state, 0.5 * dt_);
-  ornsteinUhlenbeck(state);
-  drift(state, 0.5 * dt_);
+    drift(state, 0.5 * dt_, i);
+  });
 }
 
 void LangevinBaoab::afterForces(State& state, const std::vector<Vec3>& forces) {
-  kick(state, forces, 0.5 * dt_);
+  forEachParticle(state, [&](long long i) { kick(state, forces, 0.5 * dt_, i); });
   advanceClock(state);
 }
 

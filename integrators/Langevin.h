@@ -30,8 +30,6 @@ class LangevinBaoab : public CpuIntegrator {
   void afterForces(State& state, const std::vector<Vec3>& forces) override;
 
  private:
-  void ornsteinUhlenbeck(State& state) const;
-
   double a_;                      ///< exp(-gamma dt)
   std::vector<double> noiseScale_;  ///< per particle sqrt((1 - a^2) kT / m), nm/ps
   std::uint64_t seed_;

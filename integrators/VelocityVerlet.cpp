@@ -3,12 +3,14 @@
 namespace faraday {
 
 void VelocityVerlet::beforeForces(State& state, const std::vector<Vec3>& forces) {
-  kick(state, forces, 0.5 * dt_);
-  drift(state, dt_);
+  forEachParticle(state, [&](long long i) {
+    kick(state, forces, 0.5 * dt_, i);
+    drift(state, dt_, i);
+  });
 }
 
 void VelocityVerlet::afterForces(State& state, const std::vector<Vec3>& forces) {
-  kick(state, forces, 0.5 * dt_);
+  forEachParticle(state, [&](long long i) { kick(state, forces, 0.5 * dt_, i); });
   advanceClock(state);
 }
 

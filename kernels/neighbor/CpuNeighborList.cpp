@@ -112,7 +112,7 @@ void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
   offsets_.assign(n + 1, 0);
   // Each thread builds the rows of one contiguous block of particles, then copies them
   // into place; the result does not depend on the number of threads.
-#pragma omp parallel num_threads(maxThreads)
+#pragma omp parallel num_threads(maxThreads) if (n >= 1024)
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
     const int begin = int(std::int64_t(n) * t / nt), end = int(std::int64_t(n) * (t + 1) / nt);
@@ -142,7 +142,7 @@ bool NeighborList::needsRebuild(const std::vector<Vec3>& positions, const Box& b
   const double limit2 = 0.25 * buffer_ * buffer_;  // (buffer/2)^2
   const long long n = (long long)positions.size();
   bool moved = false;
-#pragma omp parallel for num_threads(threadCount(threads_)) reduction(|| : moved)
+#pragma omp parallel for num_threads(threadCount(threads_)) reduction(|| : moved) if (n >= 16384)
   for (long long i = 0; i < n; ++i)
     moved = moved || norm2(image.apply(positions[i] - reference_[i])) > limit2;
   return moved;

@@ -32,6 +32,14 @@ struct LjTable {
 };
 LjTable makeLjTable(const std::vector<AtomType>& types, double cutoff, bool shift);
 
+/// Sums over one row of the full list: force on i (kJ/mol/nm), pair energies (kJ/mol) and
+/// pair virials r_ij (x) F_ij (kJ/mol: xx yy zz xy xz yz).
+struct RowSums {
+  Vec3 force;
+  double lj = 0, coulomb = 0;
+  double w[6] = {0, 0, 0, 0, 0, 0};
+};
+
 /// The CPU pair loop over the full neighbor list: OpenMP over particles i, each thread
 /// summing the forces, half pair energies and half pair virials of its own rows in the
 /// (ascending) row order; the totals are then summed over particles in index order. The
@@ -46,9 +54,11 @@ class CpuNonbonded {
   const LjTable& ljTable() const { return table_; }
 
  private:
+  void wrapPositions(const std::vector<Vec3>& positions, const Box& box);
   template <bool kCoulomb>
-  void computeRows(const std::vector<Vec3>& positions, const Box& box, const NeighborList& list,
-                   std::vector<Vec3>& forces);
+  void computeRows(const Box& box, const NeighborList& list, std::vector<Vec3>& forces);
+  template <bool kCoulomb>
+  RowSums sumRow(int i, const Box& box, const NeighborList& list) const;
   NonbondedResult sumParticles() const;
 
   NonbondedOptions options_;
@@ -56,6 +66,7 @@ class CpuNonbonded {
   std::vector<int> type_;
   std::vector<double> scaledCharge_;  ///< k_C q_i, so that qq = scaledCharge_[i] * charge_[j]
   std::vector<double> charge_;
+  std::vector<Vec3> wrapped_;                      ///< positions wrapped into the box, nm
   std::vector<double> energyLj_, energyCoulomb_;  ///< per particle: half of its pair energies
   std::vector<std::array<double, 6>> virial_;     ///< per particle: half of its pair virials (xx yy zz xy xz yz)
 };
