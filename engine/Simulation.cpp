@@ -243,21 +243,33 @@ RunResult Simulation::run() {
   return result;
 }
 
+namespace {
+
+void printEffective(const Config& config, std::ostream& log) {
+  log << "Effective configuration" << (config.configFile.empty() ? "" : " (" + config.configFile.string() + ")") << ":\n";
+  for (const auto& [key, value] : config.effective) log << "  " << key << " = " << value << "\n";
+}
+
+}  // namespace
+
 RunResult runFromConfig(const Config& config, const RunOptions& options, std::ostream& log) {
   Setup setup = buildSetup(config);
   std::optional<Checkpoint> checkpoint;
   if (!options.restart.empty())
     checkpoint = readCheckpoint(options.restart, setup.system.size(), physicsDescription(config, setup.system));
   if (options.dryRun) {
-    log << "Effective configuration:\n";
-    for (const auto& [key, value] : config.effective) log << "  " << key << " = " << value << "\n";
+    printEffective(config, log);
     log << "System (" << config.system.coordinates.string() << "):\n" << describeSystem(setup.system);
     log << "Velocities: " << (setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
     if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";
     log << "Dry run: configuration and input are valid; nothing was written.\n";
     return {};
   }
-  log << describeSystem(setup.system) << std::flush;
+  printEffective(config, log);
+  log << describeSystem(setup.system);
+  log << "Velocities: " << (checkpoint ? "from the checkpoint" : setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
+  if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";
+  log << std::flush;
   Simulation simulation(config, std::move(setup), std::move(checkpoint), log);
   return simulation.run();
 }
