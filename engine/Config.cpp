@@ -88,6 +88,12 @@ std::string oneOf(const std::string& text, std::initializer_list<const char*> al
   throw BadValue{"unknown value '" + text + "' (expected " + list + ")"};
 }
 
+/// `"text"` -> `text` (so that `energy_file = ""` reads as empty).
+std::string unquoted(const std::string& text) {
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') return text.substr(1, text.size() - 2);
+  return text;
+}
+
 fs::path toPath(const Value& v) {
   if (v.text.empty()) return {};
   fs::path p(v.text);
@@ -430,7 +436,7 @@ std::vector<RawEntry> readFileEntries(const fs::path& file, IniIndex& index) {
   for (const po::option& o : parsed.options) {
     const auto it = index.lineOfKey.find(o.string_key);
     Origin origin{file.string(), it == index.lineOfKey.end() ? 0 : it->second, base};
-    entries.push_back({o.string_key, {o.value.empty() ? "" : o.value.front(), origin}});
+    entries.push_back({o.string_key, {o.value.empty() ? "" : unquoted(o.value.front()), origin}});
   }
   return entries;
 }
@@ -444,12 +450,14 @@ std::vector<std::string> normalizeOverrides(const std::vector<std::string>& over
     const std::string& t = overrides[i];
     if (t.rfind("--", 0) != 0 || t.size() < 3) throw Error("command line: expected --section.key=value, got '" + t + "'");
     if (t.find('=') != std::string::npos) {
-      tokens.push_back(t);
+      // Boost refuses "--key=" with nothing after it: pass an explicit empty string.
+      tokens.push_back(t.back() == '=' ? t + "\"\"" : t);
       continue;
     }
     if (i + 1 >= overrides.size() || overrides[i + 1].rfind("--", 0) == 0)
       throw Error("command line: key '" + t.substr(2) + "': missing value");
-    tokens.push_back(t + "=" + overrides[++i]);
+    const std::string& value = overrides[++i];
+    tokens.push_back(t + "=" + (value.empty() ? std::string("\"\"") : value));
   }
   return tokens;
 }
@@ -467,7 +475,7 @@ std::vector<RawEntry> readCommandLine(const std::vector<std::string>& overrides)
   std::vector<RawEntry> entries;
   for (const po::option& o : parsed.options) {
     if (o.string_key.empty()) throw Error("command line: unexpected argument '" + o.original_tokens.front() + "'");
-    entries.push_back({o.string_key, {o.value.empty() ? "" : o.value.front(), Origin{"", 0, cwd}}});
+    entries.push_back({o.string_key, {o.value.empty() ? "" : unquoted(o.value.front()), Origin{"", 0, cwd}}});
   }
   return entries;
 }

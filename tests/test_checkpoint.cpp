@@ -189,5 +189,17 @@ TEST_F(RestartTest, InterruptStopsAfterTheStepWithACheckpointAndTheRunCanContinu
   EXPECT_TRUE(fs::exists(dir / "int" / "final.gro"));
 }
 
+TEST_F(RestartTest, TerminateSignalExitsWith143AfterACheckpoint) {
+  const pid_t pid = startFaraday(dir.path(), {"run", "sim.cfg", "--output.directory=term", "--run.steps=100000000",
+                                              "--output.energy_interval=1"});
+  ASSERT_GT(pid, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (lines(readText(dir / "term" / "energy.csv")).size() < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(pid, SIGTERM);
+  EXPECT_EQ(waitFor(pid, 60), 143) << readText(dir / "faraday.err");
+  EXPECT_GT(checkpoint("term").step, 0);
+}
+
 }  // namespace
 }  // namespace faraday::test

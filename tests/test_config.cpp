@@ -154,6 +154,13 @@ TEST_F(ConfigTest, MalformedLineAndMissingFileAreErrors) {
   EXPECT_NE(missing.find("not found"), std::string::npos);
 }
 
+TEST_F(ConfigTest, QuotedEmptyValueTurnsAnOutputOff) {
+  const Config c = loadConfig(writeConfig(argonConfig() + "trajectory_file = \"\"\n"), {"--output.energy_file="});
+  EXPECT_EQ(c.output.trajectoryFile, "");
+  EXPECT_EQ(c.output.energyFile, "");
+  EXPECT_EQ(c.output.checkpointFile, "state.chk");
+}
+
 TEST_F(ConfigTest, MapIsEnabledByASectionOrAnyMapKey) {
   EXPECT_TRUE(loadConfig(writeConfig(argonConfig() + "[map]\n"), {}).map.enabled);
   const fs::path plain = writeConfig(argonConfig());

@@ -9,6 +9,7 @@
 #include "engine/Error.h"
 #include "engine/GroFile.h"
 #include "engine/PdbFile.h"
+#include "engine/SystemSetup.h"
 #include "engine/Units.h"
 #include "tests/EngineTestSupport.h"
 #include "tests/Tolerances.h"
@@ -130,6 +131,26 @@ TEST(PdbFile, NonRectangularOrMissingCryst1IsAnError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("CRYST1"), std::string::npos);
   }
+}
+
+TEST(SystemSetup, PdbAndGroInputsGiveTheSameSystem) {
+  TempDir dir;
+  writeText(dir / "argon.gro", argonGro(3));
+  writePdb(dir / "argon.pdb", readGro(dir / "argon.gro"));
+  writeText(dir / "sim.cfg", argonConfig());
+  const Config gro = loadConfig(dir / "sim.cfg", {});
+  const Config pdb = loadConfig(dir / "sim.cfg", {"--system.coordinates=" + (dir / "argon.pdb").string()});
+  const faraday::Setup a = buildSetup(gro), b = buildSetup(pdb);
+  ASSERT_EQ(a.system.size(), 108u);
+  ASSERT_EQ(b.system.size(), a.system.size());
+  EXPECT_EQ(a.system.atomName, b.system.atomName);
+  EXPECT_EQ(a.system.mass, b.system.mass);
+  EXPECT_FALSE(a.velocitiesFromFile);
+  for (std::size_t i = 0; i < a.system.size(); ++i)
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(a.state.positions[i][k], b.state.positions[i][k], tol::kPdbRoundTrip);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(a.system.box.lengths()[k], b.system.box.lengths()[k], tol::kPdbRoundTrip);
+  // Same seed and masses: the same Maxwell-Boltzmann velocities.
+  EXPECT_EQ(a.state.velocities, b.state.velocities);
 }
 
 TEST(DcdFile, FramesReadBackEqualToFloatPrecisionWithTheBoxInEveryFrame) {
