@@ -20,7 +20,6 @@ double Progress::nsPerDay(long long step) const {
 }
 
 void Progress::check(long long step) {
-  sinceCheck_ = 0;
   const auto now = std::chrono::steady_clock::now();
   if (std::chrono::duration<double>(now - lastPrint_).count() < interval_) return;
   lastPrint_ = now;

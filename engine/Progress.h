@@ -11,7 +11,7 @@ class Progress {
   Progress(double interval, long long firstStep, long long lastStep, double timestep);
   /// Called after each step; prints when `interval` has passed.
   void update(long long step) {
-    if (interval_ > 0 && ++sinceCheck_ >= checkEvery_) check(step);
+    if (interval_ > 0) check(step);
   }
   /// Ends the line on a terminal.
   void finish();
@@ -27,7 +27,6 @@ class Progress {
   double timestep_;
   bool terminal_;
   bool printed_ = false;
-  long long sinceCheck_ = 0, checkEvery_ = 1;
   std::chrono::steady_clock::time_point start_, lastPrint_;
 };
 

@@ -127,7 +127,7 @@ bool Simulation::anyDueNeedsState(long long step) const {
   return false;
 }
 
-void Simulation::copyStateBack(long long step) {
+void Simulation::copyStateBack() {
   backend_->getState(state_);
   if (allFinite(state_.positions) && allFinite(state_.velocities)) rememberGoodState();
 }
@@ -139,7 +139,7 @@ void Simulation::rememberGoodState() {
 
 void Simulation::reportAt(long long step, const Energies& energies) {
   ScopedTimer timer(&timers_, "output");
-  if (anyDueNeedsState(step)) copyStateBack(step);
+  if (anyDueNeedsState(step)) copyStateBack();
   if (divides(config_.output.energyInterval, step)) checkForces(step);
   const double kinetic = backend_->kineticEnergy();
   for (const auto& r : reporters_)
@@ -195,11 +195,46 @@ void Simulation::saveCheckpoint(const State& state, const std::vector<Vec3>& lis
 
 void Simulation::finishRun(bool writeFinalCoordinates) {
   ScopedTimer timer(&timers_, "output");
-  copyStateBack(state_.step);
+  copyStateBack();
+  if (lastGood_.step != state_.step) failNonFinite(state_.step, "non-finite position or velocity");
   if (writeFinalCoordinates && !config_.output.finalCoordinates.empty())
     writeGro(outputPath(config_.output.finalCoordinates), coordinatesOf(setup_.system, state_, setup_.title));
   saveCheckpoint(state_, backend_->listReference());
   for (const auto& r : reporters_) r->finish(state_);
+}
+
+void Simulation::checkpointAt(long long step) {
+  ScopedTimer timer(&timers_, "output");
+  copyStateBack();
+  if (lastGood_.step != step) failNonFinite(step, "non-finite position or velocity");
+  saveCheckpoint(state_, lastGoodReference_);
+}
+
+long long Simulation::advance(long long lastStep) {
+  Progress progress(config_.run.progressInterval, firstStep_, lastStep, config_.integrator.dt);
+  const double startTime = state_.time;
+  const bool checkpoints = !config_.output.checkpointFile.empty();
+  long long step = firstStep_;
+  while (step < lastStep && !StopSignals::received()) {
+    const Energies energies = backend_->step();
+    ++step;
+    state_.step = step;  // kept current for reporters that do not copy the state back
+    state_.time = startTime + double(step - firstStep_) * config_.integrator.dt;
+    checkPotential(step, energies);
+    if (anyDue(step)) reportAt(step, energies);
+    if (checkpoints && step < lastStep && divides(config_.output.checkpointInterval, step)) checkpointAt(step);
+    progress.update(step);
+  }
+  progress.finish();
+  nsPerDay_ = progress.nsPerDay(step);
+  return step;
+}
+
+void Simulation::printSummary(long long steps, double wallSeconds) {
+  log_ << timers_.table("Time per phase", wallSeconds);
+  char line[256];
+  std::snprintf(line, sizeof line, "Performance: %.4g ns/day (%lld steps, %.3f s wall)\n", nsPerDay_, steps, wallSeconds);
+  log_ << line << std::flush;
 }
 
 RunResult Simulation::run() {
@@ -208,38 +243,13 @@ RunResult Simulation::run() {
   start();
   const long long lastStep = std::max(config_.run.steps, firstStep_);
   log_ << "Running steps " << firstStep_ << " to " << lastStep << " on " << backend_->name() << "\n" << std::flush;
-  Progress progress(config_.run.progressInterval, firstStep_, lastStep, config_.integrator.dt);
-  const double dt = config_.integrator.dt;
-  const double startTime = state_.time;
-  long long step = firstStep_;
-  while (step < lastStep && !StopSignals::received()) {
-    const Energies energies = backend_->step();
-    ++step;
-    state_.step = step;
-    state_.time = startTime + double(step - firstStep_) * dt;
-    checkPotential(step, energies);
-    if (anyDue(step)) reportAt(step, energies);
-    if (divides(config_.output.checkpointInterval, step) && step < lastStep && !config_.output.checkpointFile.empty()) {
-      ScopedTimer timer(&timers_, "output");
-      copyStateBack(step);
-      if (lastGood_.step != step) failNonFinite(step, "non-finite position or velocity");
-      saveCheckpoint(state_, lastGoodReference_);
-    }
-    progress.update(step);
-  }
-  progress.finish();
   RunResult result;
+  result.finalStep = advance(lastStep);
   result.signal = StopSignals::received();
-  result.interrupted = result.signal != 0 && step < lastStep;
-  result.finalStep = step;
-  result.nsPerDay = progress.nsPerDay(step);
+  result.interrupted = result.signal != 0 && result.finalStep < lastStep;
+  result.nsPerDay = nsPerDay_;
   finishRun(!result.interrupted);
-  const double wall = std::chrono::duration<double>(Timers::Clock::now() - wallStart).count();
-  log_ << timers_.table("Time per phase", wall);
-  char line[256];
-  std::snprintf(line, sizeof line, "Performance: %.4g ns/day (%lld steps, %.3f s wall)\n", result.nsPerDay,
-                step - firstStep_, wall);
-  log_ << line << std::flush;
+  printSummary(result.finalStep - firstStep_, std::chrono::duration<double>(Timers::Clock::now() - wallStart).count());
   return result;
 }
 

@@ -48,13 +48,17 @@ class Simulation {
   void reportAt(long long step, const Energies& energies);
   bool anyDue(long long step) const;
   bool anyDueNeedsState(long long step) const;
-  void copyStateBack(long long step);
+  void copyStateBack();
   void checkPotential(long long step, const Energies& energies);
   void checkForces(long long step);
   [[noreturn]] void failNonFinite(long long step, const std::string& what);
   void rememberGoodState();
   void saveCheckpoint(const State& state, const std::vector<Vec3>& listReference);
+  void checkpointAt(long long step);
+  /// Steps until `lastStep` or a stop signal; returns the step reached.
+  long long advance(long long lastStep);
   void finishRun(bool writeFinalCoordinates);
+  void printSummary(long long steps, double wallSeconds);
   std::filesystem::path outputPath(const std::string& name) const;
 
   const Config& config_;
@@ -69,6 +73,7 @@ class Simulation {
   std::vector<Vec3> lastGoodReference_;
   std::string physics_;
   long long firstStep_ = 0;
+  double nsPerDay_ = 0;
 };
 
 /// Options of `faraday run` beyond the config.
