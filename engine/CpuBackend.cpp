@@ -73,6 +73,7 @@ void CpuBackend::setState(const State& state, const std::vector<Vec3>& listRefer
   // A restart rebuilds from the saved reference, so the list (and the steps at which it is
   // rebuilt later) match the uninterrupted run exactly.
   list_.build(listReference.empty() ? state_.positions : listReference, state_.box);
+  forces_.clear();  // forces of a previous state no longer apply
 }
 
 void CpuBackend::updateNeighborList() {
@@ -118,6 +119,7 @@ Energies CpuBackend::computeForces() {
 }
 
 Energies CpuBackend::step() {
+  if (forces_.size() != system_.size()) computeForces();  // first step without computeForces()
   {
     ScopedTimer t(timers_, "integrate");
     integrator_->beforeForces(state_, forces_);

@@ -69,14 +69,6 @@ std::vector<int> offsetsAlong(int n) {
   return out;
 }
 
-/// x - L if x > L/2, x + L if x < -L/2: the minimum image of a difference of two wrapped
-/// coordinates (|x| < L), without rounding.
-inline double nearestImage(double x, double length, double half) {
-  x -= x > half ? length : 0.0;
-  x += x < -half ? length : 0.0;
-  return x;
-}
-
 /// Indices of the distinct cells adjacent to (and including) cell c.
 std::vector<int> adjacentCells(const CellGrid& g, int c) {
   const int cx = c / (g.n[1] * g.n[2]), cy = (c / g.n[2]) % g.n[1], cz = c % g.n[2];
