@@ -41,7 +41,6 @@ CpuBackend::CpuBackend(const Config& config, const System& system, Timers* timer
   reciprocal_ = makeReciprocalSolver(ewald_, system, useCudaReciprocal, threads_);
   if (ewald_.method != "none") {
     coulombSelf_ = ewaldSelfEnergy(ewald_.beta, system.charge);
-    coulombNetCharge_ = ewaldNetChargeEnergy(ewald_.beta, system.netCharge(), system.box.volume());
     std::fprintf(stderr, "%s\n", describe(ewald_).c_str());
   }
 }
@@ -65,10 +64,16 @@ void CpuBackend::setState(const State& state, const std::vector<Vec3>& listRefer
   if (!listReference.empty() && listReference.size() != system_.size())
     throw Error("state: the neighbor-list reference must have one entry per particle");
   state_ = state;
+  // A State that never had a box (all zero) takes the system's.
+  if (state_.box.lengths() == Vec3{}) state_.box = system_.box;
+  if (!state_.box.isValid()) throw Error("state: the box must be rectangular with positive edges");
+  if (!(2 * list_.cutoff() < state_.box.shortestEdge()))
+    throw keyError("nonbonded.cutoff", "must be below half the shortest edge of the state's box");
   ScopedTimer t(timers_, "neighbor");
   // A restart rebuilds from the saved reference, so the list (and the steps at which it is
   // rebuilt later) match the uninterrupted run exactly.
   list_.build(listReference.empty() ? state_.positions : listReference, state_.box);
+  forces_.clear();  // forces of a previous state no longer apply
 }
 
 void CpuBackend::updateNeighborList() {
@@ -91,7 +96,10 @@ void CpuBackend::addReciprocal(Energies& e) {
   e.coulombRecip = r.energy;
   e.virial += r.virial;
   e.coulombSelf = coulombSelf_;
-  e.coulombNetCharge = coulombNetCharge_;
+  e.coulombNetCharge = ewaldNetChargeEnergy(ewald_.beta, system_.netCharge(), state_.box.volume());
+  // E_net = -c/V gives the pressure -dE/dV = E_net/V, i.e. W_kk = E_net on each diagonal
+  // element (P = trace W / 3V). The self term does not depend on V.
+  for (int k = 0; k < 3; ++k) e.virial.m[k][k] += e.coulombNetCharge;
 }
 
 Energies CpuBackend::computeForces() {
@@ -111,6 +119,7 @@ Energies CpuBackend::computeForces() {
 }
 
 Energies CpuBackend::step() {
+  if (forces_.size() != system_.size()) computeForces();  // first step without computeForces()
   {
     ScopedTimer t(timers_, "integrate");
     integrator_->beforeForces(state_, forces_);

@@ -48,7 +48,7 @@ class CpuBackend : public Backend {
   std::unique_ptr<CpuIntegrator> integrator_;
   bool dispersionCorrection_;
   bool ljShift_;
-  double coulombSelf_ = 0, coulombNetCharge_ = 0;  ///< constant Ewald terms, kJ/mol
+  double coulombSelf_ = 0;  ///< constant Ewald self term, kJ/mol
   State state_;
   std::vector<Vec3> forces_, reciprocalForces_;
 };

@@ -41,8 +41,10 @@ void expectMatchesBruteForce(int n, Vec3 L, unsigned seed, double cutoff, double
   EXPECT_FALSE(expect.empty());
 }
 
-TEST(NeighborList, OneCellPerDimension) { expectMatchesBruteForce(120, {2.1, 2.15, 2.2}, 1, 1.0, 0.1); }
-TEST(NeighborList, TwoCellsPerDimension) { expectMatchesBruteForce(200, {2.3, 2.5, 2.7}, 2, 1.0, 0.1); }
+// Cells have edge >= radius/2 and the stencil reaches two cells each way, so boxes with
+// fewer than five cells per edge (edges below 2.5 list radii) take each cell once.
+TEST(NeighborList, BoxEdgesBelowTwoListRadii) { expectMatchesBruteForce(120, {2.1, 2.15, 2.18}, 1, 1.0, 0.1); }
+TEST(NeighborList, FourFiveAndSixCellsPerEdge) { expectMatchesBruteForce(250, {2.3, 2.8, 3.35}, 2, 1.0, 0.1); }
 TEST(NeighborList, MixedCellCounts) { expectMatchesBruteForce(300, {2.1, 3.4, 5.0}, 3, 1.0, 0.1); }
 TEST(NeighborList, ManyCellsLargerBox) { expectMatchesBruteForce(2000, {5.0, 5.5, 6.0}, 4, 1.0, 0.12); }
 TEST(NeighborList, ListRadiusAboveHalfBox) { expectMatchesBruteForce(150, {2.05, 2.3, 2.6}, 5, 1.0, 0.3); }

@@ -129,6 +129,29 @@ TEST_P(Nonbonded, MatchesDirectPairSum) {
     for (int d = 0; d < 3; ++d) ASSERT_NEAR(f[i][d], direct[i][d], tol::kDoubleSum * (1 + std::fabs(direct[i][d])));
 }
 
+/// With the tail correction, the LJ energy of a fluid with g(r) = 1 beyond 1 nm (random
+/// positions) does not depend on the cutoff: E(1.0) + tail(1.0) = E(1.4) + tail(1.4) up to
+/// the Poisson fluctuation of the pair sum in the 1.0..1.4 nm shell, sqrt(sum u^2).
+TEST_P(Nonbonded, TailCorrectedEnergyIsIndependentOfCutoff) {
+  const BuiltSystem b = randomLjSystem(650, {3.1, 3.1, 3.1}, 17);
+  std::vector<Vec3> f;
+  Config shortCut = ljConfig(GetParam(), 1.0, 0.1, false), longCut = ljConfig(GetParam(), 1.4, 0.1, false);
+  shortCut.nonbonded.dispersionCorrection = longCut.nonbonded.dispersionCorrection = true;
+  const Energies es = evaluate(shortCut, b, f, b.positions), el = evaluate(longCut, b, f, b.positions);
+  const LjTable table = makeLjTable(b.system.types, 1.4, false);
+  double shellU2 = 0;
+  for (std::size_t i = 0; i < b.positions.size(); ++i)
+    for (std::size_t j = i + 1; j < b.positions.size(); ++j) {
+      const double r2 = norm2(b.system.box.minimumImage(b.positions[i] - b.positions[j]));
+      if (r2 >= 1.0 && r2 < 1.96) shellU2 += std::pow(ljPair(r2, table.at(b.system.type[i], b.system.type[j])).energy, 2);
+    }
+  const double sigma = std::sqrt(shellU2);
+  std::printf("[ info ] E+tail at rc 1.0: %.4f, at rc 1.4: %.4f kJ/mol (tails %.3f, %.3f; sigma %.3f)\n",
+              es.potential(), el.potential(), es.dispersionCorrection, el.dispersionCorrection, sigma);
+  EXPECT_NEAR(es.potential(), el.potential(), tol::kStatisticalSigmas * sigma);
+  EXPECT_GT(std::fabs(es.dispersionCorrection - el.dispersionCorrection), 10 * tol::kStatisticalSigmas * sigma);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Nonbonded, ::testing::ValuesIn(kBackendNames), backendTestName);
 
 /// <C6> from the type counts equals the average over all distinct particle pairs; the

@@ -14,10 +14,15 @@
 namespace faraday {
 namespace {
 
-/// Particles binned into cells of edge >= the list radius, so every pair within the radius
-/// lies in the same or an adjacent cell (periodically).
+/// Cells per list radius along each edge: cells of edge >= radius / kReach, so a pair within
+/// the radius lies at most kReach cells apart. Two gives a 5x5x5 stencil of half-size
+/// cells, whose volume (15.6 radius^3) holds 1.7x fewer candidates than 3x3x3 full cells.
+constexpr int kReach = 2;
+
+/// Particles binned into cells of edge >= radius / kReach.
 struct CellGrid {
   std::array<int, 3> n{1, 1, 1};   ///< cells per dimension
+  std::vector<Vec3> wrapped;       ///< positions wrapped into [0, L), nm
   std::vector<int> cellOf;         ///< per particle
   std::vector<int> start;          ///< CSR: atoms of cell c are atoms[start[c] .. start[c+1])
   std::vector<int> atoms;          ///< ascending within each cell
@@ -33,12 +38,13 @@ int cellCoordinate(double x, double length, int n) {
 CellGrid binParticles(const std::vector<Vec3>& positions, const Box& box, double radius) {
   CellGrid g;
   const Vec3 L = box.lengths();
-  for (int d = 0; d < 3; ++d) g.n[d] = std::max(1, int(std::floor(L[d] / radius)));
+  for (int d = 0; d < 3; ++d) g.n[d] = std::max(1, int(std::floor(L[d] * kReach / radius)));
   const int cells = g.n[0] * g.n[1] * g.n[2];
   g.cellOf.resize(positions.size());
+  g.wrapped.resize(positions.size());
   g.start.assign(cells + 1, 0);
   for (std::size_t i = 0; i < positions.size(); ++i) {
-    const Vec3 r = box.wrap(positions[i]);
+    const Vec3 r = g.wrapped[i] = box.wrap(positions[i]);
     g.cellOf[i] = g.index(cellCoordinate(r.x, L.x, g.n[0]), cellCoordinate(r.y, L.y, g.n[1]),
                           cellCoordinate(r.z, L.z, g.n[2]));
     ++g.start[g.cellOf[i] + 1];
@@ -50,12 +56,17 @@ CellGrid binParticles(const std::vector<Vec3>& positions, const Box& box, double
   return g;
 }
 
-/// Cell offsets along one dimension with n cells, each neighbouring cell once: with fewer
-/// than three cells, -1 and +1 would name the same cell (n = 2) or the cell itself (n = 1).
+/// Cell offsets along one dimension with n cells, each reachable cell once: when the
+/// stencil -kReach..kReach is as wide as the row of cells, offsets would name the same cell
+/// twice (e.g. -1 and +1 with n = 2), so every cell of the row is taken once instead.
 std::vector<int> offsetsAlong(int n) {
-  if (n >= 3) return {-1, 0, 1};
-  if (n == 2) return {0, 1};
-  return {0};
+  std::vector<int> out;
+  if (2 * kReach + 1 >= n) {
+    for (int o = 0; o < n; ++o) out.push_back(o);
+  } else {
+    for (int o = -kReach; o <= kReach; ++o) out.push_back(o);
+  }
+  return out;
 }
 
 /// Indices of the distinct cells adjacent to (and including) cell c.
@@ -71,15 +82,17 @@ std::vector<int> adjacentCells(const CellGrid& g, int c) {
 }
 
 /// Appends the sorted row of particle i (all j != i within `radius`) to `row`.
-void appendRow(int i, const CellGrid& g, const std::vector<std::vector<int>>& stencils,
-               const std::vector<Vec3>& positions, const MinimumImage& image, double radius2,
-               std::vector<int>& row) {
+void appendRow(int i, const CellGrid& g, const std::vector<std::vector<int>>& stencils, const Vec3& L,
+               double radius2, std::vector<int>& row) {
   const std::size_t first = row.size();
-  const Vec3 xi = positions[i];
+  const Vec3 xi = g.wrapped[i], half = L * 0.5;
   for (int c : stencils[g.cellOf[i]]) {
     for (int k = g.start[c]; k < g.start[c + 1]; ++k) {
       const int j = g.atoms[k];
-      if (j != i && norm2(image.apply(positions[j] - xi)) < radius2) row.push_back(j);
+      const Vec3& xj = g.wrapped[j];
+      const Vec3 d{nearestImage(xi.x - xj.x, L.x, half.x), nearestImage(xi.y - xj.y, L.y, half.y),
+                   nearestImage(xi.z - xj.z, L.z, half.z)};
+      if (j != i && norm2(d) < radius2) row.push_back(j);
     }
   }
   std::sort(row.begin() + std::ptrdiff_t(first), row.end());
@@ -105,7 +118,7 @@ void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
   const CellGrid grid = binParticles(positions, box, radius);
   std::vector<std::vector<int>> stencils(grid.start.size() - 1);
   for (std::size_t c = 0; c < stencils.size(); ++c) stencils[c] = adjacentCells(grid, int(c));
-  const MinimumImage image = MinimumImage::fromBox(box);
+  const Vec3 L = box.lengths();
   const int n = int(positions.size());
   const int maxThreads = threadCount(threads_);
   std::vector<std::vector<int>> rows(maxThreads);
@@ -119,7 +132,7 @@ void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
     std::vector<int>& mine = rows[t];
     for (int i = begin; i < end; ++i) {
       const std::size_t before = mine.size();
-      appendRow(i, grid, stencils, positions, image, radius * radius, mine);
+      appendRow(i, grid, stencils, L, radius * radius, mine);
       offsets_[i + 1] = int(mine.size() - before);
     }
 #pragma omp barrier

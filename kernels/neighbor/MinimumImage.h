@@ -30,4 +30,14 @@ struct MinimumImageT {
 
 using MinimumImage = MinimumImageT<double>;
 
+/// x - L if x > L/2, x + L if x < -L/2: the minimum image of one component of the
+/// difference of two positions wrapped into [0, L) (so |x| < L), without rounding; compiles
+/// to selects rather than branches.
+template <typename T>
+FARADAY_HD T nearestImage(T x, T length, T half) {
+  x -= x > half ? length : T(0);
+  x += x < -half ? length : T(0);
+  return x;
+}
+
 }  // namespace faraday

@@ -5,6 +5,7 @@
 
 #include "engine/Error.h"
 #include "engine/Units.h"
+#include "kernels/neighbor/MinimumImage.h"
 
 namespace faraday {
 
@@ -30,18 +31,6 @@ CpuNonbonded::CpuNonbonded(const System& system, const NonbondedOptions& options
   energyCoulomb_.assign(n, 0);
   virial_.assign(n, {});
 }
-
-namespace {
-
-/// x - L if x > L/2, x + L if x < -L/2: the minimum image of a difference of two wrapped
-/// coordinates (|x| < L), without rounding; compiles to selects, not branches.
-inline double nearestImage(double x, double length, double half) {
-  x -= x > half ? length : 0.0;
-  x += x < -half ? length : 0.0;
-  return x;
-}
-
-}  // namespace
 
 void CpuNonbonded::wrapPositions(const std::vector<Vec3>& positions, const Box& box) {
   const long long n = (long long)positions.size();
