@@ -153,6 +153,19 @@ TEST(SystemSetup, PdbAndGroInputsGiveTheSameSystem) {
   EXPECT_EQ(a.state.velocities, b.state.velocities);
 }
 
+TEST(SystemSetup, TheArgonExampleIsAValidLiquidArgonSystem) {
+  const Config c = loadConfig(fs::path(sourceDir()) / "systems" / "argon" / "sim.cfg", {});
+  const faraday::Setup s = buildSetup(c);
+  ASSERT_EQ(s.system.size(), 4000u);
+  EXPECT_EQ(c.electrostatics.method, "none");
+  EXPECT_FALSE(s.system.hasCharges());
+  EXPECT_DOUBLE_EQ(c.nonbonded.cutoff, 1.0);
+  // Liquid argon near the triple point: 1.3 .. 1.5 g/cm^3 (amu / (N_A nm^3) = 1e21 / N_A g/cm^3).
+  const double density = 4000 * 39.948 / (units::kAvogadro * s.system.box.volume() * 1e-21);
+  EXPECT_GT(density, 1.3);
+  EXPECT_LT(density, 1.5);
+}
+
 TEST(DcdFile, FramesReadBackEqualToFloatPrecisionWithTheBoxInEveryFrame) {
   TempDir dir;
   const std::size_t atoms = 37;
