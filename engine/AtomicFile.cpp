@@ -34,6 +34,15 @@ void writeAndSync(const fs::path& path, const std::string& content) {
   if (::fsync(fd) != 0 || ::close(fd) != 0) throw fileError(path.string(), 0, "fsync/close failed: " + systemError());
 }
 
+/// Makes the renames durable: fsync the folder that holds them (best effort).
+void syncFolder(const fs::path& file) {
+  const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
 }  // namespace
 
 void writeFileAtomically(const fs::path& path, const std::string& content, bool keepPrevious) {
@@ -49,6 +58,7 @@ void writeFileAtomically(const fs::path& path, const std::string& content, bool 
   }
   fs::rename(tmp, path, ec);
   if (ec) throw fileError(path.string(), 0, "cannot rename " + tmp.string() + " into place: " + ec.message());
+  syncFolder(path);
 }
 
 std::string readWholeFile(const fs::path& path, const char* what) {
