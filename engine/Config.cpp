@@ -373,7 +373,7 @@ struct RawEntry {
 /// Line numbers of every key and the sections seen, from a plain scan of the INI text;
 /// also rejects lines that are neither a section, a key = value pair nor a comment.
 struct IniIndex {
-  std::map<std::string, long> lineOfKey;  ///< last line that sets the key
+  std::map<std::string, long> lineOfKey;  ///< the line that sets the key (each key at most once)
   std::set<std::string> sections;
 };
 
@@ -399,7 +399,11 @@ IniIndex scanIni(const std::string& file, const std::string& text) {
     if (eq == std::string::npos || trimmed(t.substr(0, eq)).empty())
       throw fileError(file, number, "expected 'key = value' or '[section]', got '" + t + "'");
     const std::string name = trimmed(t.substr(0, eq));
-    index.lineOfKey[section.empty() ? name : section + "." + name] = number;
+    const std::string key = section.empty() ? name : section + "." + name;
+    const auto seen = index.lineOfKey.find(key);
+    if (seen != index.lineOfKey.end())
+      throw fileError(file, number, "key '" + key + "' is set twice (first on line " + std::to_string(seen->second) + ")");
+    index.lineOfKey[key] = number;
   }
   return index;
 }

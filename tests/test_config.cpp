@@ -161,6 +161,15 @@ TEST_F(ConfigTest, QuotedEmptyValueTurnsAnOutputOff) {
   EXPECT_EQ(c.output.checkpointFile, "state.chk");
 }
 
+TEST_F(ConfigTest, AKeySetTwiceInTheFileIsAnError) {
+  const std::string text = argonConfig() + "\n[nonbonded]\ncutoff = 0.8\n";
+  const fs::path file = writeConfig(text);
+  const std::string msg = errorOf([&] { loadConfig(file, {}); });
+  EXPECT_NE(msg.find(file.string() + ":" + std::to_string(lineOf(text, "cutoff = 0.8"))), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'nonbonded.cutoff' is set twice (first on line " + std::to_string(lineOf(text, "cutoff = 0.7"))),
+            std::string::npos) << msg;
+}
+
 TEST_F(ConfigTest, MapIsEnabledByASectionOrAnyMapKey) {
   EXPECT_TRUE(loadConfig(writeConfig(argonConfig() + "[map]\n"), {}).map.enabled);
   const fs::path plain = writeConfig(argonConfig());
