@@ -551,22 +551,23 @@ void applyValues(Config& config, const std::vector<RawEntry>& entries) {
   }
 }
 
+/// Every key in use, section by section: the fixed sections, the atom types, then the map
+/// keys (only when a map is requested).
 void fillEffective(Config& config) {
-  config.effective.clear();
-  config.effective.emplace_back("map.enabled", boolText(config.map.enabled));
-  for (const KeySpec& s : keySpecs()) {
-    if (std::string(s.key).rfind("map.", 0) == 0 && !config.map.enabled) continue;
-    config.effective.emplace_back(s.key, s.get(config));
-  }
+  auto& out = config.effective;
+  out.clear();
+  for (const KeySpec& s : keySpecs())
+    if (std::string(s.key).rfind("map.", 0) != 0) out.emplace_back(s.key, s.get(config));
   for (const AtomType& t : config.atomTypes) {
-    config.effective.emplace_back("atom." + t.name + ".mass", formatNumber(t.mass));
-    config.effective.emplace_back("atom." + t.name + ".charge", formatNumber(t.charge));
-    config.effective.emplace_back("atom." + t.name + ".sigma", formatNumber(t.sigma));
-    config.effective.emplace_back("atom." + t.name + ".epsilon", formatNumber(t.epsilon));
+    out.emplace_back("atom." + t.name + ".mass", formatNumber(t.mass));
+    out.emplace_back("atom." + t.name + ".charge", formatNumber(t.charge));
+    out.emplace_back("atom." + t.name + ".sigma", formatNumber(t.sigma));
+    out.emplace_back("atom." + t.name + ".epsilon", formatNumber(t.epsilon));
   }
-  // map.enabled first only for reading order of the dump: keep it with the map keys.
-  std::stable_partition(config.effective.begin(), config.effective.end(),
-                        [](const auto& kv) { return kv.first.rfind("map.", 0) != 0; });
+  out.emplace_back("map.enabled", boolText(config.map.enabled));
+  if (!config.map.enabled) return;
+  for (const KeySpec& s : keySpecs())
+    if (std::string(s.key).rfind("map.", 0) == 0) out.emplace_back(s.key, s.get(config));
 }
 
 void checkRequired(const Config& config, const fs::path& file) {
