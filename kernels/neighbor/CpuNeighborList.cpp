@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "engine/Error.h"
@@ -120,32 +121,42 @@ void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
   for (std::size_t c = 0; c < stencils.size(); ++c) stencils[c] = adjacentCells(grid, int(c));
   const Vec3 L = box.lengths();
   const int n = int(positions.size());
+  // Each thread builds the rows of one contiguous block of particles; the blocks are then
+  // concatenated in order, so the result does not depend on the number of threads.
   const int maxThreads = threadCount(threads_);
-  std::vector<std::vector<int>> rows(maxThreads);
-  offsets_.assign(n + 1, 0);
-  // Each thread builds the rows of one contiguous block of particles, then copies them
-  // into place; the result does not depend on the number of threads.
+  std::vector<std::vector<int>> blocks(maxThreads);
+  std::vector<int> blockBegin(maxThreads + 1, n);
+  std::vector<std::int64_t> rowLength(std::size_t(n) + 1, 0);
 #pragma omp parallel num_threads(maxThreads) if (n >= 1024)
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
     const int begin = int(std::int64_t(n) * t / nt), end = int(std::int64_t(n) * (t + 1) / nt);
-    std::vector<int>& mine = rows[t];
+    blockBegin[t] = begin;
     for (int i = begin; i < end; ++i) {
-      const std::size_t before = mine.size();
-      appendRow(i, grid, stencils, L, radius * radius, mine);
-      offsets_[i + 1] = int(mine.size() - before);
+      const std::size_t before = blocks[t].size();
+      appendRow(i, grid, stencils, L, radius * radius, blocks[t]);
+      rowLength[std::size_t(i) + 1] = std::int64_t(blocks[t].size() - before);
     }
-#pragma omp barrier
-#pragma omp single
-    {
-      for (int i = 0; i < n; ++i) offsets_[i + 1] += offsets_[i];
-      neighbors_.resize(std::size_t(offsets_[n]));
-    }
-    std::copy(mine.begin(), mine.end(), neighbors_.begin() + offsets_[begin]);
   }
+  setOffsets(rowLength);
+  neighbors_.resize(std::size_t(offsets_[n]));
+#pragma omp parallel for num_threads(maxThreads) if (n >= 1024)
+  for (int t = 0; t < maxThreads; ++t)
+    if (!blocks[t].empty()) std::copy(blocks[t].begin(), blocks[t].end(), neighbors_.begin() + offsets_[blockBegin[t]]);
   reference_ = positions;
   box_ = box;
   ++builds_;
+}
+
+void NeighborList::setOffsets(const std::vector<std::int64_t>& rowLength) {
+  offsets_.assign(rowLength.size(), 0);
+  std::int64_t total = 0;
+  for (std::size_t i = 1; i < rowLength.size(); ++i) {
+    total += rowLength[i];
+    if (total > std::numeric_limits<int>::max())
+      throw Error("neighbor list: more than 2^31 entries; reduce nonbonded.cutoff or the system size");
+    offsets_[i] = int(total);
+  }
 }
 
 bool NeighborList::needsRebuild(const std::vector<Vec3>& positions, const Box& box) const {

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,10 @@ class NeighborList {
   long long builds() const { return builds_; }
 
  private:
+  /// CSR offsets from row lengths (rowLength[i + 1] = length of row i); throws when the
+  /// list outgrows int indices.
+  void setOffsets(const std::vector<std::int64_t>& rowLength);
+
   double cutoff_, buffer_;
   int threads_;
   Box box_{};
