@@ -7,3 +7,12 @@ namespace faraday::tol {
 inline constexpr double kDoubleSum = 1e-12;
 
 }  // namespace faraday::tol
+
+// ---- PME, Ewald and B-splines (branch cpu-pme) ----
+namespace faraday::tol {
+
+/// B-spline weights in float vs double: O(1) values after ~30 float operations,
+/// float epsilon 6e-8; 1e-6 absolute leaves a factor ~15 of margin.
+inline constexpr double kBSplineFloat = 1e-6;
+
+}  // namespace faraday::tol
