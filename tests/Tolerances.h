@@ -16,3 +16,38 @@ namespace faraday::tol {
 inline constexpr double kBSplineFloat = 1e-6;
 
 }  // namespace faraday::tol
+
+namespace faraday::tol {
+
+/// Madelung constants from the Ewald/PME energy of a perfect crystal: the brief's
+/// accuracy target (1e-5 relative); with rtol 1e-12 the method error is far below it.
+inline constexpr double kMadelung = 1e-5;
+/// Total electrostatic energy at different beta (same real-space rtol 1e-8 and converged
+/// k space): the remaining real-space truncation changes the energy by ~1e-8 relative
+/// per term; 1e-5 relative is the brief's target with three orders of margin.
+inline constexpr double kEnergyBetaIndependence = 1e-5;
+/// Forces against central differences of the energy (h = 1e-5 nm): truncation error
+/// h^2 E''' / 6 ~ 1e-10 F and rounding eps E / h ~ 1e-8 relative; 1e-6 relative to the
+/// RMS force leaves margin. (PME forces are the exact gradient of the PME energy.)
+inline constexpr double kFiniteDifferenceForce = 1e-6;
+/// Virial tensor from a finite strain (+-1e-6) of the reciprocal energy: central
+/// difference error ~1e-12 relative plus rounding ~1e-10 relative; 1e-7 relative to |W|.
+inline constexpr double kFiniteDifferenceVirial = 1e-7;
+/// Plain Ewald: sum of all forces is zero up to rounding in ~1e4 k vectors x 1e3 atoms.
+inline constexpr double kEwaldNetForce = 1e-10;
+/// PME's interpolation breaks translation invariance, so sum F is not zero; the drift force
+/// is of the order of the force error. Bound: |sum F| / (sqrt(N) F_rms) below 2 rtol at the
+/// settings of pmeSpacingForRtol (same budget as the force error).
+inline constexpr double kPmeNetForceOverRtol = 2.0;
+/// PME force error: RMS |F_PME,rec - F_Ewald,rec| / RMS |F_elec,total| must stay below
+/// 2 x ewald_rtol at the spacing of pmeSpacingForRtol (the claim made for the parameters;
+/// the same factor 2 as OpenMM's error-tolerance test).
+inline constexpr double kPmeForceErrorOverRtol = 2.0;
+/// PME vs plain Ewald with order 8 and beta h ~ 0.15: measured agreement ~1e-9 in energy and
+/// forces; 1e-7 relative leaves two orders of margin and still catches any wrong factor.
+inline constexpr double kPmeTightVsEwald = 1e-7;
+/// Virial trace equals the total Coulomb energy (homogeneity of degree -1), up to the
+/// method error of the tight settings (~1e-8); 1e-6 relative.
+inline constexpr double kVirialTrace = 1e-6;
+
+}  // namespace faraday::tol
