@@ -66,3 +66,20 @@ inline constexpr double kNveDriftPerAtom = 0.005;
 inline constexpr double kNveFluctuationOverKinetic = 1e-3;
 
 }  // namespace faraday::tol
+
+// ---- GPU PME (branch cuda-pme) ----
+namespace faraday::tol {
+
+/// GPU PME vs CpuPme, same beta, grid and order. The GPU forms fractional coordinates in
+/// double, then works in float: spline weights (rel. ~1e-7), grid sums of ~order^3 x 0.06
+/// atoms per point, single-precision cuFFT (rel. RMS ~1e-7 log2 N) and the force
+/// interpolation; the energy and virial are summed in double. Expected agreement ~1e-6;
+/// 1e-5 is the accuracy the GPU PME promises (as in the source document: single precision
+/// reaches 1e-5 energy and force errors).
+inline constexpr double kCudaPmeEnergy = 1e-5;
+/// Forces: relative RMS over all atoms, sqrt(sum |F_gpu - F_cpu|^2 / sum |F_cpu|^2).
+inline constexpr double kCudaPmeForceRms = 1e-5;
+/// Virial: largest component difference over the largest |W_ab| of the CPU tensor.
+inline constexpr double kCudaPmeVirial = 1e-5;
+
+}  // namespace faraday::tol

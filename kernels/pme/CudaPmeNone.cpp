@@ -1,4 +1,5 @@
-// makeCudaPme for builds in which the CUDA PME solver is absent.
+// makeCudaPme for builds in which the CUDA PME solver is absent (CUDA builds define it
+// in CudaPme.cu).
 #include "engine/Error.h"
 #include "kernels/pme/CudaPme.h"
 
@@ -8,14 +9,6 @@ namespace faraday {
 
 std::unique_ptr<ReciprocalSolver> makeCudaPme(const PmeParams&, std::size_t) {
   throw Error("this build has no CUDA support");
-}
-
-#else
-
-// Placeholder until kernels/pme/CudaPme.cu provides the GPU solver; that file then
-// replaces this definition.
-std::unique_ptr<ReciprocalSolver> makeCudaPme(const PmeParams&, std::size_t) {
-  throw Error("CUDA PME not available in this build");
 }
 
 #endif
