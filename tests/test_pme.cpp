@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/Config.h"
+#include "engine/Error.h"
 #include "kernels/pme/CpuPme.h"
 #include "kernels/pme/Ewald.h"
 #include "tests/ElectrostaticsTestSupport.h"
@@ -222,6 +224,53 @@ TEST(CpuPme, PhasesAreTimedUnderTheirNames) {
   const std::vector<std::string> expected{"pme.spline",  "pme.spread",      "pme.fft_forward",
                                           "pme.convolve", "pme.fft_inverse", "pme.gather"};
   EXPECT_EQ(names, expected);
+}
+
+}  // namespace
+}  // namespace faraday
+
+namespace faraday {
+namespace {
+
+TEST(EwaldSetupTest, BetaSatisfiesRtolAndGridIsFftFriendly) {
+  const double beta = ewaldBetaFromRtol(1.0, 1e-5);
+  EXPECT_NEAR(std::erfc(beta * 1.0) / 1e-5, 1.0, tol::kDoubleSum);
+  EXPECT_EQ(nextFftSize(31), 32);
+  EXPECT_EQ(nextFftSize(41), 42);  // 2 * 3 * 7
+  EXPECT_EQ(nextFftSize(121), 125);
+  Config c;
+  c.nonbonded.cutoff = 1.0;
+  c.electrostatics.fourierSpacing = 0.12;
+  const EwaldSetup s = chooseEwaldSetup(c, Box::rectangular(3.6, 5.0, 2.0));
+  EXPECT_EQ(s.pme.grid[0], 30);  // 3.6 / 0.12 = 30 exactly: not rounded up to 32
+  EXPECT_EQ(s.pme.grid[1], 42);  // ceil(41.67) = 42
+  EXPECT_EQ(s.pme.grid[2], 18);  // ceil(16.67) = 17 -> 18
+  c.electrostatics.grid = {2, 32, 32};
+  EXPECT_THROW(chooseEwaldSetup(c, Box::rectangular(3.6, 5.0, 2.0)), Error);  // below pme_order
+}
+
+TEST(EwaldSetupTest, SpacingRuleShrinksWithTighterTolerance) {
+  const double beta = 3.0;
+  for (int order = 4; order <= 8; ++order) {
+    EXPECT_LT(pmeSpacingForRtol(beta, order, 1e-6), pmeSpacingForRtol(beta, order, 1e-4));
+    EXPECT_LE(pmeSpacingForRtol(beta, order, 1e-2), 0.5 / beta);
+  }
+  EXPECT_LT(pmeSpacingForRtol(beta, 4, 1e-5), pmeSpacingForRtol(beta, 8, 1e-5));
+}
+
+TEST(ReciprocalFactory, ChoosesSolverByMethod) {
+  System system;
+  system.box = Box::rectangular(3, 3, 3);
+  system.charge = {1.0, -1.0};
+  system.type = {0, 0};
+  Config c;
+  c.nonbonded.cutoff = 1.0;
+  c.electrostatics.method = "pme";
+  EXPECT_EQ(makeReciprocalSolver(chooseEwaldSetup(c, system.box), system, false, 1)->name(), "cpu-pme");
+  c.electrostatics.method = "ewald";
+  EXPECT_EQ(makeReciprocalSolver(chooseEwaldSetup(c, system.box), system, false, 1)->name(), "ewald");
+  c.electrostatics.method = "none";
+  EXPECT_EQ(makeReciprocalSolver(chooseEwaldSetup(c, system.box), system, false, 1), nullptr);
 }
 
 }  // namespace
