@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for the Ewald and PME tests: ionic crystals and random ion systems, the
+// Shared code of the Ewald and PME tests: ionic crystals and random ion systems, the
 // real-space Ewald sum (direct double loop over pairs, minimum image, the shared
 // ewaldRealPair evaluator) and the total electrostatic
 // energy real + reciprocal + self + net charge, computed here independently of any backend.
