@@ -74,7 +74,7 @@ int benchCommand(const std::vector<std::string>& args) {
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "md") return faraday::benchMd(rest);
-  // benchPme and benchDcs are wired in when their implementations are in the build.
+  if (args[0] == "pme") return faraday::benchPme(rest);
   std::cerr << "faraday bench: no '" << args[0] << "' benchmark in this build\n" << faraday::benchUsage();
   return 1;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "engine/Error.h"
 #include "engine/Units.h"
@@ -19,6 +20,15 @@ double ewaldBetaFromRtol(double cutoff, double rtol) {
     (std::erfc(mid * cutoff) > rtol ? lo : hi) = mid;
   }
   return 0.5 * (lo + hi);
+}
+
+double pmeSpacingForRtol(double beta, int order, double rtol) {
+  if (order < 4 || order > 8) throw keyError("electrostatics.pme_order", "must be 4..8");
+  if (!(rtol > 0 && rtol < 1)) throw keyError("electrostatics.ewald_rtol", "must lie in (0, 1)");
+  if (!(beta > 0)) throw Error(std::string(__FILE__) + ": pmeSpacingForRtol needs beta > 0");
+  static constexpr double kEnvelope[5] = {0.2, 0.04, 0.035, 0.03, 0.025};  // A_p, p = 4..8
+  const double betaH = std::fmin(0.5, std::pow(rtol / kEnvelope[order - 4], 1.0 / order));
+  return betaH / beta;
 }
 
 int nextFftSize(int n) {
@@ -47,10 +57,15 @@ EwaldSetup chooseEwaldSetup(const Config& config, const Box& box) {
   const Vec3 L = box.lengths();
   for (int d = 0; d < 3; ++d) {
     if (e.grid[d] > 0) {
+      if (e.grid[d] < s.pme.order)
+        throw keyError("electrostatics.grid", "each dimension must be at least pme_order (" +
+                                                  std::to_string(s.pme.order) + ")");
       s.pme.grid[d] = e.grid[d];
+      continue;  // an explicit grid is used as given
     } else {
       if (!(e.fourierSpacing > 0)) throw keyError("electrostatics.fourier_spacing", "must be > 0");
-      s.pme.grid[d] = nextFftSize(int(std::ceil(L[d] / e.fourierSpacing)));
+      // The 1e-9 keeps an exact multiple (3.6 / 0.12) from rounding up to the next size.
+      s.pme.grid[d] = nextFftSize(int(std::ceil(L[d] / e.fourierSpacing - 1e-9)));
     }
     if (s.pme.grid[d] < 2 * s.pme.order)
       s.pme.grid[d] = nextFftSize(2 * s.pme.order);  // the spline support must fit the grid twice
@@ -75,6 +90,15 @@ double ewaldSelfEnergy(double beta, const std::vector<double>& charges) {
   double q2 = 0;
   for (double q : charges) q2 += q * q;
   return -units::kCoulomb * beta / std::sqrt(units::kPi) * q2;
+}
+
+void warnIfCharged(const System& system) {
+  const double q = system.netCharge();
+  if (std::fabs(q) > kNetChargeWarningThreshold)
+    std::fprintf(stderr,
+                 "faraday: warning: net charge %.6g e; Ewald adds a uniform neutralising background "
+                 "(energy -k_C pi Q^2 / (2 V beta^2))\n",
+                 q);
 }
 
 double ewaldNetChargeEnergy(double beta, double netCharge, double volume) {

@@ -1,0 +1,262 @@
+#include "kernels/pme/CpuPme.h"
+
+#include <fftw3.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "engine/Error.h"
+#include "engine/Units.h"
+#include "kernels/pme/BSpline.h"
+#include "kernels/pme/FftwSupport.h"
+
+namespace faraday {
+
+namespace {
+
+Error pmeError(int line, const std::string& what) {
+  return Error(std::string(__FILE__) + ":" + std::to_string(line) + ": " + what);
+}
+
+}  // namespace
+
+CpuPme::CpuPme(const PmeParams& params, int threads)
+    : params_(params), threads_(threads > 0 ? threads : omp_get_max_threads()), K_(params.grid) {
+  if (params_.order < pme::kMinSplineOrder || params_.order > pme::kMaxSplineOrder)
+    throw pmeError(__LINE__, "PME order " + std::to_string(params_.order) + " outside 4..8");
+  for (int d = 0; d < 3; ++d)
+    if (K_[d] < params_.order)
+      throw pmeError(__LINE__, "PME grid dimension " + std::to_string(K_[d]) + " smaller than the order");
+  if (!(params_.beta > 0)) throw pmeError(__LINE__, "PME beta must be > 0");
+  complexZ_ = K_[2] / 2 + 1;
+  for (int d = 0; d < 3; ++d) moduli_[d] = pme::bsplineModuli(K_[d], params_.order);
+  realGrid_.assign(std::size_t(K_[0]) * K_[1] * K_[2], 0.0);
+  complexGrid_.assign(std::size_t(K_[0]) * K_[1] * complexZ_, {0.0, 0.0});
+
+  initFftwThreads();
+  std::lock_guard<std::mutex> lock(fftwPlannerMutex());
+  // Threads pay off only for large transforms: one per 2^17 grid points, at most threads_
+  // (a 27^3 grid ran 10x slower with two threads than with one).
+  const std::size_t points = realGrid_.size();
+  fftThreads_ = int(std::min<std::size_t>(std::size_t(threads_), std::max<std::size_t>(1, points >> 17)));
+  fftw_plan_with_nthreads(fftThreads_);
+  // FFTW_ESTIMATE: the plan (and so every bit of the result) is the same run to run.
+  auto* cplx = reinterpret_cast<fftw_complex*>(complexGrid_.data());
+  forwardPlan_ = fftw_plan_dft_r2c_3d(K_[0], K_[1], K_[2], realGrid_.data(), cplx, FFTW_ESTIMATE);
+  inversePlan_ = fftw_plan_dft_c2r_3d(K_[0], K_[1], K_[2], cplx, realGrid_.data(), FFTW_ESTIMATE);
+  if (!forwardPlan_ || !inversePlan_) throw pmeError(__LINE__, "FFTW could not plan the PME grid");
+}
+
+CpuPme::~CpuPme() {
+  std::lock_guard<std::mutex> lock(fftwPlannerMutex());
+  if (forwardPlan_) fftw_destroy_plan(static_cast<fftw_plan>(forwardPlan_));
+  if (inversePlan_) fftw_destroy_plan(static_cast<fftw_plan>(inversePlan_));
+}
+
+ReciprocalResult CpuPme::compute(const std::vector<Vec3>& positions, const std::vector<double>& charges,
+                                 const Box& box, std::vector<Vec3>& forces, Timers* timers) {
+  if (!box.isValid()) throw pmeError(__LINE__, "PME needs a valid rectangular box");
+  if (charges.size() != positions.size() || forces.size() != positions.size())
+    throw pmeError(__LINE__, "positions, charges and forces differ in size");
+  {
+    ScopedTimer t(timers, "pme.spline");
+    computeSplines(positions, charges, box);
+  }
+  {
+    ScopedTimer t(timers, "pme.spread");
+    spreadCharges();
+  }
+  {
+    ScopedTimer t(timers, "pme.fft_forward");
+    forwardFft();
+  }
+  ReciprocalResult result;
+  {
+    ScopedTimer t(timers, "pme.convolve");
+    result = convolve(box);
+  }
+  {
+    ScopedTimer t(timers, "pme.fft_inverse");
+    inverseFft();
+  }
+  {
+    ScopedTimer t(timers, "pme.gather");
+    gatherForces(box, forces);
+  }
+  return result;
+}
+
+// Fractional coordinates s = r/L wrapped into [0, 1), grid coordinates u = K s, and the
+// B-spline weights and derivatives of every charged atom in each dimension.
+void CpuPme::computeSplines(const std::vector<Vec3>& positions, const std::vector<double>& charges,
+                            const Box& box) {
+  charged_.clear();
+  q_.clear();
+  for (std::size_t i = 0; i < charges.size(); ++i) {
+    if (charges[i] != 0.0) {
+      charged_.push_back(int(i));
+      q_.push_back(charges[i]);
+    }
+  }
+  const int n = params_.order;
+  const std::size_t na = charged_.size();
+  theta_.resize(na * 3 * n);
+  dtheta_.resize(na * 3 * n);
+  first_.resize(na * 3);
+  const Vec3 L = box.lengths();
+#pragma omp parallel for num_threads(threads_) schedule(static)
+  for (std::size_t a = 0; a < na; ++a) {
+    const Vec3& r = positions[charged_[a]];
+    for (int d = 0; d < 3; ++d) {
+      double s = r[d] / L[d];
+      s -= std::floor(s);
+      double w;
+      pme::splitGridCoordinate(s * K_[d], K_[d], n, first_[a * 3 + d], w);
+      pme::bsplineWeights<double>(w, n, &theta_[(a * 3 + d) * n], &dtheta_[(a * 3 + d) * n]);
+    }
+  }
+  // Counting sort of the atoms by their first x grid index, stable in atom order, so that
+  // each x plane can be spread by one thread in a fixed order.
+  bucketStart_.assign(K_[0] + 1, 0);
+  for (std::size_t a = 0; a < na; ++a) ++bucketStart_[first_[a * 3] + 1];
+  for (int b = 0; b < K_[0]; ++b) bucketStart_[b + 1] += bucketStart_[b];
+  bucketAtoms_.resize(na);
+  std::vector<int> fill(bucketStart_.begin(), bucketStart_.end() - 1);
+  for (std::size_t a = 0; a < na; ++a) bucketAtoms_[fill[first_[a * 3]]++] = int(a);
+}
+
+// Q(k) = sum_i q_i theta_x theta_y theta_z (Essmann eq. 4.6). Plane ix receives, from the
+// atoms whose first x index is (ix - j) mod K_x, the x weight theta_x[j]. Each plane is
+// owned by one thread and summed in the same order whatever the thread count.
+void CpuPme::spreadCharges() {
+  const int n = params_.order;
+#pragma omp parallel for num_threads(threads_) schedule(static)
+  for (int ix = 0; ix < K_[0]; ++ix) {
+    double* plane = &realGrid_[realIndex(ix, 0, 0)];
+    std::fill(plane, plane + std::size_t(K_[1]) * K_[2], 0.0);
+    for (int j = 0; j < n; ++j) {
+      const int bucket = ((ix - j) % K_[0] + K_[0]) % K_[0];
+      for (int p = bucketStart_[bucket]; p < bucketStart_[bucket + 1]; ++p) {
+        const int a = bucketAtoms_[p];
+        const double qx = q_[a] * theta_[(a * 3 + 0) * n + j];
+        const double* ty = &theta_[(a * 3 + 1) * n];
+        const double* tz = &theta_[(a * 3 + 2) * n];
+        const int fy = first_[a * 3 + 1], fz = first_[a * 3 + 2];
+        for (int b = 0; b < n; ++b) {
+          const int iy = (fy + b) % K_[1];
+          const double qxy = qx * ty[b];
+          double* row = plane + std::size_t(iy) * K_[2];
+          for (int c = 0; c < n; ++c) row[(fz + c) % K_[2]] += qxy * tz[c];
+        }
+      }
+    }
+  }
+}
+
+void CpuPme::forwardFft() { fftw_execute(static_cast<fftw_plan>(forwardPlan_)); }
+
+void CpuPme::inverseFft() { fftw_execute(static_cast<fftw_plan>(inversePlan_)); }
+
+// Multiplies S(m) = FFT(Q) by the influence function
+//   eterm(m) = k_C exp(-pi^2 m^2 / beta^2) / (pi V m^2) B(m),  B = |b_x|^2 |b_y|^2 |b_z|^2,
+// and sums the energy E = 1/2 sum_m eterm |S(m)|^2 and the virial (Essmann eq. 2.11)
+//   W_ab = sum_m 1/2 eterm |S|^2 [delta_ab - 2 (1 + pi^2 m^2 / beta^2) m_a m_b / m^2]
+// over the half-complex grid: planes 0 < m_z < K_z/2 stand for themselves and their
+// conjugates (weight 2); m_z = 0 and the Nyquist plane m_z = K_z/2 count once.
+ReciprocalResult CpuPme::convolve(const Box& box) {
+  const Vec3 L = box.lengths();
+  const double volume = box.volume();
+  const double piOverBeta2 = units::kPi * units::kPi / (params_.beta * params_.beta);
+  const double prefactor = units::kCoulomb / (units::kPi * volume);
+  // Per-plane partial sums, added in plane order afterwards: deterministic.
+  std::vector<std::array<double, 7>> partial(K_[0]);
+#pragma omp parallel for num_threads(threads_) schedule(static)
+  for (int ix = 0; ix < K_[0]; ++ix) {
+    std::array<double, 7> acc{};  // energy, W_xx, W_yy, W_zz, W_xy, W_xz, W_yz
+    const int mxi = ix <= K_[0] / 2 ? ix : ix - K_[0];
+    const double mx = mxi / L[0];
+    for (int iy = 0; iy < K_[1]; ++iy) {
+      const int myi = iy <= K_[1] / 2 ? iy : iy - K_[1];
+      const double my = myi / L[1];
+      const double bxy = moduli_[0][ix] * moduli_[1][iy];
+      std::complex<double>* row = &complexGrid_[(std::size_t(ix) * K_[1] + iy) * complexZ_];
+      for (int iz = 0; iz < complexZ_; ++iz) {
+        if (ix == 0 && iy == 0 && iz == 0) {
+          row[iz] = 0.0;  // m = 0 is excluded (neutralising background handled separately)
+          continue;
+        }
+        const double mz = iz / L[2];
+        const double m2 = mx * mx + my * my + mz * mz;
+        const double eterm = prefactor * std::exp(-piOverBeta2 * m2) / m2 * bxy * moduli_[2][iz];
+        const double weight = (iz == 0 || 2 * iz == K_[2]) ? 1.0 : 2.0;
+        const double s2 = std::norm(row[iz]);
+        const double e = 0.5 * weight * eterm * s2;
+        const double vfac = 2.0 * (1.0 + piOverBeta2 * m2) / m2;
+        acc[0] += e;
+        acc[1] += e * (1.0 - vfac * mx * mx);
+        acc[2] += e * (1.0 - vfac * my * my);
+        acc[3] += e * (1.0 - vfac * mz * mz);
+        acc[4] -= e * vfac * mx * my;
+        acc[5] -= e * vfac * mx * mz;
+        acc[6] -= e * vfac * my * mz;
+        row[iz] *= eterm;
+      }
+    }
+    partial[ix] = acc;
+  }
+  std::array<double, 7> sum{};
+  for (const auto& p : partial)
+    for (int c = 0; c < 7; ++c) sum[c] += p[c];
+  ReciprocalResult r;
+  r.energy = sum[0];
+  r.virial.m[0][0] = sum[1];
+  r.virial.m[1][1] = sum[2];
+  r.virial.m[2][2] = sum[3];
+  r.virial.m[0][1] = r.virial.m[1][0] = sum[4];
+  r.virial.m[0][2] = r.virial.m[2][0] = sum[5];
+  r.virial.m[1][2] = r.virial.m[2][1] = sum[6];
+  return r;
+}
+
+// After the inverse FFT the real grid holds phi(k) = dE/dQ(k) (the convolution
+// theta_rec * Q). F_i = -q_i sum_k phi(k) grad(theta_x theta_y theta_z), with
+// d/dr_a = (K_a / L_a) d/du_a.
+void CpuPme::gatherForces(const Box& box, std::vector<Vec3>& forces) {
+  const int n = params_.order;
+  const Vec3 L = box.lengths();
+  const double sx = K_[0] / L[0], sy = K_[1] / L[1], sz = K_[2] / L[2];
+  const std::size_t na = charged_.size();
+#pragma omp parallel for num_threads(threads_) schedule(static)
+  for (std::size_t a = 0; a < na; ++a) {
+    const double* tx = &theta_[(a * 3 + 0) * n];
+    const double* ty = &theta_[(a * 3 + 1) * n];
+    const double* tz = &theta_[(a * 3 + 2) * n];
+    const double* dx = &dtheta_[(a * 3 + 0) * n];
+    const double* dy = &dtheta_[(a * 3 + 1) * n];
+    const double* dz = &dtheta_[(a * 3 + 2) * n];
+    const int fx = first_[a * 3], fy = first_[a * 3 + 1], fz = first_[a * 3 + 2];
+    double gx = 0, gy = 0, gz = 0;
+    for (int i = 0; i < n; ++i) {
+      const int ix = (fx + i) % K_[0];
+      for (int j = 0; j < n; ++j) {
+        const int iy = (fy + j) % K_[1];
+        const double* row = &realGrid_[realIndex(ix, iy, 0)];
+        double sumT = 0, sumD = 0;  // sum_c phi tz, sum_c phi dz
+        for (int c = 0; c < n; ++c) {
+          const double phi = row[(fz + c) % K_[2]];
+          sumT += phi * tz[c];
+          sumD += phi * dz[c];
+        }
+        gx += dx[i] * ty[j] * sumT;
+        gy += tx[i] * dy[j] * sumT;
+        gz += tx[i] * ty[j] * sumD;
+      }
+    }
+    const double q = q_[a];
+    forces[charged_[a]] -= Vec3{q * sx * gx, q * sy * gy, q * sz * gz};
+  }
+}
+
+}  // namespace faraday

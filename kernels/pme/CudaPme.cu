@@ -1,0 +1,731 @@
+// Smooth PME on the GPU, phase for phase like CpuPme (the double-precision oracle):
+//   1 spline    one thread per atom: fractional coordinates (double), first grid index,
+//               B-spline weights and derivatives (float), cell key
+//   2 spread    two-phase collection without float atomics: a stable radix sort of
+//               (cell key, atom index), cell start offsets, the sorted spreading records,
+//               then each warp gathers a tile of grid points from exactly the atoms whose
+//               spline support covers them, in a fixed order
+//   3 fft_forward  cuFFT R2C
+//   4 convolve  influence function, energy and virial by CUB block reductions in double
+//               (per-block partials, then one final block: deterministic)
+//   5 fft_inverse  cuFFT C2R
+//   6 gather    one thread per atom (in sorted order) interpolates its force
+// Every sum runs in a fixed order, so results are bitwise reproducible on one GPU.
+// The file reads in layers: per-atom / per-point evaluators -> loops -> __global__
+// kernels -> the host driver (class CudaPme).
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/Error.h"
+#include "engine/Units.h"
+#include "kernels/common/CudaCheck.h"
+#include "kernels/common/DeviceBuffer.h"
+#include "kernels/pme/BSpline.h"
+#include "kernels/pme/CudaPme.h"
+#include "kernels/pme/PmeGridGeometry.h"
+#include "kernels/pme/PmeHostTransfer.h"
+
+namespace faraday {
+
+namespace {
+
+using pme::GridDims;
+
+// Per-atom spline record (atom order): theta_x, theta_y, theta_z, dtheta_x, dtheta_y,
+// dtheta_z, each `P` floats, padded to a multiple of 4 floats for 16-byte loads.
+template <int P>
+constexpr int kSplineStride = (6 * P + 3) / 4 * 4;
+// Per-atom spreading record (sorted order): q theta_x, theta_y, theta_z, then cz (int bits).
+template <int P>
+constexpr int kSpreadStride = (3 * P + 1 + 3) / 4 * 4;
+
+constexpr int kThreads = 128;       // per block, per-atom kernels
+constexpr int kReduceThreads = 256; // per block, convolution
+constexpr int kMaxReduceBlocks = 1024;
+
+/// Energy and virial partial sums: E, W_xx, W_yy, W_zz, W_xy, W_xz, W_yz (kJ/mol).
+struct Sums7 {
+  double v[7];
+};
+struct Sums7Add {
+  __device__ Sums7 operator()(const Sums7& a, const Sums7& b) const {
+    Sums7 r;
+#pragma unroll
+    for (int c = 0; c < 7; ++c) r.v[c] = a.v[c] + b.v[c];
+    return r;
+  }
+};
+
+template <int N>
+__device__ __forceinline__ void loadFloats(const float* __restrict__ src, float* dst) {
+  static_assert(N % 4 == 0, "16-byte loads");
+  const float4* s4 = reinterpret_cast<const float4*>(src);
+#pragma unroll
+  for (int i = 0; i < N / 4; ++i) {
+    const float4 v = __ldg(s4 + i);
+    dst[4 * i] = v.x;
+    dst[4 * i + 1] = v.y;
+    dst[4 * i + 2] = v.z;
+    dst[4 * i + 3] = v.w;
+  }
+}
+
+template <int N>
+__device__ __forceinline__ void storeFloats(float* __restrict__ dst, const float* src) {
+  static_assert(N % 4 == 0, "16-byte stores");
+  float4* d4 = reinterpret_cast<float4*>(dst);
+#pragma unroll
+  for (int i = 0; i < N / 4; ++i) d4[i] = make_float4(src[4 * i], src[4 * i + 1], src[4 * i + 2], src[4 * i + 3]);
+}
+
+// ---- Layer 1: evaluators -------------------------------------------------------------
+
+/// Phase 1 for one atom: first grid indices and the spline record (see kSplineStride).
+template <int P>
+__device__ __forceinline__ void atomSplines(const double* r, const double3 length, const GridDims g, int first[3],
+                                            float rec[kSplineStride<P>]) {
+  const double L[3] = {length.x, length.y, length.z};
+#pragma unroll
+  for (int d = 0; d < 3; ++d) {
+    float w;
+    pme::gridCoordinate(r[d], L[d], g.k[d], P, first[d], w);
+    float th[P], dth[P];
+    pme::bsplineWeights<P, float>(w, th, dth);
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+      rec[d * P + j] = th[j];
+      rec[3 * P + d * P + j] = dth[j];
+    }
+  }
+#pragma unroll
+  for (int j = 6 * P; j < kSplineStride<P>; ++j) rec[j] = 0.f;
+}
+
+/// Phase 2, one atom of one window for one lane: adds its weights for the grid points
+/// (c + k, gy, gz), k = 0..P-1, to the shift register acc (relY, relZ already tested).
+template <int P>
+__device__ __forceinline__ void addAtomToColumn(const float* __restrict__ rec, int relY, int relZ, float acc[P]) {
+  const float wyz = __ldg(rec + P + relY) * __ldg(rec + 2 * P + relZ);
+  float qx[P];
+  if constexpr (P % 4 == 0) {
+    loadFloats<P>(rec, qx);
+  } else {
+#pragma unroll
+    for (int k = 0; k < P; ++k) qx[k] = __ldg(rec + k);
+  }
+#pragma unroll
+  for (int k = 0; k < P; ++k) acc[k] = fmaf(wyz, qx[k], acc[k]);
+}
+
+/// Phase 6 for one atom: the gradient sum_k phi(k) grad(theta_x theta_y theta_z) in grid
+/// units, from the potential grid phi, in a fixed order.
+template <int P>
+__device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict__ phi, const GridDims g, int cx, int cy,
+                                                        int cz, const float rec[kSplineStride<P>]) {
+  const float* tx = rec;
+  const float* ty = rec + P;
+  const float* tz = rec + 2 * P;
+  const float* dx = rec + 3 * P;
+  const float* dy = rec + 4 * P;
+  const float* dz = rec + 5 * P;
+  int iz[P];
+#pragma unroll
+  for (int c = 0; c < P; ++c) iz[c] = cz + c < g.k[2] ? cz + c : cz + c - g.k[2];
+  float gx = 0.f, gy = 0.f, gz = 0.f;
+#pragma unroll
+  for (int i = 0; i < P; ++i) {
+    const int ix = cx + i < g.k[0] ? cx + i : cx + i - g.k[0];
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+      const int iy = cy + j < g.k[1] ? cy + j : cy + j - g.k[1];
+      const float* row = phi + (std::size_t(ix) * g.k[1] + iy) * g.k[2];
+      float sumT = 0.f, sumD = 0.f;
+#pragma unroll
+      for (int c = 0; c < P; ++c) {
+        const float v = __ldg(row + iz[c]);
+        sumT = fmaf(v, tz[c], sumT);
+        sumD = fmaf(v, dz[c], sumD);
+      }
+      gx = fmaf(dx[i] * ty[j], sumT, gx);
+      gy = fmaf(tx[i] * dy[j], sumT, gy);
+      gz = fmaf(tx[i] * ty[j], sumD, gz);
+    }
+  }
+  return make_float3(gx, gy, gz);
+}
+
+// ---- Layer 2/3: kernels ----------------------------------------------------------------
+
+/// Phase 1: one thread per atom. Atoms with q = 0 get the key numCells(g), which sorts
+/// them after every cell: they are never spread and get zero force.
+template <int P>
+__global__ void __launch_bounds__(kThreads) splineKernel(int n, const double* __restrict__ positions,
+                                                         const double* __restrict__ charges, GridDims g,
+                                                         double3 length, std::uint32_t* __restrict__ keys,
+                                                         float* __restrict__ splines) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if (charges[i] == 0.0) {
+    keys[i] = pme::numCells(g);
+    return;
+  }
+  const double r[3] = {positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]};
+  int first[3];
+  float rec[kSplineStride<P>];
+  atomSplines<P>(r, length, g, first, rec);
+  storeFloats<kSplineStride<P>>(splines + std::size_t(i) * kSplineStride<P>, rec);
+  keys[i] = pme::cellKey(g, first[0], first[1], first[2]);
+}
+
+/// cellStart[c] = first sorted position whose key is >= c, for c in [0, numCells]. Thread s
+/// (0..n) fills the cells between the keys at s - 1 and s: each entry written once.
+__global__ void cellStartKernel(int n, const std::uint32_t* __restrict__ sortedKeys, std::uint32_t cells,
+                                int* __restrict__ cellStart) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s > n) return;
+  const long long prev = s == 0 ? -1 : (long long)min(sortedKeys[s - 1], cells);
+  const long long cur = s == n ? (long long)cells : (long long)min(sortedKeys[s], cells);
+  for (long long c = prev + 1; c <= cur; ++c) cellStart[c] = s;
+}
+
+/// The spreading records in sorted order: q theta_x, theta_y, theta_z, cz.
+template <int P>
+__global__ void __launch_bounds__(kThreads) spreadRecordKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
+                                                               const int* __restrict__ perm, GridDims g,
+                                                               const double* __restrict__ charges,
+                                                               const float* __restrict__ splines,
+                                                               float* __restrict__ records) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n) return;
+  const std::uint32_t key = sortedKeys[s];
+  if (key >= pme::numCells(g)) return;
+  const int a = perm[s];
+  const float q = float(charges[a]);
+  const float* src = splines + std::size_t(a) * kSplineStride<P>;
+  float rec[kSpreadStride<P>];
+#pragma unroll
+  for (int j = 0; j < P; ++j) {
+    rec[j] = q * __ldg(src + j);
+    rec[P + j] = __ldg(src + P + j);
+    rec[2 * P + j] = __ldg(src + 2 * P + j);
+  }
+  rec[3 * P] = __int_as_float(int(key % std::uint32_t(g.k[2])));
+#pragma unroll
+  for (int j = 3 * P + 1; j < kSpreadStride<P>; ++j) rec[j] = 0.f;
+  storeFloats<kSpreadStride<P>>(records + std::size_t(s) * kSpreadStride<P>, rec);
+}
+
+/// Phase 2 gather: one warp per (x segment, y tile, z tile); lane (ly, lz) owns the points
+/// (x, gy0 + ly, gz0 + lz) for x in [x0, x1). The warp sweeps cell columns c = x0-P+1 ..
+/// x1-1; after column c, point c is complete and leaves the shift register acc, whose
+/// entry k holds point c + k. Windows and atoms are visited in a fixed order, so each grid
+/// value is the same float sum on every run. Every grid point is written (no memset).
+template <int P>
+__global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen, int nSeg, int nTy, int nTz,
+                                                         const int* __restrict__ cellStart,
+                                                         const float* __restrict__ records,
+                                                         float* __restrict__ grid) {
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31;
+  if (warp >= nSeg * nTy * nTz) return;  // whole warps leave together
+  const int tz = warp % nTz;
+  const int ty = (warp / nTz) % nTy;
+  const int seg = warp / (nTz * nTy);
+  const int gy0 = ty * pme::kSpreadTileY, gz0 = tz * pme::kSpreadTileZ;
+  const int gy = gy0 + lane / pme::kSpreadTileZ, gz = gz0 + lane % pme::kSpreadTileZ;
+  const bool active = gy < g.k[1] && gz < g.k[2];
+  const int x0 = seg * segLen;
+  const int x1 = min(x0 + segLen, g.k[0]);
+  const pme::SpreadWindow win = pme::spreadWindow(g, P, gy0, gz0, lane);
+
+  float acc[P];
+#pragma unroll
+  for (int k = 0; k < P; ++k) acc[k] = 0.f;
+
+  for (int c = x0 - P + 1; c < x1; ++c) {
+    const int cx = c < 0 ? c + g.k[0] : c;
+    int begin = 0, end = 0;
+    if (win.valid) {
+      const std::uint32_t rowKey = pme::cellKey(g, cx, win.cy, 0);
+      begin = __ldg(cellStart + rowKey + win.zLo);
+      end = __ldg(cellStart + rowKey + win.zHi + 1);
+    }
+    unsigned todo = __ballot_sync(0xffffffffu, end > begin);
+    while (todo) {
+      const int src = __ffs(todo) - 1;
+      todo &= todo - 1;
+      const int b = __shfl_sync(0xffffffffu, begin, src);
+      const int e = __shfl_sync(0xffffffffu, end, src);
+      const int yU = __shfl_sync(0xffffffffu, win.yUnwrapped, src);
+      const int zShift = __shfl_sync(0xffffffffu, win.zShift, src);
+      const int relY = gy - yU;
+      const bool inY = active && relY >= 0 && relY < P;
+      for (int a = b; a < e; ++a) {
+        const float* rec = records + std::size_t(a) * kSpreadStride<P>;
+        const int relZ = gz - (__float_as_int(__ldg(rec + 3 * P)) + zShift);
+        if (inY && relZ >= 0 && relZ < P) addAtomToColumn<P>(rec, relY, relZ, acc);
+      }
+    }
+    if (c >= x0 && active) grid[(std::size_t(cx) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
+#pragma unroll
+    for (int k = 0; k < P - 1; ++k) acc[k] = acc[k + 1];
+    acc[P - 1] = 0.f;
+  }
+}
+
+/// Phase 4: S(m) *= eterm(m) over the half-complex grid, with the energy and virial terms
+/// (see CpuPme::convolve) summed per thread in a fixed order, then per block.
+__global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, int nComplex, float2* __restrict__ spectrum,
+                                                                 const double* __restrict__ fx,
+                                                                 const double* __restrict__ fy,
+                                                                 const double* __restrict__ fz, double3 invLength,
+                                                                 double prefactor, double piOverBeta2,
+                                                                 Sums7* __restrict__ partials) {
+  using BlockReduce = cub::BlockReduce<Sums7, kReduceThreads>;
+  __shared__ typename BlockReduce::TempStorage temp;
+  const int kh = g.k[2] / 2 + 1;
+  Sums7 local;
+#pragma unroll
+  for (int c = 0; c < 7; ++c) local.v[c] = 0.0;
+  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < nComplex; e += gridDim.x * blockDim.x) {
+    const int iz = e % kh;
+    const int t = e / kh;
+    const int iy = t % g.k[1];
+    const int ix = t / g.k[1];
+    if (e == 0) {
+      spectrum[0] = make_float2(0.f, 0.f);  // m = 0: the neutralising background, done elsewhere
+      continue;
+    }
+    const double mx = double(ix <= g.k[0] / 2 ? ix : ix - g.k[0]) * invLength.x;
+    const double my = double(iy <= g.k[1] / 2 ? iy : iy - g.k[1]) * invLength.y;
+    const double mz = double(iz) * invLength.z;
+    const double m2 = mx * mx + my * my + mz * mz;
+    const double eterm = prefactor * fx[ix] * fy[iy] * fz[iz] / m2;
+    const float2 s = spectrum[e];
+    const double s2 = double(s.x) * double(s.x) + double(s.y) * double(s.y);
+    const double weight = (iz == 0 || 2 * iz == g.k[2]) ? 1.0 : 2.0;
+    const double en = 0.5 * weight * eterm * s2;
+    const double vfac = 2.0 * (1.0 + piOverBeta2 * m2) / m2;
+    local.v[0] += en;
+    local.v[1] += en * (1.0 - vfac * mx * mx);
+    local.v[2] += en * (1.0 - vfac * my * my);
+    local.v[3] += en * (1.0 - vfac * mz * mz);
+    local.v[4] -= en * vfac * mx * my;
+    local.v[5] -= en * vfac * mx * mz;
+    local.v[6] -= en * vfac * my * mz;
+    const float ef = float(eterm);
+    spectrum[e] = make_float2(s.x * ef, s.y * ef);
+  }
+  const Sums7 total = BlockReduce(temp).Reduce(local, Sums7Add());
+  if (threadIdx.x == 0) partials[blockIdx.x] = total;
+}
+
+/// The block partials summed by one block in a fixed order.
+__global__ void __launch_bounds__(kReduceThreads) finalReduceKernel(int nPartials, const Sums7* __restrict__ partials,
+                                                                    Sums7* __restrict__ out) {
+  using BlockReduce = cub::BlockReduce<Sums7, kReduceThreads>;
+  __shared__ typename BlockReduce::TempStorage temp;
+  Sums7 local;
+#pragma unroll
+  for (int c = 0; c < 7; ++c) local.v[c] = 0.0;
+  for (int p = threadIdx.x; p < nPartials; p += blockDim.x) {
+#pragma unroll
+    for (int c = 0; c < 7; ++c) local.v[c] += partials[p].v[c];
+  }
+  const Sums7 total = BlockReduce(temp).Reduce(local, Sums7Add());
+  if (threadIdx.x == 0) *out = total;
+}
+
+/// Phase 6: one thread per sorted atom (neighbouring threads read neighbouring grid
+/// points); forces F = -q (K/L) grad, written in atom order as float triples.
+template <int P>
+__global__ void __launch_bounds__(kThreads) gatherKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
+                                                         const int* __restrict__ perm, GridDims g,
+                                                         const double* __restrict__ charges,
+                                                         const float* __restrict__ splines,
+                                                         const float* __restrict__ phi, double3 scale,
+                                                         float* __restrict__ forces) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n) return;
+  const int a = perm[s];
+  const std::uint32_t key = sortedKeys[s];
+  float* f = forces + 3 * std::size_t(a);
+  if (key >= pme::numCells(g)) {
+    f[0] = f[1] = f[2] = 0.f;
+    return;
+  }
+  int cx, cy, cz;
+  pme::decodeCellKey(g, key, cx, cy, cz);
+  float rec[kSplineStride<P>];
+  loadFloats<kSplineStride<P>>(splines + std::size_t(a) * kSplineStride<P>, rec);
+  const float3 grad = atomPotentialGradient<P>(phi, g, cx, cy, cz, rec);
+  const double q = charges[a];
+  f[0] = float(-q * scale.x * double(grad.x));
+  f[1] = float(-q * scale.y * double(grad.y));
+  f[2] = float(-q * scale.z * double(grad.z));
+}
+
+// ---- Layer 4: host driver ---------------------------------------------------------------
+
+/// Page-locked host memory, so that transfers run at full DMA speed.
+template <typename T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  ~PinnedBuffer() {
+    if (ptr_) cudaFreeHost(ptr_);
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  void resize(std::size_t count, const char* name) {
+    if (count == count_) return;
+    if (ptr_) cudaFreeHost(ptr_);
+    ptr_ = nullptr;
+    count_ = 0;
+    if (count == 0) return;
+    if (cudaMallocHost(reinterpret_cast<void**>(&ptr_), count * sizeof(T)) != cudaSuccess) {
+      cudaGetLastError();
+      ptr_ = nullptr;
+      throw Error(std::string("out of pinned host memory allocating '") + name + "': " +
+                  std::to_string(count * sizeof(T)) + " bytes");
+    }
+    count_ = count;
+  }
+  T* data() { return ptr_; }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+class CufftPlan {
+ public:
+  CufftPlan() = default;
+  ~CufftPlan() {
+    if (made_) cufftDestroy(plan_);
+  }
+  CufftPlan(const CufftPlan&) = delete;
+  CufftPlan& operator=(const CufftPlan&) = delete;
+  void make(const std::array<int, 3>& K, cufftType type, cudaStream_t stream) {
+    FARADAY_CUDA_CHECK(cufftPlan3d(&plan_, K[0], K[1], K[2], type));
+    made_ = true;
+    FARADAY_CUDA_CHECK(cufftSetStream(plan_, stream));
+  }
+  cufftHandle get() const { return plan_; }
+
+ private:
+  cufftHandle plan_ = 0;
+  bool made_ = false;
+};
+
+/// The solver's own stream and its phase events; destroyed after everything that uses them.
+class StreamAndEvents {
+ public:
+  StreamAndEvents() {
+    FARADAY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    for (auto& e : events) FARADAY_CUDA_CHECK(cudaEventCreate(&e));
+  }
+  ~StreamAndEvents() {
+    cudaStreamSynchronize(stream);
+    for (auto& e : events)
+      if (e) cudaEventDestroy(e);
+    cudaStreamDestroy(stream);
+  }
+  StreamAndEvents(const StreamAndEvents&) = delete;
+  StreamAndEvents& operator=(const StreamAndEvents&) = delete;
+  cudaStream_t stream = nullptr;
+  std::array<cudaEvent_t, 9> events{};  ///< 0 before upload, 1..7 after each phase, 8 after download
+};
+
+Error pmeError(int line, const std::string& what) {
+  return Error(std::string(__FILE__) + ":" + std::to_string(line) + ": " + what);
+}
+
+int blocksFor(std::size_t threads, int perBlock) { return int((threads + perBlock - 1) / perBlock); }
+
+class CudaPme final : public ReciprocalSolver {
+ public:
+  CudaPme(const PmeParams& params, std::size_t numAtoms) : params_(params), stream_(se_.stream), events_(se_.events) {
+    if (params_.order < pme::kMinSplineOrder || params_.order > pme::kMaxSplineOrder)
+      throw pmeError(__LINE__, "PME order " + std::to_string(params_.order) + " outside 4..8");
+    for (int d = 0; d < 3; ++d) {
+      if (params_.grid[d] < params_.order)
+        throw pmeError(__LINE__, "PME grid dimension " + std::to_string(params_.grid[d]) + " smaller than the order");
+      dims_.k[d] = params_.grid[d];
+    }
+    if (double(params_.grid[0]) * params_.grid[1] * params_.grid[2] > 2.0e9)
+      throw pmeError(__LINE__, "PME grid too large for 32-bit cell keys");
+    if (!(params_.beta > 0)) throw pmeError(__LINE__, "PME beta must be > 0");
+    int device = 0;
+    FARADAY_CUDA_CHECK(cudaGetDevice(&device));
+    FARADAY_CUDA_CHECK(cudaDeviceGetAttribute(&numSms_, cudaDevAttrMultiProcessorCount, device));
+
+    const std::size_t cells = pme::numCells(dims_);
+    const std::size_t nComplex = std::size_t(dims_.k[0]) * dims_.k[1] * (dims_.k[2] / 2 + 1);
+    realGrid_ = DeviceBuffer<float>("pme real grid", cells);
+    complexGrid_ = DeviceBuffer<float2>("pme complex grid", nComplex);
+    cellStart_ = DeviceBuffer<int>("pme cell starts", cells + 1);
+    reduceBlocks_ = std::min(blocksFor(nComplex, kReduceThreads), kMaxReduceBlocks);
+    partials_ = DeviceBuffer<Sums7>("pme energy partials", reduceBlocks_);
+    sums_ = DeviceBuffer<Sums7>("pme energy sums", 1);
+    hostSums_.resize(1, "pme energy sums");
+    for (int d = 0; d < 3; ++d) {
+      moduli_[d] = pme::bsplineModuli(dims_.k[d], params_.order);
+      factors_[d] = DeviceBuffer<double>("pme influence factors", dims_.k[d]);
+    }
+    forwardPlan_.make(params_.grid, CUFFT_R2C, stream_);
+    inversePlan_.make(params_.grid, CUFFT_C2R, stream_);
+    chooseSpreadSegments();
+    reserve(numAtoms);
+  }
+
+  ~CudaPme() override { cudaStreamSynchronize(stream_); }
+
+  std::string name() const override { return "cuda-pme"; }
+
+  ReciprocalResult compute(const std::vector<Vec3>& positions, const std::vector<double>& charges, const Box& box,
+                           std::vector<Vec3>& forces, Timers* timers) override {
+    if (!box.isValid()) throw pmeError(__LINE__, "PME needs a valid rectangular box");
+    if (charges.size() != positions.size() || forces.size() != positions.size())
+      throw pmeError(__LINE__, "positions, charges and forces differ in size");
+    static_assert(sizeof(Vec3) == 3 * sizeof(double), "Vec3 must be three packed doubles");
+    const int n = int(positions.size());
+    if (n == 0) return {};
+    reserve(std::size_t(n));
+    updateBox(box);
+    const bool timed = timers != nullptr;
+    auto mark = [&](int i) {
+      if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[i], stream_));
+    };
+
+    // Up: positions always, charges when they changed since the last call.
+    parallelCopyPositions(positions);
+    mark(0);
+    FARADAY_CUDA_CHECK(cudaMemcpyAsync(positions_.data(), hostPositions_.data(), std::size_t(n) * 3 * sizeof(double),
+                                       cudaMemcpyHostToDevice, stream_));
+    if (chargesCount_ != std::size_t(n) || pme::copyIfChanged(hostCharges_.data(), charges.data(), n)) {
+      if (chargesCount_ != std::size_t(n)) pme::parallelCopy(hostCharges_.data(), charges.data(), n * sizeof(double));
+      chargesCount_ = n;
+      FARADAY_CUDA_CHECK(cudaMemcpyAsync(charges_.data(), hostCharges_.data(), std::size_t(n) * sizeof(double),
+                                         cudaMemcpyHostToDevice, stream_));
+    }
+    mark(1);
+    switch (params_.order) {
+      case 4: runPhases<4>(n, timed); break;
+      case 5: runPhases<5>(n, timed); break;
+      case 6: runPhases<6>(n, timed); break;
+      case 7: runPhases<7>(n, timed); break;
+      case 8: runPhases<8>(n, timed); break;
+      default: throw pmeError(__LINE__, "PME order outside 4..8");
+    }
+    // Down: forces and the seven sums.
+    FARADAY_CUDA_CHECK(cudaMemcpyAsync(hostForces_.data(), forceOut_.data(), std::size_t(n) * 3 * sizeof(float),
+                                       cudaMemcpyDeviceToHost, stream_));
+    FARADAY_CUDA_CHECK(
+        cudaMemcpyAsync(hostSums_.data(), sums_.data(), sizeof(Sums7), cudaMemcpyDeviceToHost, stream_));
+    mark(8);
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    pme::addFloatForces(hostForces_.data(), forces);
+
+    if (timed) {
+      static const char* const kPhase[6] = {"pme.spline",  "pme.spread",      "pme.fft_forward",
+                                            "pme.convolve", "pme.fft_inverse", "pme.gather"};
+      for (int p = 0; p < 6; ++p) timers->add(kPhase[p], elapsedSeconds(p + 1, p + 2));
+      timers->add("pme.transfer", elapsedSeconds(0, 1) + elapsedSeconds(7, 8));
+    }
+    const Sums7& s = *hostSums_.data();
+    ReciprocalResult r;
+    r.energy = s.v[0];
+    r.virial.m[0][0] = s.v[1];
+    r.virial.m[1][1] = s.v[2];
+    r.virial.m[2][2] = s.v[3];
+    r.virial.m[0][1] = r.virial.m[1][0] = s.v[4];
+    r.virial.m[0][2] = r.virial.m[2][0] = s.v[5];
+    r.virial.m[1][2] = r.virial.m[2][1] = s.v[6];
+    return r;
+  }
+
+ private:
+  double elapsedSeconds(int from, int to) const {
+    float ms = 0.f;
+    FARADAY_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[from], events_[to]));
+    return 1e-3 * double(ms);
+  }
+
+  void parallelCopyPositions(const std::vector<Vec3>& positions) {
+    pme::parallelCopy(hostPositions_.data(), positions.data(), positions.size() * sizeof(Vec3));
+  }
+
+  /// Device and pinned buffers for n atoms (kept when large enough).
+  void reserve(std::size_t n) {
+    if (n <= capacity_) return;
+    const int P = params_.order;
+    const std::size_t splineStride = std::size_t(6 * P + 3) / 4 * 4;
+    const std::size_t spreadStride = std::size_t(3 * P + 1 + 3) / 4 * 4;
+    positions_ = DeviceBuffer<double>("pme positions", 3 * n);
+    charges_ = DeviceBuffer<double>("pme charges", n);
+    keys_ = DeviceBuffer<std::uint32_t>("pme cell keys", n);
+    sortedKeys_ = DeviceBuffer<std::uint32_t>("pme sorted cell keys", n);
+    atomIndex_ = DeviceBuffer<int>("pme atom indices", n);
+    perm_ = DeviceBuffer<int>("pme sorted atom indices", n);
+    splines_ = DeviceBuffer<float>("pme splines", n * splineStride);
+    records_ = DeviceBuffer<float>("pme spreading records", n * spreadStride);
+    forceOut_ = DeviceBuffer<float>("pme forces", 3 * n);
+    std::vector<int> iota(n);
+    for (std::size_t i = 0; i < n; ++i) iota[i] = int(i);
+    FARADAY_CUDA_CHECK(
+        cudaMemcpyAsync(atomIndex_.data(), iota.data(), n * sizeof(int), cudaMemcpyHostToDevice, stream_));
+    std::size_t tempBytes = 0;
+    FARADAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, tempBytes, keys_.data(), sortedKeys_.data(),
+                                                       atomIndex_.data(), perm_.data(), int(n), 0, keyBits(),
+                                                       stream_));
+    sortTemp_ = DeviceBuffer<unsigned char>("pme radix sort scratch", tempBytes);
+    hostPositions_.resize(3 * n, "pme positions");
+    hostCharges_.resize(n, "pme charges");
+    hostForces_.resize(3 * n, "pme forces");
+    chargesCount_ = 0;
+    capacity_ = n;
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // iota must outlive its upload
+  }
+
+  /// Bits of the largest key, numCells (the q = 0 key).
+  int keyBits() const {
+    const std::uint64_t maxKey = pme::numCells(dims_);
+    int bits = 1;
+    while ((std::uint64_t(1) << bits) <= maxKey) ++bits;
+    return bits;
+  }
+
+  /// Influence-function factors for the box (recomputed when the box changes).
+  void updateBox(const Box& box) {
+    const Vec3 L = box.lengths();
+    if (haveBox_ && L == boxLengths_) return;
+    for (int d = 0; d < 3; ++d) {
+      const std::vector<double> f = pme::influenceFactors(moduli_[d], L[d], params_.beta);
+      FARADAY_CUDA_CHECK(cudaMemcpyAsync(factors_[d].data(), f.data(), f.size() * sizeof(double),
+                                         cudaMemcpyHostToDevice, stream_));
+      FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // f is a local
+    }
+    boxLengths_ = L;
+    haveBox_ = true;
+  }
+
+  /// x-segment length of a spreading warp: the longest of 32, 16, 8 that still gives
+  /// 32 warps per multiprocessor (the x halo costs P - 1 extra columns per segment).
+  void chooseSpreadSegments() {
+    nTy_ = (dims_.k[1] + pme::kSpreadTileY - 1) / pme::kSpreadTileY;
+    nTz_ = (dims_.k[2] + pme::kSpreadTileZ - 1) / pme::kSpreadTileZ;
+    for (int len : {32, 16, 8}) {
+      segLen_ = len;
+      nSeg_ = (dims_.k[0] + len - 1) / len;
+      if (std::size_t(nSeg_) * nTy_ * nTz_ >= std::size_t(32) * numSms_) break;
+    }
+  }
+
+  template <int P>
+  void runPhases(int n, bool timed) {
+    auto mark = [&](int i) {
+      if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[i], stream_));
+    };
+    const Vec3 L = boxLengths_;
+    const double3 length = make_double3(L.x, L.y, L.z);
+    const std::uint32_t cells = pme::numCells(dims_);
+
+    // 1: splines and keys.
+    splineKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, positions_.data(), charges_.data(), dims_,
+                                                                      length, keys_.data(), splines_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("splineKernel");
+    mark(2);
+
+    // 2: sort, cell starts, records, grid gather.
+    std::size_t tempBytes = sortTemp_.size();
+    FARADAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_.data(), tempBytes, keys_.data(), sortedKeys_.data(),
+                                                       atomIndex_.data(), perm_.data(), n, 0, keyBits(), stream_));
+    cellStartKernel<<<blocksFor(std::size_t(n) + 1, kThreads), kThreads, 0, stream_>>>(n, sortedKeys_.data(), cells,
+                                                                                       cellStart_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("cellStartKernel");
+    spreadRecordKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
+        n, sortedKeys_.data(), perm_.data(), dims_, charges_.data(), splines_.data(), records_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("spreadRecordKernel");
+    const std::size_t warps = std::size_t(nSeg_) * nTy_ * nTz_;
+    spreadKernel<P><<<blocksFor(warps * 32, kThreads), kThreads, 0, stream_>>>(
+        dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), records_.data(), realGrid_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
+    mark(3);
+
+    // 3: forward FFT.
+    FARADAY_CUDA_CHECK(cufftExecR2C(forwardPlan_.get(), realGrid_.data(), complexGrid_.data()));
+    mark(4);
+
+    // 4: influence function, energy, virial.
+    const int nComplex = int(complexGrid_.size());
+    const double piOverBeta2 = units::kPi * units::kPi / (params_.beta * params_.beta);
+    const double prefactor = units::kCoulomb / (units::kPi * L.x * L.y * L.z);
+    convolveKernel<<<reduceBlocks_, kReduceThreads, 0, stream_>>>(
+        dims_, nComplex, complexGrid_.data(), factors_[0].data(), factors_[1].data(), factors_[2].data(),
+        make_double3(1.0 / L.x, 1.0 / L.y, 1.0 / L.z), prefactor, piOverBeta2, partials_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("convolveKernel");
+    finalReduceKernel<<<1, kReduceThreads, 0, stream_>>>(reduceBlocks_, partials_.data(), sums_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("finalReduceKernel");
+    mark(5);
+
+    // 5: inverse FFT (the potential grid replaces the charge grid).
+    FARADAY_CUDA_CHECK(cufftExecC2R(inversePlan_.get(), complexGrid_.data(), realGrid_.data()));
+    mark(6);
+
+    // 6: forces.
+    gatherKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
+        n, sortedKeys_.data(), perm_.data(), dims_, charges_.data(), splines_.data(), realGrid_.data(),
+        make_double3(dims_.k[0] / L.x, dims_.k[1] / L.y, dims_.k[2] / L.z), forceOut_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
+    mark(7);
+  }
+
+  PmeParams params_;
+  StreamAndEvents se_;  // first member: destroyed last
+  cudaStream_t stream_;
+  const std::array<cudaEvent_t, 9>& events_;
+  GridDims dims_{};
+  int numSms_ = 1;
+  int segLen_ = 32, nSeg_ = 1, nTy_ = 1, nTz_ = 1;
+  int reduceBlocks_ = 1;
+  std::size_t capacity_ = 0;
+  std::size_t chargesCount_ = 0;
+  bool haveBox_ = false;
+  Vec3 boxLengths_{};
+
+  std::array<std::vector<double>, 3> moduli_;
+  std::array<DeviceBuffer<double>, 3> factors_;
+  DeviceBuffer<double> positions_, charges_;
+  DeviceBuffer<std::uint32_t> keys_, sortedKeys_;
+  DeviceBuffer<int> atomIndex_, perm_, cellStart_;
+  DeviceBuffer<float> splines_, records_, forceOut_, realGrid_;
+  DeviceBuffer<float2> complexGrid_;
+  DeviceBuffer<unsigned char> sortTemp_;
+  DeviceBuffer<Sums7> partials_, sums_;
+  PinnedBuffer<double> hostPositions_, hostCharges_;
+  PinnedBuffer<float> hostForces_;
+  PinnedBuffer<Sums7> hostSums_;
+  CufftPlan forwardPlan_, inversePlan_;
+};
+
+// Explicit instantiation of every supported order (each instantiates its kernels).
+template void CudaPme::runPhases<4>(int, bool);
+template void CudaPme::runPhases<5>(int, bool);
+template void CudaPme::runPhases<6>(int, bool);
+template void CudaPme::runPhases<7>(int, bool);
+template void CudaPme::runPhases<8>(int, bool);
+
+}  // namespace
+
+std::unique_ptr<ReciprocalSolver> makeCudaPme(const PmeParams& params, std::size_t numAtoms) {
+  return std::make_unique<CudaPme>(params, numAtoms);
+}
+
+}  // namespace faraday

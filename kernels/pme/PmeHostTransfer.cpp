@@ -1,0 +1,54 @@
+#include "kernels/pme/PmeHostTransfer.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace faraday::pme {
+
+namespace {
+// Below this, one thread copies faster than a parallel region starts.
+constexpr std::size_t kParallelBytes = std::size_t(1) << 20;
+}  // namespace
+
+void parallelCopy(void* dst, const void* src, std::size_t bytes) {
+  if (bytes < kParallelBytes) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  const int threads = std::min(omp_get_max_threads(), 16);
+  const std::size_t chunk = (bytes + threads - 1) / threads;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int t = 0; t < threads; ++t) {
+    const std::size_t begin = std::size_t(t) * chunk;
+    if (begin < bytes)
+      std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin,
+                  std::min(chunk, bytes - begin));
+  }
+}
+
+bool copyIfChanged(double* cache, const double* src, std::size_t n) {
+  int changed = 0;
+#pragma omp parallel for reduction(| : changed) schedule(static) if (n * sizeof(double) >= kParallelBytes)
+  for (std::size_t i = 0; i < n; ++i) {
+    if (cache[i] != src[i] || std::signbit(cache[i]) != std::signbit(src[i])) {
+      cache[i] = src[i];
+      changed = 1;
+    }
+  }
+  return changed != 0;
+}
+
+void addFloatForces(const float* f, std::vector<Vec3>& forces) {
+  const std::size_t n = forces.size();
+#pragma omp parallel for schedule(static) if (n * 12 >= kParallelBytes)
+  for (std::size_t i = 0; i < n; ++i) {
+    forces[i].x += double(f[3 * i]);
+    forces[i].y += double(f[3 * i + 1]);
+    forces[i].z += double(f[3 * i + 2]);
+  }
+}
+
+}  // namespace faraday::pme

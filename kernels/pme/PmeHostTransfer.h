@@ -1,0 +1,21 @@
+#pragma once
+// Host-side halves of the GPU PME transfers, threaded with OpenMP (the .cu files are not
+// compiled with OpenMP): staging positions into pinned memory, keeping the device copy of
+// the charges, and adding the downloaded single-precision forces into the double forces.
+#include <cstddef>
+#include <vector>
+
+#include "engine/Vec3.h"
+
+namespace faraday::pme {
+
+/// memcpy of `bytes` bytes split over the OpenMP threads.
+void parallelCopy(void* dst, const void* src, std::size_t bytes);
+
+/// Copies `n` values from `src` into `cache` if they differ from it; true when they did.
+bool copyIfChanged(double* cache, const double* src, std::size_t n);
+
+/// forces[i] += (f[3i], f[3i+1], f[3i+2]) for i < forces.size() (kJ/mol/nm).
+void addFloatForces(const float* f, std::vector<Vec3>& forces);
+
+}  // namespace faraday::pme

@@ -1,0 +1,381 @@
+// GPU PME (CudaPme.cu) against the CPU oracle (CpuPme), its bitwise reproducibility, and,
+// without a GPU, the host/device helpers it is built on: cell keys, grid coordinates,
+// influence factors, and a host replay of the spreading kernel's windows against a
+// direct scatter of the charges.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "engine/Timers.h"
+#include "engine/Units.h"
+#include "kernels/pme/BSpline.h"
+#include "kernels/pme/CpuPme.h"
+#include "kernels/pme/CudaPme.h"
+#include "kernels/pme/Electrostatics.h"
+#include "kernels/pme/PmeGridGeometry.h"
+#include "tests/ElectrostaticsTestSupport.h"
+#include "tests/TestSupport.h"
+#include "tests/Tolerances.h"
+
+namespace faraday {
+namespace {
+
+using pme::GridDims;
+
+/// n ions (+1/-1 alternating: neutral for even n) uniformly at random in a cube at NaCl
+/// melt density. A tenth of them are moved by whole box edges out of [0, L) (unwrapped
+/// coordinates, as in a trajectory), which both solvers must wrap.
+test::Ions randomMelt(int n, unsigned seed) {
+  test::Ions s;
+  const double edge = test::meltEdge(n);
+  s.box = Box::rectangular(edge, edge, edge);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, edge);
+  std::uniform_int_distribution<int> shift(-3, 3);
+  for (int i = 0; i < n; ++i) {
+    Vec3 r{u(rng), u(rng), u(rng)};
+    if (i % 10 == 3) r += Vec3{shift(rng) * edge, shift(rng) * edge, shift(rng) * edge};
+    s.positions.push_back(r);
+    s.charges.push_back(i % 2 ? -1.0 : 1.0);
+  }
+  return s;
+}
+
+/// GROMACS-like settings: cutoff 1 nm, ewald_rtol 1e-5, spacing 0.12 nm.
+PmeParams meltParams(const test::Ions& s, int order, double spacing = 0.12) {
+  return test::pmeParams(ewaldBetaFromRtol(1.0, 1e-5), order, spacing, s.box);
+}
+
+struct PmeRun {
+  ReciprocalResult result;
+  std::vector<Vec3> forces;
+};
+
+PmeRun run(ReciprocalSolver& solver, const test::Ions& s, Timers* timers = nullptr) {
+  PmeRun r;
+  r.forces.assign(s.positions.size(), Vec3{});
+  r.result = solver.compute(s.positions, s.charges, s.box, r.forces, timers);
+  return r;
+}
+
+double maxAbs(const Tensor3& w) {
+  double m = 0;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) m = std::max(m, std::fabs(w.m[a][b]));
+  return m;
+}
+
+/// GPU vs CPU with identical parameters: energy, forces, virial.
+void expectGpuMatchesCpu(const test::Ions& s, const PmeParams& p, const char* what) {
+  CpuPme cpu(p, 0);
+  auto gpu = makeCudaPme(p, s.positions.size());
+  const PmeRun c = run(cpu, s);
+  const PmeRun g = run(*gpu, s);
+  const double eRel = std::fabs(g.result.energy - c.result.energy) / std::fabs(c.result.energy);
+  const double fRel = test::relativeRmsDifference(g.forces, c.forces, c.forces);
+  double wMax = 0;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      wMax = std::max(wMax, std::fabs(g.result.virial.m[a][b] - c.result.virial.m[a][b]));
+  const double wRel = wMax / maxAbs(c.result.virial);
+  std::printf("[ CudaPme ] %s: N=%zu grid %dx%dx%d order %d: energy rel %.2e, force rel RMS %.2e, virial rel %.2e\n",
+              what, s.positions.size(), p.grid[0], p.grid[1], p.grid[2], p.order, eRel, fRel, wRel);
+  EXPECT_LT(eRel, tol::kCudaPmeEnergy) << what << ": GPU " << g.result.energy << " CPU " << c.result.energy;
+  EXPECT_LT(fRel, tol::kCudaPmeForceRms) << what;
+  EXPECT_LT(wRel, tol::kCudaPmeVirial) << what;
+}
+
+bool bitwiseEqual(const PmeRun& a, const PmeRun& b) {
+  return std::memcmp(&a.result.energy, &b.result.energy, sizeof(double)) == 0 &&
+         std::memcmp(&a.result.virial, &b.result.virial, sizeof(Tensor3)) == 0 &&
+         std::memcmp(a.forces.data(), b.forces.data(), a.forces.size() * sizeof(Vec3)) == 0;
+}
+
+// ---- Host helpers (run everywhere, no GPU needed) -----------------------------------------
+
+TEST(CudaPmeGeometry, CellKeysAreGridIndicesAndRoundTrip) {
+  const GridDims g{{27, 30, 32}};
+  EXPECT_EQ(pme::numCells(g), 27u * 30u * 32u);
+  std::uint32_t expected = 0;
+  for (int x = 0; x < g.k[0]; ++x)
+    for (int y = 0; y < g.k[1]; ++y)
+      for (int z = 0; z < g.k[2]; ++z, ++expected) {
+        const std::uint32_t key = pme::cellKey(g, x, y, z);
+        ASSERT_EQ(key, expected);  // the key is the grid index (x slowest, z fastest)
+        int cx, cy, cz;
+        pme::decodeCellKey(g, key, cx, cy, cz);
+        ASSERT_TRUE(cx == x && cy == y && cz == z) << key;
+      }
+}
+
+TEST(CudaPmeGeometry, GridCoordinateMatchesCpuSplit) {
+  // CpuPme: s = r/L - floor(r/L), splitGridCoordinate(K s) in double.
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-100.0, 100.0);
+  const double L = 31.4159;
+  for (int order = pme::kMinSplineOrder; order <= pme::kMaxSplineOrder; ++order) {
+    for (int i = 0; i < 2000; ++i) {
+      const double x = i < 4 ? double(i - 2) * L : u(rng);  // exact box multiples too
+      const int K = 262;
+      double s = x / L;
+      s -= std::floor(s);
+      int firstCpu;
+      double wCpu;
+      pme::splitGridCoordinate(s * K, K, order, firstCpu, wCpu);
+      int first;
+      float w;
+      pme::gridCoordinate(x, L, K, order, first, w);
+      ASSERT_EQ(first, firstCpu) << x;
+      ASSERT_EQ(w, float(wCpu)) << x;
+      ASSERT_TRUE(first >= 0 && first < K);
+    }
+  }
+}
+
+TEST(CudaPmeGeometry, InfluenceFactorsMatchCpuInfluenceFunction) {
+  // k_C / (pi V m^2) f_x f_y f_z against CpuPme's eterm formula term by term.
+  const double beta = 3.1, Lx = 3.0, Ly = 3.3, Lz = 2.9;
+  const std::array<int, 3> K{27, 30, 25};
+  const std::array<double, 3> L{Lx, Ly, Lz};
+  std::array<std::vector<double>, 3> mod, f;
+  for (int d = 0; d < 3; ++d) {
+    mod[d] = pme::bsplineModuli(K[d], 5);
+    f[d] = pme::influenceFactors(mod[d], L[d], beta);
+  }
+  const double pi2b2 = units::kPi * units::kPi / (beta * beta);
+  const double pre = units::kCoulomb / (units::kPi * Lx * Ly * Lz);
+  double worst = 0;
+  for (int ix = 0; ix < K[0]; ++ix)
+    for (int iy = 0; iy < K[1]; ++iy)
+      for (int iz = 0; iz <= K[2] / 2; ++iz) {
+        if (ix == 0 && iy == 0 && iz == 0) continue;
+        const double mx = (ix <= K[0] / 2 ? ix : ix - K[0]) / Lx;
+        const double my = (iy <= K[1] / 2 ? iy : iy - K[1]) / Ly;
+        const double mz = iz / Lz;
+        const double m2 = mx * mx + my * my + mz * mz;
+        const double cpu = pre * std::exp(-pi2b2 * m2) / m2 * mod[0][ix] * mod[1][iy] * mod[2][iz];
+        const double gpu = pre * f[0][ix] * f[1][iy] * f[2][iz] / m2;
+        worst = std::max(worst, std::fabs(gpu - cpu) / cpu);
+      }
+  EXPECT_LT(worst, tol::kDoubleSum);
+}
+
+/// Host replay of spreadKernel: the same tiles, segments, windows and visiting order, summed
+/// in double. Every grid point must be written and receive exactly the direct scatter.
+std::vector<double> spreadByWindows(const GridDims& g, int order, int segLen, const std::vector<std::array<int, 3>>& first,
+                                    const std::vector<std::vector<double>>& qtx,
+                                    const std::vector<std::vector<double>>& ty,
+                                    const std::vector<std::vector<double>>& tz) {
+  const int n = int(first.size());
+  std::vector<std::uint32_t> key(n);
+  for (int a = 0; a < n; ++a) key[a] = pme::cellKey(g, first[a][0], first[a][1], first[a][2]);
+  std::vector<int> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::stable_sort(perm.begin(), perm.end(), [&](int a, int b) { return key[a] < key[b]; });
+  std::vector<std::uint32_t> sorted(n);
+  for (int s = 0; s < n; ++s) sorted[s] = key[perm[s]];
+  std::vector<int> cellStart(pme::numCells(g) + 1);
+  for (std::uint32_t c = 0; c <= pme::numCells(g); ++c)
+    cellStart[c] = int(std::lower_bound(sorted.begin(), sorted.end(), c) - sorted.begin());
+
+  std::vector<double> grid(pme::numCells(g), std::nan(""));
+  const int nTy = (g.k[1] + pme::kSpreadTileY - 1) / pme::kSpreadTileY;
+  const int nTz = (g.k[2] + pme::kSpreadTileZ - 1) / pme::kSpreadTileZ;
+  const int nSeg = (g.k[0] + segLen - 1) / segLen;
+  for (int seg = 0; seg < nSeg; ++seg)
+    for (int tileY = 0; tileY < nTy; ++tileY)
+      for (int tileZ = 0; tileZ < nTz; ++tileZ)
+        for (int lane = 0; lane < 32; ++lane) {
+          const int gy0 = tileY * pme::kSpreadTileY, gz0 = tileZ * pme::kSpreadTileZ;
+          const int gy = gy0 + lane / pme::kSpreadTileZ, gz = gz0 + lane % pme::kSpreadTileZ;
+          if (gy >= g.k[1] || gz >= g.k[2]) continue;
+          const int x0 = seg * segLen, x1 = std::min(x0 + segLen, g.k[0]);
+          std::vector<double> acc(order, 0.0);
+          for (int c = x0 - order + 1; c < x1; ++c) {
+            const int cx = c < 0 ? c + g.k[0] : c;
+            for (int slot = 0; slot < 32; ++slot) {
+              const pme::SpreadWindow w = pme::spreadWindow(g, order, gy0, gz0, slot);
+              if (!w.valid) continue;
+              const std::uint32_t row = pme::cellKey(g, cx, w.cy, 0);
+              const int relY = gy - w.yUnwrapped;
+              for (int s = cellStart[row + w.zLo]; s < cellStart[row + w.zHi + 1]; ++s) {
+                const int a = perm[s];
+                const int relZ = gz - (first[a][2] + w.zShift);
+                if (relY < 0 || relY >= order || relZ < 0 || relZ >= order) continue;
+                for (int k = 0; k < order; ++k) acc[k] += ty[a][relY] * tz[a][relZ] * qtx[a][k];
+              }
+            }
+            if (c >= x0) grid[(std::size_t(cx) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
+            acc.erase(acc.begin());
+            acc.push_back(0.0);
+          }
+        }
+  return grid;
+}
+
+TEST(CudaPmeGeometry, WindowedSpreadingEqualsDirectScatter) {
+  // Grids with odd sizes, sizes not multiples of the tile, and sizes close to the order
+  // (windows that overlap themselves across the periodic boundary).
+  struct Case {
+    GridDims g;
+    int order, segLen;
+  };
+  const Case cases[] = {{{{9, 10, 12}}, 4, 32}, {{{13, 7, 11}}, 4, 8},  {{{5, 5, 5}}, 5, 8},
+                        {{{16, 17, 18}}, 8, 16}, {{{11, 9, 6}}, 6, 8}, {{{20, 4, 4}}, 4, 8}};
+  std::mt19937_64 rng(5);
+  for (const Case& cs : cases) {
+    const GridDims& g = cs.g;
+    const int n = 300;
+    std::vector<std::array<int, 3>> first(n);
+    std::vector<std::vector<double>> qtx(n), ty(n), tz(n);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<double> direct(pme::numCells(g), 0.0);
+    for (int a = 0; a < n; ++a) {
+      std::vector<double> th[3];
+      for (int d = 0; d < 3; ++d) {
+        double w;
+        pme::splitGridCoordinate(u(rng) * g.k[d], g.k[d], cs.order, first[a][d], w);
+        th[d].resize(cs.order);
+        pme::bsplineWeights<double>(w, cs.order, th[d].data(), nullptr);
+      }
+      const double q = a % 2 ? -1.0 : 1.0;
+      qtx[a] = th[0];
+      for (double& v : qtx[a]) v *= q;
+      ty[a] = th[1];
+      tz[a] = th[2];
+      for (int i = 0; i < cs.order; ++i)
+        for (int j = 0; j < cs.order; ++j)
+          for (int k = 0; k < cs.order; ++k) {
+            const int x = (first[a][0] + i) % g.k[0], y = (first[a][1] + j) % g.k[1], z = (first[a][2] + k) % g.k[2];
+            direct[(std::size_t(x) * g.k[1] + y) * g.k[2] + z] += qtx[a][i] * ty[a][j] * tz[a][k];
+          }
+    }
+    const std::vector<double> windowed = spreadByWindows(g, cs.order, cs.segLen, first, qtx, ty, tz);
+    double worst = 0, scale = 0;
+    for (std::size_t i = 0; i < direct.size(); ++i) {
+      ASSERT_FALSE(std::isnan(windowed[i])) << "grid point " << i << " never written";
+      worst = std::max(worst, std::fabs(windowed[i] - direct[i]));
+      scale = std::max(scale, std::fabs(direct[i]));
+    }
+    EXPECT_LT(worst, tol::kDoubleSum * scale) << "grid " << g.k[0] << "x" << g.k[1] << "x" << g.k[2] << " order "
+                                              << cs.order;
+  }
+}
+
+// ---- GPU against the CPU oracle -------------------------------------------------------------
+
+TEST(CudaPme, MatchesCpuPme1k) {
+  FARADAY_REQUIRE_GPU();
+  const test::Ions s = randomMelt(1000, 1);
+  expectGpuMatchesCpu(s, meltParams(s, 4), "1k");
+}
+
+TEST(CudaPme, MatchesCpuPme10k) {
+  FARADAY_REQUIRE_GPU();
+  const test::Ions s = randomMelt(10000, 2);
+  expectGpuMatchesCpu(s, meltParams(s, 4), "10k");
+}
+
+TEST(CudaPme, MatchesCpuPme100k) {
+  FARADAY_REQUIRE_GPU();
+  const test::Ions s = randomMelt(100000, 3);
+  expectGpuMatchesCpu(s, meltParams(s, 4), "100k");
+}
+
+TEST(CudaPme, AllOrdersAgreeWithCpu) {
+  FARADAY_REQUIRE_GPU();
+  const test::Ions s = randomMelt(3000, 4);
+  for (int order = pme::kMinSplineOrder; order <= pme::kMaxSplineOrder; ++order) {
+    const std::string what = "order " + std::to_string(order);
+    expectGpuMatchesCpu(s, meltParams(s, order), what.c_str());
+  }
+}
+
+TEST(CudaPme, NonCubicGridAndBox) {
+  FARADAY_REQUIRE_GPU();
+  test::Ions s = randomMelt(4000, 6);
+  const Vec3 L = s.box.lengths();
+  s.box = Box::rectangular(L.x * 1.3, L.y, L.z * 0.8);
+  for (Vec3& r : s.positions) r = Vec3{r.x * 1.3, r.y, r.z * 0.8};
+  PmeParams p = meltParams(s, 5);
+  p.grid = {p.grid[0] + 1, p.grid[1], 17};  // odd, prime, and not 2-3-5-7 smooth
+  expectGpuMatchesCpu(s, p, "non-cubic");
+}
+
+TEST(CudaPme, ZeroChargeAtomsGetNoForce) {
+  FARADAY_REQUIRE_GPU();
+  test::Ions s = randomMelt(2000, 7);
+  for (std::size_t i = 0; i < s.charges.size(); i += 7) s.charges[i] = 0.0;
+  const PmeParams p = meltParams(s, 4);
+  auto gpu = makeCudaPme(p, s.positions.size());
+  const PmeRun g = run(*gpu, s);
+  for (std::size_t i = 0; i < s.charges.size(); i += 7) EXPECT_EQ(norm2(g.forces[i]), 0.0) << i;
+  expectGpuMatchesCpu(s, p, "with q=0 atoms");
+}
+
+TEST(CudaPme, BitwiseReproducibleAcrossCallsAndReuploads) {
+  FARADAY_REQUIRE_GPU();
+  const test::Ions s = randomMelt(20000, 8);
+  const PmeParams p = meltParams(s, 4);
+  auto gpu = makeCudaPme(p, s.positions.size());
+  const PmeRun first = run(*gpu, s);
+  const PmeRun second = run(*gpu, s);
+  EXPECT_TRUE(bitwiseEqual(first, second)) << "two identical computations differ";
+
+  // A permuted copy (other atom order, other charges array) then the original again.
+  test::Ions perm = s;
+  std::vector<std::size_t> order(s.positions.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(9));
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    perm.positions[i] = s.positions[order[i]];
+    perm.charges[i] = s.charges[order[i]];
+  }
+  const PmeRun permuted = run(*gpu, perm);
+  std::vector<Vec3> back(s.positions.size());
+  for (std::size_t i = 0; i < order.size(); ++i) back[order[i]] = permuted.forces[i];
+  EXPECT_LT(test::relativeRmsDifference(back, first.forces, first.forces), tol::kCudaPmeForceRms);
+  EXPECT_LT(std::fabs(permuted.result.energy - first.result.energy) / std::fabs(first.result.energy),
+            tol::kCudaPmeEnergy);
+  const PmeRun restored = run(*gpu, s);
+  EXPECT_TRUE(bitwiseEqual(first, restored)) << "state leaked from the permuted computation";
+
+  // A second solver instance gives the same bits too.
+  auto other = makeCudaPme(p, s.positions.size());
+  EXPECT_TRUE(bitwiseEqual(first, run(*other, s)));
+}
+
+TEST(CudaPme, ForcesAreAddedAndPhasesTimed) {
+  FARADAY_REQUIRE_GPU();
+  const test::Ions s = randomMelt(5000, 10);
+  const PmeParams p = meltParams(s, 4);
+  auto gpu = makeCudaPme(p, s.positions.size());
+  Timers timers;
+  const PmeRun plain = run(*gpu, s, &timers);
+  for (const char* phase :
+       {"pme.spline", "pme.spread", "pme.fft_forward", "pme.convolve", "pme.fft_inverse", "pme.gather"}) {
+    bool found = false;
+    for (const auto& [name, entry] : timers.ordered())
+      if (name == phase) {
+        found = true;
+        EXPECT_GT(entry.seconds, 0.0) << phase;
+        EXPECT_EQ(entry.calls, 1) << phase;
+      }
+    EXPECT_TRUE(found) << phase;
+  }
+  // compute() adds into the forces it is given.
+  std::vector<Vec3> forces(s.positions.size(), Vec3{1.0, -2.0, 3.0});
+  gpu->compute(s.positions, s.charges, s.box, forces, nullptr);
+  double worst = 0;
+  for (std::size_t i = 0; i < forces.size(); ++i)
+    worst = std::max(worst, norm2(forces[i] - Vec3{1.0, -2.0, 3.0} - plain.forces[i]));
+  EXPECT_LT(std::sqrt(worst), tol::kDoubleSum * (1.0 + test::rms(plain.forces)));
+}
+
+}  // namespace
+}  // namespace faraday
