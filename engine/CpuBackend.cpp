@@ -42,6 +42,8 @@ CpuBackend::CpuBackend(const Config& config, const System& system, Timers* timer
   if (ewald_.method != "none") {
     coulombSelf_ = ewaldSelfEnergy(ewald_.beta, system.charge);
     std::fprintf(stderr, "%s\n", describe(ewald_).c_str());
+  } else if (system.hasCharges()) {
+    std::fprintf(stderr, "electrostatics.method = none: the particles' charges are ignored\n");
   }
 }
 

@@ -15,6 +15,10 @@ namespace faraday {
 /// through a ReciprocalSolver (CPU FFTW PME, or the CUDA PME when `useCudaReciprocal`),
 /// velocity Verlet or Langevin BAOAB. Phase times: "neighbor", "nonbonded", "pme.*"
 /// (timed by the solver), "integrate".
+/// The virial holds the pair virial, the reciprocal solver's tensor, and two isotropic
+/// terms that come from the volume dependence of energies rather than from forces: the
+/// dispersion correction (DispersionCorrection::virialDiagonal) and the net-charge term
+/// (E_net on each diagonal element, since E_net ~ 1/V).
 class CpuBackend : public Backend {
  public:
   CpuBackend(const Config& config, const System& system, Timers* timers, bool useCudaReciprocal = false);

@@ -10,11 +10,11 @@ inline constexpr double kDoubleSum = 1e-12;
 
 /// Central-difference step for F = -dE/dx checks, nm. The truncation error h^2/6 |U'''|
 /// (|U'''| < 1e6 kJ/mol/nm^3 for LJ pairs at r >= 0.27 nm) is ~2e-5 kJ/mol/nm, and the
-/// rounding error 1e-16 |E| / h (|E| ~ 1e3 kJ/mol) is ~2e-8: both below kFiniteDifferenceForce.
-inline constexpr double kFiniteDifferenceStep = 1e-5;
+/// rounding error 1e-16 |E| / h (|E| ~ 1e3 kJ/mol) is ~2e-8: both below kLjFiniteDifferenceForce.
+inline constexpr double kLjFiniteDifferenceStep = 1e-5;
 /// Allowed |F_analytic + dE/dx| / max(1, |F|) (kJ/mol/nm): the truncation error above
 /// with a factor 5 of margin.
-inline constexpr double kFiniteDifferenceForce = 1e-4;
+inline constexpr double kLjFiniteDifferenceForce = 1e-4;
 
 /// Statistical tests (Langevin temperature, velocity distributions): allowed deviation in
 /// standard errors. 4.5 sigma: a false alarm once in ~150000 runs of one test.
@@ -25,7 +25,7 @@ inline constexpr double kStatisticalSigmas = 4.5;
 /// dt = 4 fs and the force jump F(rc) ~ 0.04 kJ/mol/nm of the potential-shifted LJ at the
 /// cutoff (measured: ~2e-6). The bound is 1% of GROMACS' tolerance: a list rebuilt only
 /// after moves of 2 x buffer gives ~9e-4, a wrong kick or an inconsistent force far more.
-inline constexpr double kNveDriftPerAtom = 5e-5;
+inline constexpr double kArgonNveDriftPerAtom = 5e-5;
 /// Velocity Verlet's energy error is O(dt^2): halving dt must divide the rms fluctuation of
 /// the total energy by 4. Allowed range of that ratio: [3, 5] (the cutoff's force jump adds
 /// a small part that does not scale as dt^2; a first-order scheme gives ~2).

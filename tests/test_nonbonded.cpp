@@ -68,7 +68,7 @@ TEST_P(Nonbonded, ForcesAreMinusEnergyGradient) {
   const Config config = ljConfig(GetParam(), 1.0, 0.1, true);
   std::vector<Vec3> f, scratch;
   evaluate(config, b, f, b.positions);
-  const double h = tol::kFiniteDifferenceStep;
+  const double h = tol::kLjFiniteDifferenceStep;
   double worst = 0;
   for (int i = 0; i < 300; i += 23) {
     for (int d = 0; d < 3; ++d) {
@@ -80,7 +80,7 @@ TEST_P(Nonbonded, ForcesAreMinusEnergyGradient) {
       const double fd = -(ePlus - eMinus) / (2 * h);
       const double err = std::fabs(fd - f[std::size_t(i)][d]) / std::max(1.0, std::fabs(fd));
       worst = std::max(worst, err);
-      EXPECT_LE(err, tol::kFiniteDifferenceForce) << "particle " << i << " dim " << d << " F " << f[i][d]
+      EXPECT_LE(err, tol::kLjFiniteDifferenceForce) << "particle " << i << " dim " << d << " F " << f[i][d]
                                                   << " -dE/dx " << fd;
     }
   }

@@ -27,6 +27,7 @@ struct CellGrid {
   std::vector<int> cellOf;         ///< per particle
   std::vector<int> start;          ///< CSR: atoms of cell c are atoms[start[c] .. start[c+1])
   std::vector<int> atoms;          ///< ascending within each cell
+  std::vector<Vec3> sorted;        ///< wrapped positions in the order of `atoms` (contiguous per cell)
 
   int index(int x, int y, int z) const { return (x * n[1] + y) * n[2] + z; }
 };
@@ -54,6 +55,8 @@ CellGrid binParticles(const std::vector<Vec3>& positions, const Box& box, double
   g.atoms.resize(positions.size());
   std::vector<int> fill(g.start.begin(), g.start.end() - 1);
   for (std::size_t i = 0; i < positions.size(); ++i) g.atoms[fill[g.cellOf[i]]++] = int(i);
+  g.sorted.resize(positions.size());
+  for (std::size_t k = 0; k < positions.size(); ++k) g.sorted[k] = g.wrapped[std::size_t(g.atoms[k])];
   return g;
 }
 
@@ -70,32 +73,50 @@ std::vector<int> offsetsAlong(int n) {
   return out;
 }
 
-/// Indices of the distinct cells adjacent to (and including) cell c.
-std::vector<int> adjacentCells(const CellGrid& g, int c) {
+/// Ranges [begin, end) of `atoms` covering the distinct cells within reach of cell c. Cells
+/// are numbered with z fastest, so the reachable cells of one (x, y) column merge into one
+/// or two runs: about 25 ranges of 20 atoms instead of 125 cells of 4.
+using AtomRanges = std::vector<std::pair<int, int>>;
+AtomRanges adjacentRanges(const CellGrid& g, int c) {
   const int cx = c / (g.n[1] * g.n[2]), cy = (c / g.n[2]) % g.n[1], cz = c % g.n[2];
-  std::vector<int> out;
+  std::vector<int> zs;
+  for (int dz : offsetsAlong(g.n[2])) zs.push_back((cz + dz + g.n[2]) % g.n[2]);
+  std::sort(zs.begin(), zs.end());
+  AtomRanges out;
   for (int dx : offsetsAlong(g.n[0]))
-    for (int dy : offsetsAlong(g.n[1]))
-      for (int dz : offsetsAlong(g.n[2]))
-        out.push_back(g.index((cx + dx + g.n[0]) % g.n[0], (cy + dy + g.n[1]) % g.n[1],
-                              (cz + dz + g.n[2]) % g.n[2]));
+    for (int dy : offsetsAlong(g.n[1])) {
+      const int x = (cx + dx + g.n[0]) % g.n[0], y = (cy + dy + g.n[1]) % g.n[1];
+      for (std::size_t a = 0, b; a < zs.size(); a = b) {
+        for (b = a + 1; b < zs.size() && zs[b] == zs[b - 1] + 1;) ++b;  // a run of consecutive z
+        out.emplace_back(g.start[g.index(x, y, zs[a])], g.start[g.index(x, y, zs[b - 1]) + 1]);
+      }
+    }
   return out;
 }
 
-/// Appends the sorted row of particle i (all j != i within `radius`) to `row`.
-void appendRow(int i, const CellGrid& g, const std::vector<std::vector<int>>& stencils, const Vec3& L,
-               double radius2, std::vector<int>& row) {
+/// Appends the sorted row of particle i (all j != i within `radius`) to `row`. Candidates
+/// are written unconditionally and kept by advancing the end only when within the radius:
+/// about three in four candidates are rejected in no predictable pattern, so a branch would
+/// mispredict often.
+void appendRow(int i, const CellGrid& g, const AtomRanges& ranges, const Vec3& L, double radius2,
+               std::vector<int>& row) {
   const std::size_t first = row.size();
+  std::size_t candidates = 0;
+  for (const auto& [begin, end] : ranges) candidates += std::size_t(end - begin);
+  row.resize(first + candidates);
+  int* out = row.data() + first;
+  std::size_t kept = 0;
   const Vec3 xi = g.wrapped[i], half = L * 0.5;
-  for (int c : stencils[g.cellOf[i]]) {
-    for (int k = g.start[c]; k < g.start[c + 1]; ++k) {
-      const int j = g.atoms[k];
-      const Vec3& xj = g.wrapped[j];
+  for (const auto& [begin, end] : ranges) {
+    for (int k = begin; k < end; ++k) {
+      const Vec3& xj = g.sorted[k];
       const Vec3 d{nearestImage(xi.x - xj.x, L.x, half.x), nearestImage(xi.y - xj.y, L.y, half.y),
                    nearestImage(xi.z - xj.z, L.z, half.z)};
-      if (j != i && norm2(d) < radius2) row.push_back(j);
+      out[kept] = g.atoms[k];
+      kept += (norm2(d) < radius2) & (g.atoms[k] != i);
     }
   }
+  row.resize(first + kept);
   std::sort(row.begin() + std::ptrdiff_t(first), row.end());
 }
 
@@ -117,8 +138,8 @@ void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
   requireRectangular(box);
   const double radius = listRadius();
   const CellGrid grid = binParticles(positions, box, radius);
-  std::vector<std::vector<int>> stencils(grid.start.size() - 1);
-  for (std::size_t c = 0; c < stencils.size(); ++c) stencils[c] = adjacentCells(grid, int(c));
+  std::vector<AtomRanges> stencils(grid.start.size() - 1);
+  for (std::size_t c = 0; c < stencils.size(); ++c) stencils[c] = adjacentRanges(grid, int(c));
   const Vec3 L = box.lengths();
   const int n = int(positions.size());
   // Each thread builds the rows of one contiguous block of particles; the blocks are then
@@ -134,7 +155,7 @@ void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
     blockBegin[t] = begin;
     for (int i = begin; i < end; ++i) {
       const std::size_t before = blocks[t].size();
-      appendRow(i, grid, stencils, L, radius * radius, blocks[t]);
+      appendRow(i, grid, stencils[std::size_t(grid.cellOf[i])], L, radius * radius, blocks[t]);
       rowLength[std::size_t(i) + 1] = std::int64_t(blocks[t].size() - before);
     }
   }

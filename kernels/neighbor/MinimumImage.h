@@ -35,9 +35,9 @@ using MinimumImage = MinimumImageT<double>;
 /// to selects rather than branches.
 template <typename T>
 FARADAY_HD T nearestImage(T x, T length, T half) {
-  x -= x > half ? length : T(0);
-  x += x < -half ? length : T(0);
-  return x;
+  const T up = x < -half ? length : T(0);    // both tests on the same x: at most one holds
+  const T down = x > half ? length : T(0);
+  return (x + up) - down;
 }
 
 }  // namespace faraday
