@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -107,25 +108,39 @@ __device__ __forceinline__ void atomSplines(const double* r, const double3 lengt
   for (int j = 6 * P; j < kSplineStride<P>; ++j) rec[j] = 0.f;
 }
 
-/// Phase 2, one atom of one window for one lane: adds its weights for the grid points
-/// (c + k, gy, gz), k = 0..P-1, to the shift register acc (relY, relZ already tested).
-template <int P>
-__device__ __forceinline__ void addAtomToColumn(const float* __restrict__ rec, int relY, int relZ, float acc[P]) {
-  const float wyz = __ldg(rec + P + relY) * __ldg(rec + 2 * P + relZ);
-  float qx[P];
-  if constexpr (P % 4 == 0) {
-    loadFloats<P>(rec, qx);
+/// The P grid values phi[rowStart + (cz + c) mod K], c = 0..P-1, of one grid line. Without
+/// wrap-around they are read as aligned 16-byte chunks of the flat grid (which is padded
+/// by kGridPad floats so that the last chunk never leaves the allocation).
+constexpr int kGridPad = 16;
+template <int P, bool Vector>
+__device__ __forceinline__ void loadGridRow(const float* __restrict__ phi, std::size_t rowStart, int cz, int K,
+                                            float v[P]) {
+  if (Vector && cz + P <= K) {
+    const std::size_t index = rowStart + cz;
+    const float4* chunk = reinterpret_cast<const float4*>(phi) + (index >> 2);
+    const int o = int(index & 3);
+    constexpr int kChunks = (P + 6) / 4;  // o + P <= P + 3 floats
+    float w[4 * kChunks];
+#pragma unroll
+    for (int q = 0; q < kChunks; ++q) {
+      float4 c = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (q == 0 || 4 * q < o + P) c = __ldg(chunk + q);
+      w[4 * q] = c.x;
+      w[4 * q + 1] = c.y;
+      w[4 * q + 2] = c.z;
+      w[4 * q + 3] = c.w;
+    }
+#pragma unroll
+    for (int c = 0; c < P; ++c) v[c] = o == 0 ? w[c] : (o == 1 ? w[c + 1] : (o == 2 ? w[c + 2] : w[c + 3]));
   } else {
 #pragma unroll
-    for (int k = 0; k < P; ++k) qx[k] = __ldg(rec + k);
+    for (int c = 0; c < P; ++c) v[c] = __ldg(phi + rowStart + (cz + c < K ? cz + c : cz + c - K));
   }
-#pragma unroll
-  for (int k = 0; k < P; ++k) acc[k] = fmaf(wyz, qx[k], acc[k]);
 }
 
 /// Phase 6 for one atom: the gradient sum_k phi(k) grad(theta_x theta_y theta_z) in grid
 /// units, from the potential grid phi, in a fixed order.
-template <int P>
+template <int P, bool Vector>
 __device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict__ phi, const GridDims g, int cx, int cy,
                                                         int cz, const float rec[kSplineStride<P>]) {
   const float* tx = rec;
@@ -134,9 +149,6 @@ __device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict_
   const float* dx = rec + 3 * P;
   const float* dy = rec + 4 * P;
   const float* dz = rec + 5 * P;
-  int iz[P];
-#pragma unroll
-  for (int c = 0; c < P; ++c) iz[c] = cz + c < g.k[2] ? cz + c : cz + c - g.k[2];
   float gx = 0.f, gy = 0.f, gz = 0.f;
 #pragma unroll
   for (int i = 0; i < P; ++i) {
@@ -144,13 +156,13 @@ __device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict_
 #pragma unroll
     for (int j = 0; j < P; ++j) {
       const int iy = cy + j < g.k[1] ? cy + j : cy + j - g.k[1];
-      const float* row = phi + (std::size_t(ix) * g.k[1] + iy) * g.k[2];
+      float v[P];
+      loadGridRow<P, Vector>(phi, (std::size_t(ix) * g.k[1] + iy) * g.k[2], cz, g.k[2], v);
       float sumT = 0.f, sumD = 0.f;
 #pragma unroll
       for (int c = 0; c < P; ++c) {
-        const float v = __ldg(row + iz[c]);
-        sumT = fmaf(v, tz[c], sumT);
-        sumD = fmaf(v, dz[c], sumD);
+        sumT = fmaf(v[c], tz[c], sumT);
+        sumD = fmaf(v[c], dz[c], sumD);
       }
       gx = fmaf(dx[i] * ty[j], sumT, gx);
       gy = fmaf(tx[i] * dy[j], sumT, gy);
@@ -224,16 +236,26 @@ __global__ void __launch_bounds__(kThreads) spreadRecordKernel(int n, const std:
 /// Phase 2 gather: one warp per (x segment, y tile, z tile); lane (ly, lz) owns the points
 /// (x, gy0 + ly, gz0 + lz) for x in [x0, x1). The warp sweeps cell columns c = x0-P+1 ..
 /// x1-1; after column c, point c is complete and leaves the shift register acc, whose
-/// entry k holds point c + k. Windows and atoms are visited in a fixed order, so each grid
-/// value is the same float sum on every run. Every grid point is written (no memset).
+/// entry k holds point c + k. At each column the lanes look up the ranges of their windows
+/// (prefetched one column ahead), stage the atoms of all windows in shared memory (lane w
+/// copies window w's atoms to the slots after those of windows < w), and every lane then
+/// walks the staged atoms in slot order. That order is fixed, so each grid value is the
+/// same float sum on every run. Every grid point is written (no memset needed).
+template <int P>
+constexpr int kSlotStride = (3 * P + 2 + 3) / 4 * 4;  // q theta_x, theta_y, theta_z, y, z (unwrapped)
+constexpr int kSlotsPerWarp = 32;
+constexpr int kSpreadWarps = kThreads / 32;
+
 template <int P>
 __global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen, int nSeg, int nTy, int nTz,
                                                          const int* __restrict__ cellStart,
                                                          const float* __restrict__ records,
                                                          float* __restrict__ grid) {
+  __shared__ float4 stage[kSpreadWarps][kSlotsPerWarp * kSlotStride<P> / 4];
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   const int lane = threadIdx.x & 31;
   if (warp >= nSeg * nTy * nTz) return;  // whole warps leave together
+  float* slots = reinterpret_cast<float*>(stage[threadIdx.x >> 5]);
   const int tz = warp % nTz;
   const int ty = (warp / nTz) % nTy;
   const int seg = warp / (nTz * nTy);
@@ -243,39 +265,63 @@ __global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen,
   const int x0 = seg * segLen;
   const int x1 = min(x0 + segLen, g.k[0]);
   const pme::SpreadWindow win = pme::spreadWindow(g, P, gy0, gz0, lane);
-
-  float acc[P];
-#pragma unroll
-  for (int k = 0; k < P; ++k) acc[k] = 0.f;
-
-  for (int c = x0 - P + 1; c < x1; ++c) {
-    const int cx = c < 0 ? c + g.k[0] : c;
-    int begin = 0, end = 0;
+  auto windowRange = [&](int c, int& begin, int& end) {
+    begin = end = 0;
     if (win.valid) {
+      const int cx = c < 0 ? c + g.k[0] : c;
       const std::uint32_t rowKey = pme::cellKey(g, cx, win.cy, 0);
       begin = __ldg(cellStart + rowKey + win.zLo);
       end = __ldg(cellStart + rowKey + win.zHi + 1);
     }
-    unsigned todo = __ballot_sync(0xffffffffu, end > begin);
-    while (todo) {
-      const int src = __ffs(todo) - 1;
-      todo &= todo - 1;
-      const int b = __shfl_sync(0xffffffffu, begin, src);
-      const int e = __shfl_sync(0xffffffffu, end, src);
-      const int yU = __shfl_sync(0xffffffffu, win.yUnwrapped, src);
-      const int zShift = __shfl_sync(0xffffffffu, win.zShift, src);
-      const int relY = gy - yU;
-      const bool inY = active && relY >= 0 && relY < P;
-      for (int a = b; a < e; ++a) {
-        const float* rec = records + std::size_t(a) * kSpreadStride<P>;
-        const int relZ = gz - (__float_as_int(__ldg(rec + 3 * P)) + zShift);
-        if (inY && relZ >= 0 && relZ < P) addAtomToColumn<P>(rec, relY, relZ, acc);
-      }
+  };
+
+  float acc[P];
+#pragma unroll
+  for (int k = 0; k < P; ++k) acc[k] = 0.f;
+  int begin, end;
+  windowRange(x0 - P + 1, begin, end);
+  for (int c = x0 - P + 1; c < x1; ++c) {
+    int nextBegin = 0, nextEnd = 0;
+    if (c + 1 < x1) windowRange(c + 1, nextBegin, nextEnd);
+    const int count = end - begin;
+    int inclusive = count;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int v = __shfl_up_sync(0xffffffffu, inclusive, o);
+      if (lane >= o) inclusive += v;
     }
-    if (c >= x0 && active) grid[(std::size_t(cx) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
+    const int total = __shfl_sync(0xffffffffu, inclusive, 31);
+    const int offset = inclusive - count;
+    for (int base = 0; base < total; base += kSlotsPerWarp) {
+      const int lo = max(offset, base), hi = min(offset + count, base + kSlotsPerWarp);
+      for (int t = lo; t < hi; ++t) {
+        float r[kSlotStride<P>] = {};
+        loadFloats<kSpreadStride<P>>(records + std::size_t(begin + t - offset) * kSpreadStride<P>, r);
+        const int cz = __float_as_int(r[3 * P]);
+        r[3 * P] = __int_as_float(win.yUnwrapped);
+        r[3 * P + 1] = __int_as_float(cz + win.zShift);
+        storeFloats<kSlotStride<P>>(slots + (t - base) * kSlotStride<P>, r);
+      }
+      __syncwarp();
+      const int staged = min(total - base, kSlotsPerWarp);
+      for (int j = 0; j < staged; ++j) {
+        const float* slot = slots + j * kSlotStride<P>;
+        const int relY = gy - __float_as_int(slot[3 * P]);
+        const int relZ = gz - __float_as_int(slot[3 * P + 1]);
+        if (active && unsigned(relY) < unsigned(P) && unsigned(relZ) < unsigned(P)) {
+          const float wyz = slot[P + relY] * slot[2 * P + relZ];
+#pragma unroll
+          for (int k = 0; k < P; ++k) acc[k] = fmaf(wyz, slot[k], acc[k]);
+        }
+      }
+      __syncwarp();
+    }
+    if (c >= x0 && active) grid[(std::size_t(c) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
 #pragma unroll
     for (int k = 0; k < P - 1; ++k) acc[k] = acc[k + 1];
     acc[P - 1] = 0.f;
+    begin = nextBegin;
+    end = nextEnd;
   }
 }
 
@@ -344,7 +390,7 @@ __global__ void __launch_bounds__(kReduceThreads) finalReduceKernel(int nPartial
 
 /// Phase 6: one thread per sorted atom (neighbouring threads read neighbouring grid
 /// points); forces F = -q (K/L) grad, written in atom order as float triples.
-template <int P>
+template <int P, bool Vector>
 __global__ void __launch_bounds__(kThreads) gatherKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
                                                          const int* __restrict__ perm, GridDims g,
                                                          const double* __restrict__ charges,
@@ -364,7 +410,7 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(int n, const std::uint3
   pme::decodeCellKey(g, key, cx, cy, cz);
   float rec[kSplineStride<P>];
   loadFloats<kSplineStride<P>>(splines + std::size_t(a) * kSplineStride<P>, rec);
-  const float3 grad = atomPotentialGradient<P>(phi, g, cx, cy, cz, rec);
+  const float3 grad = atomPotentialGradient<P, Vector>(phi, g, cx, cy, cz, rec);
   const double q = charges[a];
   f[0] = float(-q * scale.x * double(grad.x));
   f[1] = float(-q * scale.y * double(grad.y));
@@ -468,7 +514,7 @@ class CudaPme final : public ReciprocalSolver {
 
     const std::size_t cells = pme::numCells(dims_);
     const std::size_t nComplex = std::size_t(dims_.k[0]) * dims_.k[1] * (dims_.k[2] / 2 + 1);
-    realGrid_ = DeviceBuffer<float>("pme real grid", cells);
+    realGrid_ = DeviceBuffer<float>("pme real grid", cells + kGridPad);
     complexGrid_ = DeviceBuffer<float2>("pme complex grid", nComplex);
     cellStart_ = DeviceBuffer<int>("pme cell starts", cells + 1);
     reduceBlocks_ = std::min(blocksFor(nComplex, kReduceThreads), kMaxReduceBlocks);
@@ -504,17 +550,19 @@ class CudaPme final : public ReciprocalSolver {
       if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[i], stream_));
     };
 
-    // Up: positions always, charges when they changed since the last call.
+    // Up: positions always, charges when they changed since the last call. The host-side
+    // staging comes first, so that the transfer events time the copies alone.
     parallelCopyPositions(positions);
+    bool chargesChanged = chargesCount_ != std::size_t(n);
+    if (chargesChanged) pme::parallelCopy(hostCharges_.data(), charges.data(), n * sizeof(double));
+    else chargesChanged = pme::copyIfChanged(hostCharges_.data(), charges.data(), n);
+    chargesCount_ = n;
     mark(0);
     FARADAY_CUDA_CHECK(cudaMemcpyAsync(positions_.data(), hostPositions_.data(), std::size_t(n) * 3 * sizeof(double),
                                        cudaMemcpyHostToDevice, stream_));
-    if (chargesCount_ != std::size_t(n) || pme::copyIfChanged(hostCharges_.data(), charges.data(), n)) {
-      if (chargesCount_ != std::size_t(n)) pme::parallelCopy(hostCharges_.data(), charges.data(), n * sizeof(double));
-      chargesCount_ = n;
+    if (chargesChanged)
       FARADAY_CUDA_CHECK(cudaMemcpyAsync(charges_.data(), hostCharges_.data(), std::size_t(n) * sizeof(double),
                                          cudaMemcpyHostToDevice, stream_));
-    }
     mark(1);
     switch (params_.order) {
       case 4: runPhases<4>(n, timed); break;
@@ -680,9 +728,15 @@ class CudaPme final : public ReciprocalSolver {
     mark(6);
 
     // 6: forces.
-    gatherKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
-        n, sortedKeys_.data(), perm_.data(), dims_, charges_.data(), splines_.data(), realGrid_.data(),
-        make_double3(dims_.k[0] / L.x, dims_.k[1] / L.y, dims_.k[2] / L.z), forceOut_.data());
+    const double3 scale = make_double3(dims_.k[0] / L.x, dims_.k[1] / L.y, dims_.k[2] / L.z);
+    if (scalarGather_)
+      gatherKernel<P, false><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
+          n, sortedKeys_.data(), perm_.data(), dims_, charges_.data(), splines_.data(), realGrid_.data(), scale,
+          forceOut_.data());
+    else
+      gatherKernel<P, true><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
+          n, sortedKeys_.data(), perm_.data(), dims_, charges_.data(), splines_.data(), realGrid_.data(), scale,
+          forceOut_.data());
     FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
     mark(7);
   }
@@ -695,6 +749,7 @@ class CudaPme final : public ReciprocalSolver {
   int numSms_ = 1;
   int segLen_ = 32, nSeg_ = 1, nTy_ = 1, nTz_ = 1;
   int reduceBlocks_ = 1;
+  bool scalarGather_ = std::getenv("FARADAY_PME_SCALAR_GATHER") != nullptr;  // A/B timing only
   std::size_t capacity_ = 0;
   std::size_t chargesCount_ = 0;
   bool haveBox_ = false;
