@@ -18,6 +18,7 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdlib>
@@ -189,6 +190,19 @@ __device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict_
 
 // ---- Layer 2: warp-level loops -------------------------------------------------------------
 
+/// Spreading: the sorted atoms [begin, end) of this lane's window in cell column c
+/// (nothing for c >= x1, the end of the warp's segment).
+__device__ __forceinline__ void windowRange(const GridDims& g, const pme::SpreadWindow& win, int x1, int c,
+                                            const int* __restrict__ cellStart, int& begin, int& end) {
+  begin = end = 0;
+  if (c < x1 && win.valid) {
+    const int cx = c < 0 ? c + g.k[0] : c;
+    const std::uint32_t rowKey = pme::cellKey(g, cx, win.cy, 0);
+    begin = __ldg(cellStart + rowKey + win.zLo);
+    end = __ldg(cellStart + rowKey + win.zHi + 1);
+  }
+}
+
 /// Spreading, one warp: the sorted atoms of one cell column c are the concatenation of the
 /// lanes' window ranges [begin, end) in lane order. ColumnAtoms holds that list's layout.
 struct ColumnAtoms {
@@ -325,7 +339,7 @@ __global__ void __launch_bounds__(kThreads) splineKernel(int n, const std::uint3
 /// stage them in shared memory and walk them in list order. That order is fixed, so each
 /// grid value is the same float sum on every run. Every grid point is written.
 template <int P>
-__global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen, int nSeg, int nTy, int nTz,
+__global__ void __launch_bounds__(kThreads, P == 4 ? 6 : 4) spreadKernel(GridDims g, int segLen, int nSeg, int nTy, int nTz,
                                                          const int* __restrict__ cellStart,
                                                          const float* __restrict__ records,
                                                          float* __restrict__ grid) {
@@ -343,31 +357,21 @@ __global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen,
   const int x0 = seg * segLen;
   const int x1 = min(x0 + segLen, g.k[0]);
   const pme::SpreadWindow win = pme::spreadWindow(g, P, gy0, gz0, lane);
-  auto windowRange = [&](int c, int& begin, int& end) {
-    begin = end = 0;
-    if (c < x1 && win.valid) {
-      const int cx = c < 0 ? c + g.k[0] : c;
-      const std::uint32_t rowKey = pme::cellKey(g, cx, win.cy, 0);
-      begin = __ldg(cellStart + rowKey + win.zLo);
-      end = __ldg(cellStart + rowKey + win.zHi + 1);
-    }
-  };
-
   float acc[P];
 #pragma unroll
   for (int k = 0; k < P; ++k) acc[k] = 0.f;
   int begin, end;
-  windowRange(x0 - P + 1, begin, end);
+  windowRange(g, win, x1, x0 - P + 1, cellStart, begin, end);
   ColumnAtoms col = columnAtoms(begin, end, lane);
   float slot[kSpreadStride<P>];
   loadSlot<P>(records, col, win, lane, slot);
-  windowRange(x0 - P + 2, begin, end);
+  windowRange(g, win, x1, x0 - P + 2, cellStart, begin, end);
   for (int c = x0 - P + 1; c < x1; ++c) {
     // Next column: its atoms into registers, and the ranges of the one after.
     const ColumnAtoms next = columnAtoms(begin, end, lane);
     float nextSlot[kSpreadStride<P>];
     loadSlot<P>(records, next, win, lane, nextSlot);
-    windowRange(c + 2, begin, end);
+    windowRange(g, win, x1, c + 2, cellStart, begin, end);
 
     if (col.total <= 32) {
       if (lane < col.total) storeFloats<kSpreadStride<P>>(slots + lane * kSpreadStride<P>, slot);
@@ -541,25 +545,31 @@ class CufftPlan {
   bool made_ = false;
 };
 
+constexpr std::size_t kMaxChunks = 8;  // transfer chunks per direction
+
 /// The solver's own stream and its phase events; destroyed after everything that uses them.
 class StreamAndEvents {
  public:
   StreamAndEvents() {
     FARADAY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     for (auto& e : events) FARADAY_CUDA_CHECK(cudaEventCreate(&e));
+    for (auto& e : chunkDone) FARADAY_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   }
   ~StreamAndEvents() {
     cudaStreamSynchronize(stream);
     for (auto& e : events)
+      if (e) cudaEventDestroy(e);
+    for (auto& e : chunkDone)
       if (e) cudaEventDestroy(e);
     cudaStreamDestroy(stream);
   }
   StreamAndEvents(const StreamAndEvents&) = delete;
   StreamAndEvents& operator=(const StreamAndEvents&) = delete;
   cudaStream_t stream = nullptr;
-  /// 0 before the upload, 1 after it, 2 keys, 3 sort and cell starts, 4 splines, 5 spreading,
+  /// 0 before the upload, 1 after it, 2 keys, 3 sort, 4 splines, 5 cell starts and spreading,
   /// 6 forward FFT, 7 convolution, 8 inverse FFT, 9 gather, 10 after the download.
   std::array<cudaEvent_t, 11> events{};
+  std::array<cudaEvent_t, kMaxChunks> chunkDone{};  ///< force chunk k is on the host
 };
 
 Error pmeError(int line, const std::string& what) {
@@ -623,19 +633,23 @@ class CudaPme final : public ReciprocalSolver {
       if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[i], stream_));
     };
 
-    // Up: positions always, charges when they changed since the last call. The host-side
-    // staging comes first, so that the transfer events time the copies alone.
-    parallelCopyPositions(positions);
+    // Up: charges when they changed since the last call; positions always, in chunks, the
+    // host staging chunk k + 1 into pinned memory while chunk k is on the bus.
     bool chargesChanged = chargesCount_ != std::size_t(n);
     if (chargesChanged) pme::parallelCopy(hostCharges_.data(), charges.data(), n * sizeof(double));
     else chargesChanged = pme::copyIfChanged(hostCharges_.data(), charges.data(), n);
     chargesCount_ = n;
     mark(0);
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(positions_.data(), hostPositions_.data(), std::size_t(n) * 3 * sizeof(double),
-                                       cudaMemcpyHostToDevice, stream_));
     if (chargesChanged)
       FARADAY_CUDA_CHECK(cudaMemcpyAsync(charges_.data(), hostCharges_.data(), std::size_t(n) * sizeof(double),
                                          cudaMemcpyHostToDevice, stream_));
+    const std::size_t chunk = transferChunk(n);
+    for (std::size_t b = 0; b < std::size_t(n); b += chunk) {
+      const std::size_t bytes = std::min(chunk, std::size_t(n) - b) * sizeof(Vec3);
+      pme::parallelCopy(hostPositions_.data() + 3 * b, &positions[b], bytes);
+      FARADAY_CUDA_CHECK(cudaMemcpyAsync(positions_.data() + 3 * b, hostPositions_.data() + 3 * b, bytes,
+                                         cudaMemcpyHostToDevice, stream_));
+    }
     mark(1);
     switch (params_.order) {
       case 4: runPhases<4>(n, timed); break;
@@ -645,19 +659,29 @@ class CudaPme final : public ReciprocalSolver {
       case 8: runPhases<8>(n, timed); break;
       default: throw pmeError(__LINE__, "PME order outside 4..8");
     }
-    // Down: forces and the seven sums.
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(hostForces_.data(), forceOut_.data(), std::size_t(n) * 3 * sizeof(float),
-                                       cudaMemcpyDeviceToHost, stream_));
+    // Down: the seven sums, and the forces in chunks, the host adding chunk k while chunk
+    // k + 1 is on the bus.
     FARADAY_CUDA_CHECK(
         cudaMemcpyAsync(hostSums_.data(), sums_.data(), sizeof(Sums7), cudaMemcpyDeviceToHost, stream_));
+    int chunks = 0;
+    for (std::size_t b = 0; b < std::size_t(n); b += chunk, ++chunks) {
+      const std::size_t count = std::min(chunk, std::size_t(n) - b);
+      FARADAY_CUDA_CHECK(cudaMemcpyAsync(hostForces_.data() + 3 * b, forceOut_.data() + 3 * b,
+                                         count * 3 * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+      FARADAY_CUDA_CHECK(cudaEventRecord(se_.chunkDone[chunks], stream_));
+    }
     mark(10);
+    chunks = 0;
+    for (std::size_t b = 0; b < std::size_t(n); b += chunk, ++chunks) {
+      FARADAY_CUDA_CHECK(cudaEventSynchronize(se_.chunkDone[chunks]));
+      pme::addFloatForces(hostForces_.data() + 3 * b, &forces[b], std::min(chunk, std::size_t(n) - b));
+    }
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    pme::addFloatForces(hostForces_.data(), forces);
 
     if (timed) {
       static const char* const kPhase[6] = {"pme.spline",  "pme.spread",      "pme.fft_forward",
                                             "pme.convolve", "pme.fft_inverse", "pme.gather"};
-      // Splines and spreading interleave (keys | sort, cell starts | splines | spreading).
+      // Splines and spreading interleave (keys | sort | splines | cell starts, spreading).
       timers->add(kPhase[0], elapsedSeconds(1, 2) + elapsedSeconds(3, 4));
       timers->add(kPhase[1], elapsedSeconds(2, 3) + elapsedSeconds(4, 5));
       for (int p = 2; p < 6; ++p) timers->add(kPhase[p], elapsedSeconds(p + 3, p + 4));
@@ -682,8 +706,10 @@ class CudaPme final : public ReciprocalSolver {
     return 1e-3 * double(ms);
   }
 
-  void parallelCopyPositions(const std::vector<Vec3>& positions) {
-    pme::parallelCopy(hostPositions_.data(), positions.data(), positions.size() * sizeof(Vec3));
+  /// Atoms per transfer chunk: whole arrays below 128k atoms, else up to kMaxChunks pieces.
+  static std::size_t transferChunk(int n) {
+    const std::size_t chunks = std::clamp<std::size_t>(std::size_t(n) / 131072, 1, kMaxChunks);
+    return (std::size_t(n) + chunks - 1) / chunks;
   }
 
   /// Device and pinned buffers for n atoms (kept when large enough).
@@ -769,22 +795,22 @@ class CudaPme final : public ReciprocalSolver {
     FARADAY_CUDA_CHECK_LAUNCH("keyKernel");
     mark(2);
 
-    // 2a: stable sort by cell, cell starts.
+    // 2a: stable sort by cell.
     std::size_t tempBytes = sortTemp_.size();
     FARADAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_.data(), tempBytes, keys_.data(), sortedKeys_.data(),
                                                        atomIndex_.data(), perm_.data(), n, 0, keyBits(), stream_));
-    cellStartKernel<<<blocksFor((std::size_t(n) / 32 + 1) * 32, kThreads), kThreads, 0, stream_>>>(
-        n, sortedKeys_.data(), cells, cellStart_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("cellStartKernel");
     mark(3);
 
-    // 1b: B-splines in sorted order.
+    // 1b: B-splines in sorted order (before the cell starts, which would push wq out of L2).
     splineKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
         n, sortedKeys_.data(), perm_.data(), dims_, wq_.data(), spreadRecords_.data(), gatherRecords_.data());
     FARADAY_CUDA_CHECK_LAUNCH("splineKernel");
     mark(4);
 
-    // 2b: every grid point gathers its charge.
+    // 2b: cell starts, then every grid point gathers its charge.
+    cellStartKernel<<<blocksFor((std::size_t(n) / 32 + 1) * 32, kThreads), kThreads, 0, stream_>>>(
+        n, sortedKeys_.data(), cells, cellStart_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("cellStartKernel");
     const std::size_t warps = std::size_t(nSeg_) * nTy_ * nTz_;
     spreadKernel<P><<<blocksFor(warps * 32, kThreads), kThreads, 0, stream_>>>(
         dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), spreadRecords_.data(), realGrid_.data());
