@@ -15,6 +15,7 @@
 // The file reads in layers: per-atom evaluators -> warp-level loops -> __global__ kernels
 // -> the host driver (class CudaPme).
 #include <cub/cub.cuh>
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -313,22 +314,41 @@ __global__ void __launch_bounds__(kThreads) cellStartKernel(int n, const std::ui
   }
 }
 
+/// Copies the block's `count` records of `stride` floats from shared memory to dst (the
+/// block's first record), 16 bytes per thread and consecutive threads on consecutive bytes.
+__device__ __forceinline__ void writeRecordsCoalesced(const float4* stage, int count, int stride, float* dst) {
+  float4* d4 = reinterpret_cast<float4*>(dst);
+  for (int i = threadIdx.x; i < count * stride / 4; i += blockDim.x) d4[i] = stage[i];
+}
+
 /// Phase 1b: one thread per sorted atom: B-spline weights and derivatives (float) into the
-/// spreading and gather records at its sorted position.
+/// spreading and gather records at its sorted position. The records go through shared
+/// memory, so that the global stores are coalesced.
 template <int P>
 __global__ void __launch_bounds__(kThreads) splineKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
                                                          const int* __restrict__ perm, GridDims g,
                                                          const float4* __restrict__ wq,
                                                          float* __restrict__ spreadRecords,
                                                          float* __restrict__ gatherRecords) {
-  const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= n) return;
-  const std::uint32_t key = sortedKeys[s];
-  if (key >= pme::numCells(g)) return;
-  float spread[kSpreadStride<P>], gather[kGatherStride<P>];
-  atomSplineRecords<P>(wq[perm[s]], int(key % std::uint32_t(g.k[2])), spread, gather);
-  storeFloats<kSpreadStride<P>>(spreadRecords + std::size_t(s) * kSpreadStride<P>, spread);
-  storeFloats<kGatherStride<P>>(gatherRecords + std::size_t(s) * kGatherStride<P>, gather);
+  static_assert(kGatherStride<P> >= kSpreadStride<P>, "the stage holds either record");
+  __shared__ float4 stage[kThreads * kGatherStride<P> / 4];
+  const int first = blockIdx.x * kThreads;
+  const int s = first + int(threadIdx.x);
+  float spread[kSpreadStride<P>] = {}, gather[kGatherStride<P>] = {};
+  if (s < n) {
+    const std::uint32_t key = sortedKeys[s];
+    if (key < pme::numCells(g)) atomSplineRecords<P>(wq[perm[s]], int(key % std::uint32_t(g.k[2])), spread, gather);
+  }
+  const int count = min(kThreads, n - first);
+  float* own = reinterpret_cast<float*>(stage) + threadIdx.x * kSpreadStride<P>;
+  storeFloats<kSpreadStride<P>>(own, spread);
+  __syncthreads();
+  writeRecordsCoalesced(stage, count, kSpreadStride<P>, spreadRecords + std::size_t(first) * kSpreadStride<P>);
+  __syncthreads();
+  own = reinterpret_cast<float*>(stage) + threadIdx.x * kGatherStride<P>;
+  storeFloats<kGatherStride<P>>(own, gather);
+  __syncthreads();
+  writeRecordsCoalesced(stage, count, kGatherStride<P>, gatherRecords + std::size_t(first) * kGatherStride<P>);
 }
 
 /// Phase 2, the grid side: one warp per (x segment, y tile, z tile); lane (ly, lz) owns the
@@ -397,6 +417,113 @@ __global__ void __launch_bounds__(kThreads, P == 4 ? 6 : 4) spreadKernel(GridDim
 #pragma unroll
     for (int j = 0; j < kSpreadStride<P>; ++j) slot[j] = nextSlot[j];
   }
+}
+
+/// Phase 2, the grid side, with asynchronous staging: the same warp tiles, sweep and atom
+/// order as spreadKernel, but the atoms of column c + 1 are copied global -> shared by
+/// cp.async (lane w copies the atoms of its window w) while column c is summed from the
+/// other of two shared buffers: no registers hold records in flight, and there is no
+/// per-atom search.
+template <int P>
+__device__ __forceinline__ void stageWindowAsync(const float* __restrict__ records, const ColumnAtoms& col,
+                                                 const pme::SpreadWindow& win, int base, float* slots, int2* meta) {
+  const int lo = max(col.offset, base), hi = min(col.offset + col.count, base + 32);
+  for (int t = lo; t < hi; ++t) {
+    const float* src = records + std::size_t(col.begin + t - col.offset) * kSpreadStride<P>;
+    float* dst = slots + (t - base) * kSpreadStride<P>;
+#pragma unroll
+    for (int q = 0; q < kSpreadStride<P> / 4; ++q) __pipeline_memcpy_async(dst + 4 * q, src + 4 * q, 16);
+    meta[t - base] = make_int2(win.yUnwrapped, win.zShift);
+  }
+  __pipeline_commit();
+}
+
+/// Adds staged atoms 0..count-1 (records, with their window's row and z shift in meta).
+template <int P>
+__device__ __forceinline__ void addStagedRecords(const float* slots, const int2* meta, int count, int gy, int gz,
+                                                 bool active, float acc[P]) {
+  for (int j = 0; j < count; ++j) {
+    const float* slot = slots + j * kSpreadStride<P>;
+    const int2 m = meta[j];
+    const int relY = gy - m.x;
+    const int relZ = gz - (__float_as_int(slot[3 * P]) + m.y);
+    if (active && unsigned(relY) < unsigned(P) && unsigned(relZ) < unsigned(P)) {
+      const float wyz = slot[P + relY] * slot[2 * P + relZ];
+      float qx[P];
+      if constexpr (P % 4 == 0) {
+#pragma unroll
+        for (int q = 0; q < P / 4; ++q) {
+          const float4 v = reinterpret_cast<const float4*>(slot)[q];
+          qx[4 * q] = v.x;
+          qx[4 * q + 1] = v.y;
+          qx[4 * q + 2] = v.z;
+          qx[4 * q + 3] = v.w;
+        }
+      } else {
+#pragma unroll
+        for (int k = 0; k < P; ++k) qx[k] = slot[k];
+      }
+#pragma unroll
+      for (int k = 0; k < P; ++k) acc[k] = fmaf(wyz, qx[k], acc[k]);
+    }
+  }
+}
+
+template <int P>
+__global__ void __launch_bounds__(kThreads) spreadKernelAsync(GridDims g, int segLen, int nSeg, int nTy, int nTz,
+                                                              const int* __restrict__ cellStart,
+                                                              const float* __restrict__ records,
+                                                              float* __restrict__ grid) {
+  __shared__ float4 stage[kThreads / 32][2][32 * kSpreadStride<P> / 4];
+  __shared__ int2 meta[kThreads / 32][2][32];
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31;
+  if (warp >= nSeg * nTy * nTz) return;  // whole warps leave together
+  float* slots[2] = {reinterpret_cast<float*>(stage[threadIdx.x >> 5][0]),
+                     reinterpret_cast<float*>(stage[threadIdx.x >> 5][1])};
+  int2* metas[2] = {meta[threadIdx.x >> 5][0], meta[threadIdx.x >> 5][1]};
+  const int tz = warp % nTz;
+  const int ty = (warp / nTz) % nTy;
+  const int seg = warp / (nTz * nTy);
+  const int gy0 = ty * pme::kSpreadTileY, gz0 = tz * pme::kSpreadTileZ;
+  const int gy = gy0 + lane / pme::kSpreadTileZ, gz = gz0 + lane % pme::kSpreadTileZ;
+  const bool active = gy < g.k[1] && gz < g.k[2];
+  const int x0 = seg * segLen;
+  const int x1 = min(x0 + segLen, g.k[0]);
+  const pme::SpreadWindow win = pme::spreadWindow(g, P, gy0, gz0, lane);
+
+  float acc[P];
+#pragma unroll
+  for (int k = 0; k < P; ++k) acc[k] = 0.f;
+  int begin, end;
+  windowRange(g, win, x1, x0 - P + 1, cellStart, begin, end);
+  ColumnAtoms col = columnAtoms(begin, end, lane);
+  stageWindowAsync<P>(records, col, win, 0, slots[0], metas[0]);
+  windowRange(g, win, x1, x0 - P + 2, cellStart, begin, end);
+  int b = 0;
+  for (int c = x0 - P + 1; c < x1; ++c) {
+    const ColumnAtoms next = columnAtoms(begin, end, lane);
+    __syncwarp();  // every lane is done with buffer b ^ 1 (column c - 1)
+    stageWindowAsync<P>(records, next, win, 0, slots[b ^ 1], metas[b ^ 1]);
+    windowRange(g, win, x1, c + 2, cellStart, begin, end);
+    __pipeline_wait_prior(1);  // this lane's copies of column c have landed
+    __syncwarp();              // ... and every other lane's
+    addStagedRecords<P>(slots[b], metas[b], min(col.total, 32), gy, gz, active, acc);
+    for (int base = 32; base < col.total; base += 32) {  // columns of more than 32 atoms
+      __syncwarp();
+      stageWindowAsync<P>(records, col, win, base, slots[b], metas[b]);
+      __pipeline_wait_prior(0);
+      __syncwarp();
+      addStagedRecords<P>(slots[b], metas[b], min(col.total - base, 32), gy, gz, active, acc);
+    }
+    if (c >= x0 && active) grid[(std::size_t(c) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
+#pragma unroll
+    for (int k = 0; k < P - 1; ++k) acc[k] = acc[k + 1];
+    acc[P - 1] = 0.f;
+    col = next;
+    b ^= 1;
+  }
+  __pipeline_wait_prior(0);
 }
 
 /// Phase 4: S(m) *= eterm(m) over the half-complex grid, with the energy and virial terms
@@ -812,9 +939,15 @@ class CudaPme final : public ReciprocalSolver {
         n, sortedKeys_.data(), cells, cellStart_.data());
     FARADAY_CUDA_CHECK_LAUNCH("cellStartKernel");
     const std::size_t warps = std::size_t(nSeg_) * nTy_ * nTz_;
-    spreadKernel<P><<<blocksFor(warps * 32, kThreads), kThreads, 0, stream_>>>(
-        dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), spreadRecords_.data(), realGrid_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
+    if (syncSpread_) {
+      spreadKernel<P><<<blocksFor(warps * 32, kThreads), kThreads, 0, stream_>>>(
+          dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), spreadRecords_.data(), realGrid_.data());
+      FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
+    } else {
+      spreadKernelAsync<P><<<blocksFor(warps * 32, kThreads), kThreads, 0, stream_>>>(
+          dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), spreadRecords_.data(), realGrid_.data());
+      FARADAY_CUDA_CHECK_LAUNCH("spreadKernelAsync");
+    }
     mark(5);
 
     // 3: forward FFT.
@@ -855,6 +988,7 @@ class CudaPme final : public ReciprocalSolver {
   int numSms_ = 1;
   int segLen_ = 32, nSeg_ = 1, nTy_ = 1, nTz_ = 1;
   int reduceBlocks_ = 1;
+  bool syncSpread_ = std::getenv("FARADAY_PME_SYNC_SPREAD") != nullptr;  // A/B of the two spreading kernels
   std::size_t capacity_ = 0;
   std::size_t chargesCount_ = 0;
   bool haveBox_ = false;
