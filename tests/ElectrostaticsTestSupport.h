@@ -1,6 +1,7 @@
 #pragma once
-// Helpers for the Ewald and PME tests: ionic crystals and random ion systems, the
-// real-space Ewald sum (direct double loop, minimum image) and the total electrostatic
+// Shared code of the Ewald and PME tests: ionic crystals and random ion systems, the
+// real-space Ewald sum (direct double loop over pairs, minimum image, the shared
+// ewaldRealPair evaluator) and the total electrostatic
 // energy real + reciprocal + self + net charge, computed here independently of any backend.
 #include <cmath>
 #include <random>
@@ -9,6 +10,7 @@
 #include "engine/Box.h"
 #include "engine/Units.h"
 #include "engine/Vec3.h"
+#include "kernels/nonbonded/PairEvaluators.h"
 #include "kernels/pme/Electrostatics.h"
 #include "kernels/pme/ReciprocalSolver.h"
 
@@ -88,7 +90,6 @@ inline double meltEdge(int n) {
 inline double realSpaceCoulomb(const Ions& s, double beta, double cutoff, std::vector<Vec3>& forces,
                                Tensor3* virial = nullptr) {
   const double rc2 = cutoff * cutoff;
-  const double twoOverSqrtPi = 2.0 / std::sqrt(units::kPi);
   double energy = 0;
   const std::size_t n = s.positions.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -97,17 +98,13 @@ inline double realSpaceCoulomb(const Ions& s, double beta, double cutoff, std::v
       const Vec3 d = s.box.minimumImage(s.positions[i] - s.positions[j]);
       const double r2 = norm2(d);
       if (r2 >= rc2) continue;
-      const double r = std::sqrt(r2);
-      const double qq = units::kCoulomb * s.charges[i] * s.charges[j];
-      const double e = qq * std::erfc(beta * r) / r;
-      // -dE/dr / r: (erfc(br)/r + 2b/sqrt(pi) exp(-b^2 r^2)) qq / r^2
-      const double fOverR = (e + qq * twoOverSqrtPi * beta * std::exp(-beta * beta * r2)) / r2;
-      energy += e;
-      forces[i] += d * fOverR;
-      forces[j] -= d * fOverR;
+      const PairResult<double> p = ewaldRealPair(r2, units::kCoulomb * s.charges[i] * s.charges[j], beta);
+      energy += p.energy;
+      forces[i] += d * p.fOverR;
+      forces[j] -= d * p.fOverR;
       if (virial)
         for (int a = 0; a < 3; ++a)
-          for (int b = 0; b < 3; ++b) virial->m[a][b] += d[a] * d[b] * fOverR;
+          for (int b = 0; b < 3; ++b) virial->m[a][b] += d[a] * d[b] * p.fOverR;
     }
   }
   return energy;

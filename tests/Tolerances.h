@@ -6,6 +6,16 @@ namespace faraday::tol {
 /// rounding grows like sqrt(n) * 1e-16; 1e-12 relative leaves three orders of margin.
 inline constexpr double kDoubleSum = 1e-12;
 
+// ---- Short-range forces, neighbor list, integrators (branch cpu-forces) ----
+
+/// Central-difference step for F = -dE/dx checks, nm. The truncation error h^2/6 |U'''|
+/// (|U'''| < 1e6 kJ/mol/nm^3 for LJ pairs at r >= 0.27 nm) is ~2e-5 kJ/mol/nm, and the
+/// rounding error 1e-16 |E| / h (|E| ~ 1e3 kJ/mol) is ~2e-8: both below kFiniteDifferenceForce.
+inline constexpr double kFiniteDifferenceStep = 1e-5;
+/// Allowed |F_analytic + dE/dx| / max(1, |F|) (kJ/mol/nm): the truncation error above
+/// with a factor 5 of margin.
+inline constexpr double kFiniteDifferenceForce = 1e-4;
+
 }  // namespace faraday::tol
 
 // ---- PME, Ewald and B-splines (branch cpu-pme) ----
@@ -14,10 +24,6 @@ namespace faraday::tol {
 /// B-spline weights in float vs double: O(1) values after ~30 float operations,
 /// float epsilon 6e-8; 1e-6 absolute leaves a factor ~15 of margin.
 inline constexpr double kBSplineFloat = 1e-6;
-
-}  // namespace faraday::tol
-
-namespace faraday::tol {
 
 /// Madelung constants from the Ewald/PME energy of a perfect crystal: the brief's
 /// accuracy target (1e-5 relative); with rtol 1e-12 the method error is far below it.
@@ -29,7 +35,7 @@ inline constexpr double kEnergyBetaIndependence = 1e-5;
 /// Forces against central differences of the energy (h = 1e-5 nm): truncation error
 /// h^2 E''' / 6 ~ 1e-10 F and rounding eps E / h ~ 1e-8 relative; 1e-6 relative to the
 /// RMS force leaves margin. (PME forces are the exact gradient of the PME energy.)
-inline constexpr double kFiniteDifferenceForce = 1e-6;
+inline constexpr double kFiniteDifferenceElectrostaticForce = 1e-6;
 /// Virial tensor from a finite strain (+-1e-6) of the reciprocal energy: central
 /// difference error ~1e-12 relative plus rounding ~1e-10 relative; 1e-7 relative to |W|.
 inline constexpr double kFiniteDifferenceVirial = 1e-7;
@@ -49,6 +55,15 @@ inline constexpr double kPmeTightVsEwald = 1e-7;
 /// Virial trace equals the total Coulomb energy (homogeneity of degree -1), up to the
 /// method error of the tight settings (~1e-8); 1e-6 relative.
 inline constexpr double kVirialTrace = 1e-6;
+
+/// NVE energy drift per atom of the NaCl melt (1000 ions, PME order 4 / 0.12 nm, rtol 1e-5,
+/// dt 2 fs), kJ/mol/ps: GROMACS' default verlet-buffer-tolerance, 0.005 kJ/mol/ps per atom,
+/// is the drift it accepts from pair-list errors alone; the run must stay below it.
+inline constexpr double kNveDriftPerAtom = 0.005;
+/// RMS of the total energy about its linear trend relative to the kinetic energy: velocity
+/// Verlet's shadow-energy oscillation at dt 2 fs is O(dt^2) ~ 1e-4 of the kinetic energy for
+/// this melt; 1e-3 catches a wrong force (which gives O(1e-2) or worse).
+inline constexpr double kNveFluctuationOverKinetic = 1e-3;
 
 }  // namespace faraday::tol
 

@@ -93,7 +93,7 @@ TEST(EwaldSum, ForcesAreMinusEnergyGradient) {
       const double ep = test::totalElectrostatics(plus, ewald, beta, rc).energy;
       const double em = test::totalElectrostatics(minus, ewald, beta, rc).energy;
       const double fd = -(ep - em) / (2 * h);
-      EXPECT_NEAR(ref.forces[i][d], fd, tol::kFiniteDifferenceForce * fScale) << "atom " << i << " dim " << d;
+      EXPECT_NEAR(ref.forces[i][d], fd, tol::kFiniteDifferenceElectrostaticForce * fScale) << "atom " << i << " dim " << d;
     }
   }
 }

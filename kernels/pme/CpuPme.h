@@ -27,6 +27,8 @@ class CpuPme final : public ReciprocalSolver {
                            std::vector<Vec3>& forces, Timers* timers) override;
 
   const PmeParams& params() const { return params_; }
+  /// Threads used by the FFTW plans (fewer than the solver's for small grids).
+  int fftThreads() const { return fftThreads_; }
   /// The real grid after the last compute (the convolved potential grid, kJ/mol/e).
   const std::vector<double>& realGrid() const { return realGrid_; }
 
@@ -44,6 +46,7 @@ class CpuPme final : public ReciprocalSolver {
 
   PmeParams params_;
   int threads_;
+  int fftThreads_ = 1;                     ///< threads of the FFTW plans
   std::array<int, 3> K_;
   int complexZ_;                           ///< K_z / 2 + 1
   std::array<std::vector<double>, 3> moduli_;  ///< |b(m)|^2 per dimension

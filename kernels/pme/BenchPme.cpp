@@ -1,0 +1,302 @@
+#include "kernels/pme/BenchPme.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "engine/Config.h"
+#include "engine/Error.h"
+#include "engine/Units.h"
+#include "kernels/common/Device.h"
+#include "kernels/neighbor/NeighborList.h"
+#include "kernels/nonbonded/CpuNonbonded.h"
+#include "kernels/pme/Electrostatics.h"
+#include "kernels/pme/Ewald.h"
+
+namespace faraday {
+namespace {
+
+const char* kUsage =
+    "usage: faraday bench pme [options]\n"
+    "  --sizes=4000,32000,256000  numbers of ions (rounded to even)\n"
+    "  --spacing=0.12             PME grid spacing, nm\n"
+    "  --order=4                  B-spline order (4..8)\n"
+    "  --cutoff=1.0               real-space cutoff, nm (sets beta with --rtol)\n"
+    "  --rtol=1e-5                ewald_rtol: erfc(beta cutoff)\n"
+    "  --repeats=5                timed evaluations per size and platform (median reported)\n"
+    "  --warmup=1                 untimed evaluations first\n"
+    "  --platforms=both           cpu | cuda | both (both = cuda only when a device is usable)\n"
+    "  --threads=0                CPU threads (0 = all)\n"
+    "  --csv=pme_bench.csv        CSV output (\"\" = none)\n"
+    "  --no-error                 skip the PME-vs-Ewald force error of the smallest size\n"
+    "  --no-pairs                 skip timing the real-space pair loop\n";
+
+const std::vector<std::string> kPhases = {"pme.spline",  "pme.spread",      "pme.fft_forward",
+                                          "pme.convolve", "pme.fft_inverse", "pme.gather"};
+
+struct Options {
+  std::vector<int> sizes{4000, 32000, 256000};
+  double spacing = 0.12, cutoff = 1.0, rtol = 1e-5;
+  int order = 4, repeats = 5, warmup = 1, threads = 0;
+  std::string platforms = "both", csv = "pme_bench.csv";
+  bool error = true, pairs = true;
+};
+
+double number(const std::string& key, const std::string& v) {
+  try {
+    std::size_t pos = 0;
+    const double x = std::stod(v, &pos);
+    if (pos == v.size()) return x;
+  } catch (const std::exception&) {
+  }
+  throw Error("faraday bench pme: --" + key + ": '" + v + "' is not a number");
+}
+
+Options parse(const std::vector<std::string>& args, bool& help) {
+  Options o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "--help" || a == "-h") { help = true; return o; }
+    if (a.rfind("--", 0) != 0) throw Error("faraday bench pme: unexpected argument '" + a + "'\n" + kUsage);
+    a = a.substr(2);
+    if (a == "no-error") { o.error = false; continue; }
+    if (a == "no-pairs") { o.pairs = false; continue; }
+    std::string key = a, value;
+    const auto eq = a.find('=');
+    if (eq != std::string::npos) {
+      key = a.substr(0, eq);
+      value = a.substr(eq + 1);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      throw Error("faraday bench pme: --" + key + " needs a value");
+    }
+    if (key == "sizes") {
+      o.sizes.clear();
+      std::stringstream ss(value);
+      for (std::string item; std::getline(ss, item, ',');) {
+        const double n = number(key, item);
+        if (!(n >= 2 && n <= 5e7)) throw Error("faraday bench pme: --sizes: " + item + " outside 2..5e7");
+        o.sizes.push_back(int(n) / 2 * 2);
+      }
+    } else if (key == "spacing") o.spacing = number(key, value);
+    else if (key == "order") o.order = int(number(key, value));
+    else if (key == "cutoff") o.cutoff = number(key, value);
+    else if (key == "rtol") o.rtol = number(key, value);
+    else if (key == "repeats") o.repeats = std::max(1, int(number(key, value)));
+    else if (key == "warmup") o.warmup = std::max(0, int(number(key, value)));
+    else if (key == "threads") o.threads = int(number(key, value));
+    else if (key == "platforms") o.platforms = value;
+    else if (key == "csv") o.csv = value;
+    else throw Error("faraday bench pme: unknown option --" + key + "\n" + kUsage);
+  }
+  if (o.platforms != "cpu" && o.platforms != "cuda" && o.platforms != "both")
+    throw Error("faraday bench pme: --platforms must be cpu, cuda or both");
+  if (o.sizes.empty()) throw Error("faraday bench pme: --sizes is empty");
+  return o;
+}
+
+/// Joung-Cheatham Na+/Cl- types (LJ only matters for the pair-loop timing).
+std::vector<AtomType> ionTypes(bool withLj) {
+  AtomType na{"NA", 22.98977, 1.0, 0.2159538, withLj ? 1.4754532 : 0.0};
+  AtomType cl{"CL", 35.453, -1.0, 0.4830453, withLj ? 0.0534924 : 0.0};
+  return {na, cl};
+}
+
+/// n ions (n/2 of each sign, signs shuffled) on the sites of a cubic lattice at the NaCl
+/// melt density 1.55 g/cm^3, each displaced at random by up to a quarter of the site
+/// spacing: random, neutral, O(n) to build, and no two ions closer than half a spacing.
+struct Sample {
+  System system;
+  std::vector<Vec3> positions;
+};
+
+Sample randomMelt(int n, unsigned seed, bool withLj) {
+  const double ionsPerNm3 = 2.0 * 1.55e-21 * units::kAvogadro / 58.443;
+  const double edge = std::cbrt(n / ionsPerNm3);
+  const int m = int(std::ceil(std::cbrt(double(n))));
+  const double d = edge / m;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> jitter(-0.25 * d, 0.25 * d);
+  std::vector<int> sites(std::size_t(m) * m * m);
+  for (std::size_t i = 0; i < sites.size(); ++i) sites[i] = int(i);
+  std::shuffle(sites.begin(), sites.end(), rng);
+  Sample s;
+  s.system.types = ionTypes(withLj);
+  s.system.box = Box::rectangular(edge, edge, edge);
+  for (int i = 0; i < n; ++i) {
+    const int site = sites[i], ix = site / (m * m), iy = (site / m) % m, iz = site % m;
+    const Vec3 r{(ix + 0.5) * d + jitter(rng), (iy + 0.5) * d + jitter(rng), (iz + 0.5) * d + jitter(rng)};
+    const int t = i % 2;
+    s.positions.push_back(s.system.box.wrap(r));
+    s.system.type.push_back(t);
+    s.system.charge.push_back(s.system.types[t].charge);
+    s.system.mass.push_back(s.system.types[t].mass);
+    s.system.atomName.push_back(s.system.types[t].name);
+    s.system.residueName.push_back(s.system.types[t].name);
+    s.system.residueId.push_back(i + 1);
+  }
+  return s;
+}
+
+EwaldSetup setupFor(const Options& o, const Box& box) {
+  Config c;
+  c.nonbonded.cutoff = o.cutoff;
+  c.electrostatics.method = "pme";
+  c.electrostatics.ewaldRtol = o.rtol;
+  c.electrostatics.fourierSpacing = o.spacing;
+  c.electrostatics.pmeOrder = o.order;
+  return chooseEwaldSetup(c, box);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t k = v.size() / 2;
+  return v.size() % 2 ? v[k] : 0.5 * (v[k - 1] + v[k]);
+}
+
+/// Median seconds per phase (and "total") over `repeats` evaluations after `warmup`.
+std::map<std::string, double> timePme(ReciprocalSolver& solver, const Sample& s, int warmup, int repeats) {
+  std::vector<Vec3> forces(s.positions.size());
+  for (int w = 0; w < warmup; ++w) solver.compute(s.positions, s.system.charge, s.system.box, forces, nullptr);
+  std::map<std::string, std::vector<double>> samples;
+  for (int r = 0; r < repeats; ++r) {
+    Timers timers;
+    const auto t0 = std::chrono::steady_clock::now();
+    solver.compute(s.positions, s.system.charge, s.system.box, forces, &timers);
+    samples["total"].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    for (const auto& [name, entry] : timers.ordered()) samples[name].push_back(entry.seconds);
+  }
+  std::map<std::string, double> out;
+  for (const auto& [name, v] : samples) out[name] = median(v);
+  return out;
+}
+
+double timePairs(const Sample& s, const Options& o, double beta, int threads) {
+  NeighborList list(o.cutoff, 0.1, threads);
+  list.build(s.positions, s.system.box);
+  NonbondedOptions no;
+  no.cutoff = o.cutoff;
+  no.ewaldBeta = beta;
+  no.threads = threads;
+  CpuNonbonded nb(s.system, no);
+  std::vector<Vec3> forces;
+  nb.compute(s.positions, s.system.box, list, forces);
+  std::vector<double> t;
+  for (int r = 0; r < o.repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    nb.compute(s.positions, s.system.box, list, forces);
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return median(t);
+}
+
+/// RMS |F_PME,rec - F_Ewald,rec| / RMS |F_elec| (F_elec = real + Ewald reciprocal).
+double forceError(const Options& o, int n, int threads) {
+  const Sample s = randomMelt(n, 99, /*withLj=*/false);
+  const EwaldSetup setup = setupFor(o, s.system.box);
+  const std::size_t na = s.positions.size();
+  std::vector<Vec3> pme(na), ewald(na), real;
+  auto solver = makeReciprocalSolver(setup, s.system, false, threads);
+  solver->compute(s.positions, s.system.charge, s.system.box, pme, nullptr);
+  EwaldSum reference(setup.beta, 1e-10, threads);
+  reference.compute(s.positions, s.system.charge, s.system.box, ewald, nullptr);
+  NeighborList list(o.cutoff, 0.0, threads);
+  list.build(s.positions, s.system.box);
+  NonbondedOptions no;
+  no.cutoff = o.cutoff;
+  no.ewaldBeta = setup.beta;
+  no.threads = threads;
+  CpuNonbonded nb(s.system, no);
+  nb.compute(s.positions, s.system.box, list, real);
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < na; ++i) {
+    num += norm2(pme[i] - ewald[i]);
+    den += norm2(real[i] + ewald[i]);
+  }
+  return std::sqrt(num / den);
+}
+
+}  // namespace
+
+int benchPme(const std::vector<std::string>& args) {
+  bool help = false;
+  const Options o = parse(args, help);
+  if (help) {
+    std::cout << kUsage;
+    return 0;
+  }
+  const bool cudaUsable = builtWithCuda() && cudaDeviceCount() > 0;
+  std::vector<std::string> platforms;
+  if (o.platforms != "cuda") platforms.push_back("cpu");
+  if (o.platforms == "cuda" || (o.platforms == "both" && cudaUsable)) platforms.push_back("cuda");
+  if (o.platforms == "both" && !cudaUsable) std::cout << "cuda: not measured (" << cudaDeviceDescription() << ")\n";
+  const int threads = o.threads > 0 ? o.threads : 0;
+
+  std::ofstream csv;
+  if (!o.csv.empty()) {
+    csv.open(o.csv);
+    if (!csv) throw fileError(o.csv, 0, "cannot open for writing");
+    csv << "atoms,grid,order,spacing_nm,platform,phase,median_ms\n";
+  }
+  std::printf("PME benchmark: order %d, spacing %.3g nm, cutoff %.3g nm, rtol %.1e, median of %d after %d warm-up\n",
+              o.order, o.spacing, o.cutoff, o.rtol, o.repeats, o.warmup);
+  for (int n : o.sizes) {
+    const Sample s = randomMelt(n, 1234 + unsigned(n), /*withLj=*/true);
+    const EwaldSetup setup = setupFor(o, s.system.box);
+    const auto& g = setup.pme.grid;
+    std::map<std::string, std::map<std::string, double>> times;  // platform -> phase -> s
+    for (const std::string& p : platforms) {
+      try {
+        auto solver = makeReciprocalSolver(setup, s.system, p == "cuda", threads);
+        times[p] = timePme(*solver, s, o.warmup, o.repeats);
+      } catch (const Error& e) {
+        std::printf("  %s: %s\n", p.c_str(), e.what());
+      }
+    }
+    double pairSeconds = -1;
+    if (o.pairs && std::find(platforms.begin(), platforms.end(), "cpu") != platforms.end())
+      pairSeconds = timePairs(s, o, setup.beta, threads);
+
+    const Vec3 L = s.system.box.lengths();
+    std::printf("\n%d ions, box %.3f nm, grid %dx%dx%d\n", n, L.x, g[0], g[1], g[2]);
+    std::printf("  %-18s %12s %12s %10s\n", "phase", "cpu (ms)", "cuda (ms)", "speedup");
+    std::vector<std::string> rows = kPhases;
+    rows.push_back("total");
+    for (const std::string& ph : rows) {
+      const double c = times.count("cpu") && times["cpu"].count(ph) ? 1e3 * times["cpu"][ph] : -1;
+      const double d = times.count("cuda") && times["cuda"].count(ph) ? 1e3 * times["cuda"][ph] : -1;
+      char cs[32] = "-", ds[32] = "-", sp[32] = "-";
+      if (c >= 0) std::snprintf(cs, sizeof cs, "%.3f", c);
+      if (d >= 0) std::snprintf(ds, sizeof ds, "%.3f", d);
+      if (c > 0 && d > 0) std::snprintf(sp, sizeof sp, "%.1fx", c / d);
+      std::printf("  %-18s %12s %12s %10s\n", ph.c_str(), cs, ds, sp);
+      for (const auto& [plat, val] : std::map<std::string, double>{{"cpu", c}, {"cuda", d}})
+        if (val >= 0 && csv)
+          csv << n << ',' << g[0] << 'x' << g[1] << 'x' << g[2] << ',' << o.order << ',' << o.spacing << ',' << plat
+              << ',' << ph << ',' << val << '\n';
+    }
+    if (pairSeconds >= 0) {
+      std::printf("  %-18s %12.3f %12s %10s\n", "real-space pairs", 1e3 * pairSeconds, "-", "-");
+      if (csv) csv << n << ",,,," << "cpu,nonbonded," << 1e3 * pairSeconds << '\n';
+    }
+  }
+  if (o.error) {
+    const int n = *std::min_element(o.sizes.begin(), o.sizes.end());
+    const double err = forceError(o, n, threads);
+    std::printf("\nPME vs Ewald, %d ions: relative RMS force error %.3e (%.1f x ewald_rtol %.1e)\n", n, err,
+                err / o.rtol, o.rtol);
+    if (csv) csv << n << ",,," << o.spacing << ",cpu,force_error_vs_ewald," << err << '\n';
+  }
+  if (!o.csv.empty()) std::printf("CSV written to %s\n", o.csv.c_str());
+  return 0;
+}
+
+}  // namespace faraday
