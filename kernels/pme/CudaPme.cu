@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -226,42 +225,49 @@ __device__ __forceinline__ ColumnAtoms columnAtoms(int begin, int end, int lane)
   return c;
 }
 
-/// Loads atom t of the column's list (t < total) as a staging slot: the spreading record with
-/// cz and q replaced by the unwrapped y row and z cell of its window. The window is the last
-/// lane whose offset is <= t (a binary search over the lanes; empty windows never match).
-/// All lanes must call it (shuffles); lanes with t >= total load nothing.
+/// Phase 2, the grid side: stages the atoms of this lane's window (list entries base ..
+/// base + 31 only) into shared memory with cp.async and commits them as one group.
 template <int P>
-__device__ __forceinline__ void loadSlot(const float* __restrict__ records, const ColumnAtoms& col,
-                                         const pme::SpreadWindow& win, int t, float slot[kSpreadStride<P>]) {
-  int w = 0;
+__device__ __forceinline__ void stageWindowAsync(const float* __restrict__ records, const ColumnAtoms& col,
+                                                 const pme::SpreadWindow& win, int base, float* slots, int2* meta) {
+  const int lo = max(col.offset, base), hi = min(col.offset + col.count, base + 32);
+  for (int t = lo; t < hi; ++t) {
+    const float* src = records + std::size_t(col.begin + t - col.offset) * kSpreadStride<P>;
+    float* dst = slots + (t - base) * kSpreadStride<P>;
 #pragma unroll
-  for (int step = 16; step >= 1; step >>= 1) {
-    const int o = __shfl_sync(kFullMask, col.offset, w + step);
-    if (o <= t) w += step;
+    for (int q = 0; q < kSpreadStride<P> / 4; ++q) __pipeline_memcpy_async(dst + 4 * q, src + 4 * q, 16);
+    meta[t - base] = make_int2(win.yUnwrapped, win.zShift);
   }
-  const int begin = __shfl_sync(kFullMask, col.begin, w);
-  const int offset = __shfl_sync(kFullMask, col.offset, w);
-  const int yU = __shfl_sync(kFullMask, win.yUnwrapped, w);
-  const int zShift = __shfl_sync(kFullMask, win.zShift, w);
-  if (t < col.total) {
-    loadFloats<kSpreadStride<P>>(records + std::size_t(begin + t - offset) * kSpreadStride<P>, slot);
-    slot[3 * P + 1] = __int_as_float(__float_as_int(slot[3 * P]) + zShift);
-    slot[3 * P] = __int_as_float(yU);
-  }
+  __pipeline_commit();
 }
 
-/// Adds the staged atoms slots[0..count) to this lane's shift register, in slot order.
+/// Adds staged atoms 0..count-1 (records, with their window's row and z shift in meta).
 template <int P>
-__device__ __forceinline__ void addStagedAtoms(const float* slots, int count, int gy, int gz, bool active,
-                                               float acc[P]) {
+__device__ __forceinline__ void addStagedRecords(const float* slots, const int2* meta, int count, int gy, int gz,
+                                                 bool active, float acc[P]) {
   for (int j = 0; j < count; ++j) {
     const float* slot = slots + j * kSpreadStride<P>;
-    const int relY = gy - __float_as_int(slot[3 * P]);
-    const int relZ = gz - __float_as_int(slot[3 * P + 1]);
+    const int2 m = meta[j];
+    const int relY = gy - m.x;
+    const int relZ = gz - (__float_as_int(slot[3 * P]) + m.y);
     if (active && unsigned(relY) < unsigned(P) && unsigned(relZ) < unsigned(P)) {
       const float wyz = slot[P + relY] * slot[2 * P + relZ];
+      float qx[P];
+      if constexpr (P % 4 == 0) {
 #pragma unroll
-      for (int k = 0; k < P; ++k) acc[k] = fmaf(wyz, slot[k], acc[k]);
+        for (int q = 0; q < P / 4; ++q) {
+          const float4 v = reinterpret_cast<const float4*>(slot)[q];
+          qx[4 * q] = v.x;
+          qx[4 * q + 1] = v.y;
+          qx[4 * q + 2] = v.z;
+          qx[4 * q + 3] = v.w;
+        }
+      } else {
+#pragma unroll
+        for (int k = 0; k < P; ++k) qx[k] = slot[k];
+      }
+#pragma unroll
+      for (int k = 0; k < P; ++k) acc[k] = fmaf(wyz, qx[k], acc[k]);
     }
   }
 }
@@ -354,123 +360,13 @@ __global__ void __launch_bounds__(kThreads) splineKernel(int n, const std::uint3
 /// Phase 2, the grid side: one warp per (x segment, y tile, z tile); lane (ly, lz) owns the
 /// points (x, gy0 + ly, gz0 + lz) for x in [x0, x1). The warp sweeps cell columns c = x0-P+1
 /// .. x1-1; after column c, point c is complete and leaves the shift register acc, whose
-/// entry k holds point c + k. For each column the lanes look up their windows' ranges (two
-/// columns ahead), load the column's atoms one per lane into registers (one column ahead),
-/// stage them in shared memory and walk them in list order. That order is fixed, so each
-/// grid value is the same float sum on every run. Every grid point is written.
+/// entry k holds point c + k. The atoms of column c + 1 are copied global -> shared by
+/// cp.async (lane w copies those of its window w) while column c is summed from the other
+/// of two shared buffers, in list order (windows in lane order, atoms in sorted order).
+/// That order is fixed, so each grid value is the same float sum on every run. Every grid
+/// point is written (no memset needed).
 template <int P>
-__global__ void __launch_bounds__(kThreads, P == 4 ? 6 : 4) spreadKernel(GridDims g, int segLen, int nSeg, int nTy, int nTz,
-                                                         const int* __restrict__ cellStart,
-                                                         const float* __restrict__ records,
-                                                         float* __restrict__ grid) {
-  __shared__ float4 stage[kThreads / 32][32 * kSpreadStride<P> / 4];
-  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  const int lane = threadIdx.x & 31;
-  if (warp >= nSeg * nTy * nTz) return;  // whole warps leave together
-  float* slots = reinterpret_cast<float*>(stage[threadIdx.x >> 5]);
-  const int tz = warp % nTz;
-  const int ty = (warp / nTz) % nTy;
-  const int seg = warp / (nTz * nTy);
-  const int gy0 = ty * pme::kSpreadTileY, gz0 = tz * pme::kSpreadTileZ;
-  const int gy = gy0 + lane / pme::kSpreadTileZ, gz = gz0 + lane % pme::kSpreadTileZ;
-  const bool active = gy < g.k[1] && gz < g.k[2];
-  const int x0 = seg * segLen;
-  const int x1 = min(x0 + segLen, g.k[0]);
-  const pme::SpreadWindow win = pme::spreadWindow(g, P, gy0, gz0, lane);
-  float acc[P];
-#pragma unroll
-  for (int k = 0; k < P; ++k) acc[k] = 0.f;
-  int begin, end;
-  windowRange(g, win, x1, x0 - P + 1, cellStart, begin, end);
-  ColumnAtoms col = columnAtoms(begin, end, lane);
-  float slot[kSpreadStride<P>];
-  loadSlot<P>(records, col, win, lane, slot);
-  windowRange(g, win, x1, x0 - P + 2, cellStart, begin, end);
-  for (int c = x0 - P + 1; c < x1; ++c) {
-    // Next column: its atoms into registers, and the ranges of the one after.
-    const ColumnAtoms next = columnAtoms(begin, end, lane);
-    float nextSlot[kSpreadStride<P>];
-    loadSlot<P>(records, next, win, lane, nextSlot);
-    windowRange(g, win, x1, c + 2, cellStart, begin, end);
-
-    if (col.total <= 32) {
-      if (lane < col.total) storeFloats<kSpreadStride<P>>(slots + lane * kSpreadStride<P>, slot);
-      __syncwarp();
-      addStagedAtoms<P>(slots, col.total, gy, gz, active, acc);
-      __syncwarp();
-    } else {
-      // More than 32 atoms in one column (dense clusters): staged 32 at a time.
-      for (int base = 0; base < col.total; base += 32) {
-        float s[kSpreadStride<P>];
-        loadSlot<P>(records, col, win, base + lane, s);
-        if (base + lane < col.total) storeFloats<kSpreadStride<P>>(slots + lane * kSpreadStride<P>, s);
-        __syncwarp();
-        addStagedAtoms<P>(slots, min(col.total - base, 32), gy, gz, active, acc);
-        __syncwarp();
-      }
-    }
-    if (c >= x0 && active) grid[(std::size_t(c) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
-#pragma unroll
-    for (int k = 0; k < P - 1; ++k) acc[k] = acc[k + 1];
-    acc[P - 1] = 0.f;
-    col = next;
-#pragma unroll
-    for (int j = 0; j < kSpreadStride<P>; ++j) slot[j] = nextSlot[j];
-  }
-}
-
-/// Phase 2, the grid side, with asynchronous staging: the same warp tiles, sweep and atom
-/// order as spreadKernel, but the atoms of column c + 1 are copied global -> shared by
-/// cp.async (lane w copies the atoms of its window w) while column c is summed from the
-/// other of two shared buffers: no registers hold records in flight, and there is no
-/// per-atom search.
-template <int P>
-__device__ __forceinline__ void stageWindowAsync(const float* __restrict__ records, const ColumnAtoms& col,
-                                                 const pme::SpreadWindow& win, int base, float* slots, int2* meta) {
-  const int lo = max(col.offset, base), hi = min(col.offset + col.count, base + 32);
-  for (int t = lo; t < hi; ++t) {
-    const float* src = records + std::size_t(col.begin + t - col.offset) * kSpreadStride<P>;
-    float* dst = slots + (t - base) * kSpreadStride<P>;
-#pragma unroll
-    for (int q = 0; q < kSpreadStride<P> / 4; ++q) __pipeline_memcpy_async(dst + 4 * q, src + 4 * q, 16);
-    meta[t - base] = make_int2(win.yUnwrapped, win.zShift);
-  }
-  __pipeline_commit();
-}
-
-/// Adds staged atoms 0..count-1 (records, with their window's row and z shift in meta).
-template <int P>
-__device__ __forceinline__ void addStagedRecords(const float* slots, const int2* meta, int count, int gy, int gz,
-                                                 bool active, float acc[P]) {
-  for (int j = 0; j < count; ++j) {
-    const float* slot = slots + j * kSpreadStride<P>;
-    const int2 m = meta[j];
-    const int relY = gy - m.x;
-    const int relZ = gz - (__float_as_int(slot[3 * P]) + m.y);
-    if (active && unsigned(relY) < unsigned(P) && unsigned(relZ) < unsigned(P)) {
-      const float wyz = slot[P + relY] * slot[2 * P + relZ];
-      float qx[P];
-      if constexpr (P % 4 == 0) {
-#pragma unroll
-        for (int q = 0; q < P / 4; ++q) {
-          const float4 v = reinterpret_cast<const float4*>(slot)[q];
-          qx[4 * q] = v.x;
-          qx[4 * q + 1] = v.y;
-          qx[4 * q + 2] = v.z;
-          qx[4 * q + 3] = v.w;
-        }
-      } else {
-#pragma unroll
-        for (int k = 0; k < P; ++k) qx[k] = slot[k];
-      }
-#pragma unroll
-      for (int k = 0; k < P; ++k) acc[k] = fmaf(wyz, qx[k], acc[k]);
-    }
-  }
-}
-
-template <int P>
-__global__ void __launch_bounds__(kThreads) spreadKernelAsync(GridDims g, int segLen, int nSeg, int nTy, int nTz,
+__global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen, int nSeg, int nTy, int nTz,
                                                               const int* __restrict__ cellStart,
                                                               const float* __restrict__ records,
                                                               float* __restrict__ grid) {
@@ -805,6 +701,8 @@ class CudaPme final : public ReciprocalSolver {
     }
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));
 
+    // Timers: the six phases from the events between them; "pme.transfer" from the copies
+    // (the upload interval includes the host staging of all chunks but the first).
     if (timed) {
       static const char* const kPhase[6] = {"pme.spline",  "pme.spread",      "pme.fft_forward",
                                             "pme.convolve", "pme.fft_inverse", "pme.gather"};
@@ -939,15 +837,9 @@ class CudaPme final : public ReciprocalSolver {
         n, sortedKeys_.data(), cells, cellStart_.data());
     FARADAY_CUDA_CHECK_LAUNCH("cellStartKernel");
     const std::size_t warps = std::size_t(nSeg_) * nTy_ * nTz_;
-    if (syncSpread_) {
-      spreadKernel<P><<<blocksFor(warps * 32, kThreads), kThreads, 0, stream_>>>(
-          dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), spreadRecords_.data(), realGrid_.data());
-      FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
-    } else {
-      spreadKernelAsync<P><<<blocksFor(warps * 32, kThreads), kThreads, 0, stream_>>>(
-          dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), spreadRecords_.data(), realGrid_.data());
-      FARADAY_CUDA_CHECK_LAUNCH("spreadKernelAsync");
-    }
+    spreadKernel<P><<<blocksFor(warps * 32, kThreads), kThreads, 0, stream_>>>(
+        dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), spreadRecords_.data(), realGrid_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
     mark(5);
 
     // 3: forward FFT.
@@ -988,7 +880,6 @@ class CudaPme final : public ReciprocalSolver {
   int numSms_ = 1;
   int segLen_ = 32, nSeg_ = 1, nTy_ = 1, nTz_ = 1;
   int reduceBlocks_ = 1;
-  bool syncSpread_ = std::getenv("FARADAY_PME_SYNC_SPREAD") != nullptr;  // A/B of the two spreading kernels
   std::size_t capacity_ = 0;
   std::size_t chargesCount_ = 0;
   bool haveBox_ = false;
