@@ -307,6 +307,20 @@ TEST(CudaPme, NonCubicGridAndBox) {
   expectGpuMatchesCpu(s, p, "non-cubic");
 }
 
+TEST(CudaPme, DenseCellsUseTheOverflowStaging) {
+  // A coarse grid (0.53 nm spacing) puts ~5 atoms in every cell, ~375 in the window list
+  // of one spreading column: more than the 32 staged at a time, so every column takes the
+  // overflow path of the spreading kernel.
+  FARADAY_REQUIRE_GPU();
+  const test::Ions s = randomMelt(20000, 11);
+  for (int order : {4, 8}) {
+    PmeParams p = meltParams(s, order);
+    p.grid = {16, 16, 16};
+    const std::string what = "dense cells, order " + std::to_string(order);
+    expectGpuMatchesCpu(s, p, what.c_str());
+  }
+}
+
 TEST(CudaPme, ZeroChargeAtomsGetNoForce) {
   FARADAY_REQUIRE_GPU();
   test::Ions s = randomMelt(2000, 7);

@@ -1,22 +1,25 @@
 // Smooth PME on the GPU, phase for phase like CpuPme (the double-precision oracle):
-//   1 spline    one thread per atom: fractional coordinates (double), first grid index,
-//               B-spline weights and derivatives (float), cell key
-//   2 spread    two-phase collection without float atomics: a stable radix sort of
-//               (cell key, atom index), cell start offsets, the sorted spreading records,
-//               then each warp gathers a tile of grid points from exactly the atoms whose
-//               spline support covers them, in a fixed order
+//   1 spline    one thread per atom: (a) fractional coordinates (double), first grid index,
+//               cell key; (b) after the sort, in sorted order: B-spline weights and
+//               derivatives (float) into the spreading and gather records
+//   2 spread    two-phase collection without float atomics: (a) a stable radix sort of
+//               (cell key, atom index) and the cell start offsets; (b) each warp gathers a
+//               tile of grid points from exactly the atoms whose spline support covers them,
+//               in a fixed order
 //   3 fft_forward  cuFFT R2C
 //   4 convolve  influence function, energy and virial by CUB block reductions in double
 //               (per-block partials, then one final block: deterministic)
 //   5 fft_inverse  cuFFT C2R
 //   6 gather    one thread per atom (in sorted order) interpolates its force
 // Every sum runs in a fixed order, so results are bitwise reproducible on one GPU.
-// The file reads in layers: per-atom / per-point evaluators -> loops -> __global__
-// kernels -> the host driver (class CudaPme).
+// The file reads in layers: per-atom evaluators -> warp-level loops -> __global__ kernels
+// -> the host driver (class CudaPme).
 #include <cub/cub.cuh>
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -37,17 +40,19 @@ namespace {
 
 using pme::GridDims;
 
-// Per-atom spline record (atom order): theta_x, theta_y, theta_z, dtheta_x, dtheta_y,
-// dtheta_z, each `P` floats, padded to a multiple of 4 floats for 16-byte loads.
+// Per-atom records, in sorted order (position s of the sorted atom list), padded to a
+// multiple of 4 floats for 16-byte loads:
+//   spreading record: q theta_x[P], theta_y[P], theta_z[P], cz (int bits), q
+//   gather record:    theta_x[P], theta_y[P], theta_z[P], dtheta_x[P], dtheta_y[P], dtheta_z[P]
 template <int P>
-constexpr int kSplineStride = (6 * P + 3) / 4 * 4;
-// Per-atom spreading record (sorted order): q theta_x, theta_y, theta_z, then cz (int bits).
+constexpr int kSpreadStride = (3 * P + 2 + 3) / 4 * 4;
 template <int P>
-constexpr int kSpreadStride = (3 * P + 1 + 3) / 4 * 4;
+constexpr int kGatherStride = (6 * P + 3) / 4 * 4;
 
-constexpr int kThreads = 128;       // per block, per-atom kernels
+constexpr int kThreads = 128;       // per block, per-atom kernels and spreading
 constexpr int kReduceThreads = 256; // per block, convolution
 constexpr int kMaxReduceBlocks = 1024;
+constexpr unsigned kFullMask = 0xffffffffu;
 
 /// Energy and virial partial sums: E, W_xx, W_yy, W_zz, W_xy, W_xz, W_yz (kJ/mol).
 struct Sums7 {
@@ -86,57 +91,80 @@ __device__ __forceinline__ void storeFloats(float* __restrict__ dst, const float
 
 // ---- Layer 1: evaluators -------------------------------------------------------------
 
-/// Phase 1 for one atom: first grid indices and the spline record (see kSplineStride).
+/// Phase 1a for one atom: first grid index per dimension and the fractional parts w.
 template <int P>
-__device__ __forceinline__ void atomSplines(const double* r, const double3 length, const GridDims g, int first[3],
-                                            float rec[kSplineStride<P>]) {
-  const double L[3] = {length.x, length.y, length.z};
-#pragma unroll
-  for (int d = 0; d < 3; ++d) {
-    float w;
-    pme::gridCoordinate(r[d], L[d], g.k[d], P, first[d], w);
-    float th[P], dth[P];
-    pme::bsplineWeights<P, float>(w, th, dth);
-#pragma unroll
-    for (int j = 0; j < P; ++j) {
-      rec[d * P + j] = th[j];
-      rec[3 * P + d * P + j] = dth[j];
-    }
-  }
-#pragma unroll
-  for (int j = 6 * P; j < kSplineStride<P>; ++j) rec[j] = 0.f;
+__device__ __forceinline__ void atomGridCoordinates(const double* r, const double3 length, const GridDims g,
+                                                    int first[3], float w[3]) {
+  pme::gridCoordinate(r[0], length.x, g.k[0], P, first[0], w[0]);
+  pme::gridCoordinate(r[1], length.y, g.k[1], P, first[1], w[1]);
+  pme::gridCoordinate(r[2], length.z, g.k[2], P, first[2], w[2]);
 }
 
-/// Phase 2, one atom of one window for one lane: adds its weights for the grid points
-/// (c + k, gy, gz), k = 0..P-1, to the shift register acc (relY, relZ already tested).
+/// Phase 1b for one atom: its spreading and gather records from w and q.
 template <int P>
-__device__ __forceinline__ void addAtomToColumn(const float* __restrict__ rec, int relY, int relZ, float acc[P]) {
-  const float wyz = __ldg(rec + P + relY) * __ldg(rec + 2 * P + relZ);
-  float qx[P];
-  if constexpr (P % 4 == 0) {
-    loadFloats<P>(rec, qx);
+__device__ __forceinline__ void atomSplineRecords(const float4 wq, int cz, float spread[kSpreadStride<P>],
+                                                  float gather[kGatherStride<P>]) {
+  const float w[3] = {wq.x, wq.y, wq.z};
+#pragma unroll
+  for (int d = 0; d < 3; ++d) {
+    float th[P], dth[P];
+    pme::bsplineWeights<P, float>(w[d], th, dth);
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+      spread[d * P + j] = d == 0 ? wq.w * th[j] : th[j];
+      gather[d * P + j] = th[j];
+      gather[3 * P + d * P + j] = dth[j];
+    }
+  }
+  spread[3 * P] = __int_as_float(cz);
+  spread[3 * P + 1] = wq.w;
+#pragma unroll
+  for (int j = 3 * P + 2; j < kSpreadStride<P>; ++j) spread[j] = 0.f;
+#pragma unroll
+  for (int j = 6 * P; j < kGatherStride<P>; ++j) gather[j] = 0.f;
+}
+
+/// The P grid values phi[rowStart + (cz + c) mod K], c = 0..P-1, of one grid line. Without
+/// wrap-around they are read as aligned 16-byte chunks of the flat grid (which is padded
+/// by kGridPad floats so that the last chunk never leaves the allocation).
+constexpr int kGridPad = 16;
+template <int P>
+__device__ __forceinline__ void loadGridRow(const float* __restrict__ phi, std::size_t rowStart, int cz, int K,
+                                            float v[P]) {
+  if (cz + P <= K) {
+    const std::size_t index = rowStart + cz;
+    const float4* chunk = reinterpret_cast<const float4*>(phi) + (index >> 2);
+    const int o = int(index & 3);
+    constexpr int kChunks = (P + 6) / 4;  // o + P <= P + 3 floats
+    float w[4 * kChunks];
+#pragma unroll
+    for (int q = 0; q < kChunks; ++q) {
+      float4 c = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (q == 0 || 4 * q < o + P) c = __ldg(chunk + q);
+      w[4 * q] = c.x;
+      w[4 * q + 1] = c.y;
+      w[4 * q + 2] = c.z;
+      w[4 * q + 3] = c.w;
+    }
+#pragma unroll
+    for (int c = 0; c < P; ++c) v[c] = o == 0 ? w[c] : (o == 1 ? w[c + 1] : (o == 2 ? w[c + 2] : w[c + 3]));
   } else {
 #pragma unroll
-    for (int k = 0; k < P; ++k) qx[k] = __ldg(rec + k);
+    for (int c = 0; c < P; ++c) v[c] = __ldg(phi + rowStart + (cz + c < K ? cz + c : cz + c - K));
   }
-#pragma unroll
-  for (int k = 0; k < P; ++k) acc[k] = fmaf(wyz, qx[k], acc[k]);
 }
 
 /// Phase 6 for one atom: the gradient sum_k phi(k) grad(theta_x theta_y theta_z) in grid
 /// units, from the potential grid phi, in a fixed order.
 template <int P>
 __device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict__ phi, const GridDims g, int cx, int cy,
-                                                        int cz, const float rec[kSplineStride<P>]) {
+                                                        int cz, const float rec[kGatherStride<P>]) {
   const float* tx = rec;
   const float* ty = rec + P;
   const float* tz = rec + 2 * P;
   const float* dx = rec + 3 * P;
   const float* dy = rec + 4 * P;
   const float* dz = rec + 5 * P;
-  int iz[P];
-#pragma unroll
-  for (int c = 0; c < P; ++c) iz[c] = cz + c < g.k[2] ? cz + c : cz + c - g.k[2];
   float gx = 0.f, gy = 0.f, gz = 0.f;
 #pragma unroll
   for (int i = 0; i < P; ++i) {
@@ -144,13 +172,13 @@ __device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict_
 #pragma unroll
     for (int j = 0; j < P; ++j) {
       const int iy = cy + j < g.k[1] ? cy + j : cy + j - g.k[1];
-      const float* row = phi + (std::size_t(ix) * g.k[1] + iy) * g.k[2];
+      float v[P];
+      loadGridRow<P>(phi, (std::size_t(ix) * g.k[1] + iy) * g.k[2], cz, g.k[2], v);
       float sumT = 0.f, sumD = 0.f;
 #pragma unroll
       for (int c = 0; c < P; ++c) {
-        const float v = __ldg(row + iz[c]);
-        sumT = fmaf(v, tz[c], sumT);
-        sumD = fmaf(v, dz[c], sumD);
+        sumT = fmaf(v[c], tz[c], sumT);
+        sumD = fmaf(v[c], dz[c], sumD);
       }
       gx = fmaf(dx[i] * ty[j], sumT, gx);
       gy = fmaf(tx[i] * dy[j], sumT, gy);
@@ -160,80 +188,196 @@ __device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict_
   return make_float3(gx, gy, gz);
 }
 
-// ---- Layer 2/3: kernels ----------------------------------------------------------------
+// ---- Layer 2: warp-level loops -------------------------------------------------------------
 
-/// Phase 1: one thread per atom. Atoms with q = 0 get the key numCells(g), which sorts
-/// them after every cell: they are never spread and get zero force.
+/// Spreading: the sorted atoms [begin, end) of this lane's window in cell column c
+/// (nothing for c >= x1, the end of the warp's segment).
+__device__ __forceinline__ void windowRange(const GridDims& g, const pme::SpreadWindow& win, int x1, int c,
+                                            const int* __restrict__ cellStart, int& begin, int& end) {
+  begin = end = 0;
+  if (c < x1 && win.valid) {
+    const int cx = c < 0 ? c + g.k[0] : c;
+    const std::uint32_t rowKey = pme::cellKey(g, cx, win.cy, 0);
+    begin = __ldg(cellStart + rowKey + win.zLo);
+    end = __ldg(cellStart + rowKey + win.zHi + 1);
+  }
+}
+
+/// Spreading, one warp: the sorted atoms of one cell column c are the concatenation of the
+/// lanes' window ranges [begin, end) in lane order. ColumnAtoms holds that list's layout.
+struct ColumnAtoms {
+  int begin, count, offset;  ///< this lane's window: range start, length, place in the list
+  int total;                 ///< atoms in the list (warp-uniform)
+};
+
+__device__ __forceinline__ ColumnAtoms columnAtoms(int begin, int end, int lane) {
+  ColumnAtoms c;
+  c.begin = begin;
+  c.count = end - begin;
+  int inclusive = c.count;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const int v = __shfl_up_sync(kFullMask, inclusive, o);
+    if (lane >= o) inclusive += v;
+  }
+  c.total = __shfl_sync(kFullMask, inclusive, 31);
+  c.offset = inclusive - c.count;
+  return c;
+}
+
+/// Phase 2, the grid side: stages the atoms of this lane's window (list entries base ..
+/// base + 31 only) into shared memory with cp.async and commits them as one group.
 template <int P>
-__global__ void __launch_bounds__(kThreads) splineKernel(int n, const double* __restrict__ positions,
-                                                         const double* __restrict__ charges, GridDims g,
-                                                         double3 length, std::uint32_t* __restrict__ keys,
-                                                         float* __restrict__ splines) {
+__device__ __forceinline__ void stageWindowAsync(const float* __restrict__ records, const ColumnAtoms& col,
+                                                 const pme::SpreadWindow& win, int base, float* slots, int2* meta) {
+  const int lo = max(col.offset, base), hi = min(col.offset + col.count, base + 32);
+  for (int t = lo; t < hi; ++t) {
+    const float* src = records + std::size_t(col.begin + t - col.offset) * kSpreadStride<P>;
+    float* dst = slots + (t - base) * kSpreadStride<P>;
+#pragma unroll
+    for (int q = 0; q < kSpreadStride<P> / 4; ++q) __pipeline_memcpy_async(dst + 4 * q, src + 4 * q, 16);
+    meta[t - base] = make_int2(win.yUnwrapped, win.zShift);
+  }
+  __pipeline_commit();
+}
+
+/// Adds staged atoms 0..count-1 (records, with their window's row and z shift in meta).
+template <int P>
+__device__ __forceinline__ void addStagedRecords(const float* slots, const int2* meta, int count, int gy, int gz,
+                                                 bool active, float acc[P]) {
+  for (int j = 0; j < count; ++j) {
+    const float* slot = slots + j * kSpreadStride<P>;
+    const int2 m = meta[j];
+    const int relY = gy - m.x;
+    const int relZ = gz - (__float_as_int(slot[3 * P]) + m.y);
+    if (active && unsigned(relY) < unsigned(P) && unsigned(relZ) < unsigned(P)) {
+      const float wyz = slot[P + relY] * slot[2 * P + relZ];
+      float qx[P];
+      if constexpr (P % 4 == 0) {
+#pragma unroll
+        for (int q = 0; q < P / 4; ++q) {
+          const float4 v = reinterpret_cast<const float4*>(slot)[q];
+          qx[4 * q] = v.x;
+          qx[4 * q + 1] = v.y;
+          qx[4 * q + 2] = v.z;
+          qx[4 * q + 3] = v.w;
+        }
+      } else {
+#pragma unroll
+        for (int k = 0; k < P; ++k) qx[k] = slot[k];
+      }
+#pragma unroll
+      for (int k = 0; k < P; ++k) acc[k] = fmaf(wyz, qx[k], acc[k]);
+    }
+  }
+}
+
+// ---- Layer 3: kernels ----------------------------------------------------------------------
+
+/// Phase 1a: one thread per atom: cell key and {w_x, w_y, w_z, q}. Atoms with q = 0 get the
+/// key numCells(g), which sorts them after every cell: never spread, zero force.
+template <int P>
+__global__ void __launch_bounds__(kThreads) keyKernel(int n, const double* __restrict__ positions,
+                                                      const double* __restrict__ charges, GridDims g, double3 length,
+                                                      std::uint32_t* __restrict__ keys, float4* __restrict__ wq) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  if (charges[i] == 0.0) {
+  const double q = charges[i];
+  if (q == 0.0) {
     keys[i] = pme::numCells(g);
     return;
   }
   const double r[3] = {positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]};
   int first[3];
-  float rec[kSplineStride<P>];
-  atomSplines<P>(r, length, g, first, rec);
-  storeFloats<kSplineStride<P>>(splines + std::size_t(i) * kSplineStride<P>, rec);
+  float w[3];
+  atomGridCoordinates<P>(r, length, g, first, w);
   keys[i] = pme::cellKey(g, first[0], first[1], first[2]);
+  wq[i] = make_float4(w[0], w[1], w[2], float(q));
 }
 
-/// cellStart[c] = first sorted position whose key is >= c, for c in [0, numCells]. Thread s
-/// (0..n) fills the cells between the keys at s - 1 and s: each entry written once.
-__global__ void cellStartKernel(int n, const std::uint32_t* __restrict__ sortedKeys, std::uint32_t cells,
-                                int* __restrict__ cellStart) {
-  const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s > n) return;
-  const long long prev = s == 0 ? -1 : (long long)min(sortedKeys[s - 1], cells);
-  const long long cur = s == n ? (long long)cells : (long long)min(sortedKeys[s], cells);
-  for (long long c = prev + 1; c <= cur; ++c) cellStart[c] = s;
-}
-
-/// The spreading records in sorted order: q theta_x, theta_y, theta_z, cz.
-template <int P>
-__global__ void __launch_bounds__(kThreads) spreadRecordKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
-                                                               const int* __restrict__ perm, GridDims g,
-                                                               const double* __restrict__ charges,
-                                                               const float* __restrict__ splines,
-                                                               float* __restrict__ records) {
-  const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= n) return;
-  const std::uint32_t key = sortedKeys[s];
-  if (key >= pme::numCells(g)) return;
-  const int a = perm[s];
-  const float q = float(charges[a]);
-  const float* src = splines + std::size_t(a) * kSplineStride<P>;
-  float rec[kSpreadStride<P>];
+/// cellStart[c] = first sorted position whose key is >= c, for c in [0, numCells]. Warp w
+/// owns the sorted positions s0 = 32 w .. s0 + 31 and fills, with coalesced stores, the cells
+/// (key[s0 - 1], key[s0 + 31]]: cell c gets s0 + the number of the warp's keys below c
+/// (binary search over the keys held by the lanes). Positions >= n count as key numCells.
+__global__ void __launch_bounds__(kThreads) cellStartKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
+                                                            std::uint32_t cells, int* __restrict__ cellStart) {
+  const long long s0 = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * 32;
+  const int lane = threadIdx.x & 31;
+  if (s0 > n) return;  // whole warps leave together
+  const long long s = s0 + lane;
+  const std::uint32_t key = s < n ? min(sortedKeys[s], cells) : cells;
+  const long long first = s0 == 0 ? 0 : (long long)min(sortedKeys[s0 - 1], cells) + 1;
+  const long long last = (long long)__shfl_sync(kFullMask, key, 31);
+  for (long long base = first; base <= last; base += 32) {
+    const long long c = base + lane;
+    int below = 0;  // lanes with key < c (keys ascend with the lane); c <= last keeps it <= 31
 #pragma unroll
-  for (int j = 0; j < P; ++j) {
-    rec[j] = q * __ldg(src + j);
-    rec[P + j] = __ldg(src + P + j);
-    rec[2 * P + j] = __ldg(src + 2 * P + j);
+    for (int step = 16; step >= 1; step >>= 1) {
+      const std::uint32_t k = __shfl_sync(kFullMask, key, below + step - 1);
+      if ((long long)k < c) below += step;
+    }
+    if (c <= last) cellStart[c] = int(s0) + below;
   }
-  rec[3 * P] = __int_as_float(int(key % std::uint32_t(g.k[2])));
-#pragma unroll
-  for (int j = 3 * P + 1; j < kSpreadStride<P>; ++j) rec[j] = 0.f;
-  storeFloats<kSpreadStride<P>>(records + std::size_t(s) * kSpreadStride<P>, rec);
 }
 
-/// Phase 2 gather: one warp per (x segment, y tile, z tile); lane (ly, lz) owns the points
-/// (x, gy0 + ly, gz0 + lz) for x in [x0, x1). The warp sweeps cell columns c = x0-P+1 ..
-/// x1-1; after column c, point c is complete and leaves the shift register acc, whose
-/// entry k holds point c + k. Windows and atoms are visited in a fixed order, so each grid
-/// value is the same float sum on every run. Every grid point is written (no memset).
+/// Copies the block's `count` records of `stride` floats from shared memory to dst (the
+/// block's first record), 16 bytes per thread and consecutive threads on consecutive bytes.
+__device__ __forceinline__ void writeRecordsCoalesced(const float4* stage, int count, int stride, float* dst) {
+  float4* d4 = reinterpret_cast<float4*>(dst);
+  for (int i = threadIdx.x; i < count * stride / 4; i += blockDim.x) d4[i] = stage[i];
+}
+
+/// Phase 1b: one thread per sorted atom: B-spline weights and derivatives (float) into the
+/// spreading and gather records at its sorted position. The records go through shared
+/// memory, so that the global stores are coalesced.
+template <int P>
+__global__ void __launch_bounds__(kThreads) splineKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
+                                                         const int* __restrict__ perm, GridDims g,
+                                                         const float4* __restrict__ wq,
+                                                         float* __restrict__ spreadRecords,
+                                                         float* __restrict__ gatherRecords) {
+  static_assert(kGatherStride<P> >= kSpreadStride<P>, "the stage holds either record");
+  __shared__ float4 stage[kThreads * kGatherStride<P> / 4];
+  const int first = blockIdx.x * kThreads;
+  const int s = first + int(threadIdx.x);
+  float spread[kSpreadStride<P>] = {}, gather[kGatherStride<P>] = {};
+  if (s < n) {
+    const std::uint32_t key = sortedKeys[s];
+    if (key < pme::numCells(g)) atomSplineRecords<P>(wq[perm[s]], int(key % std::uint32_t(g.k[2])), spread, gather);
+  }
+  const int count = min(kThreads, n - first);
+  float* own = reinterpret_cast<float*>(stage) + threadIdx.x * kSpreadStride<P>;
+  storeFloats<kSpreadStride<P>>(own, spread);
+  __syncthreads();
+  writeRecordsCoalesced(stage, count, kSpreadStride<P>, spreadRecords + std::size_t(first) * kSpreadStride<P>);
+  __syncthreads();
+  own = reinterpret_cast<float*>(stage) + threadIdx.x * kGatherStride<P>;
+  storeFloats<kGatherStride<P>>(own, gather);
+  __syncthreads();
+  writeRecordsCoalesced(stage, count, kGatherStride<P>, gatherRecords + std::size_t(first) * kGatherStride<P>);
+}
+
+/// Phase 2, the grid side: one warp per (x segment, y tile, z tile); lane (ly, lz) owns the
+/// points (x, gy0 + ly, gz0 + lz) for x in [x0, x1). The warp sweeps cell columns c = x0-P+1
+/// .. x1-1; after column c, point c is complete and leaves the shift register acc, whose
+/// entry k holds point c + k. The atoms of column c + 1 are copied global -> shared by
+/// cp.async (lane w copies those of its window w) while column c is summed from the other
+/// of two shared buffers, in list order (windows in lane order, atoms in sorted order).
+/// That order is fixed, so each grid value is the same float sum on every run. Every grid
+/// point is written (no memset needed).
 template <int P>
 __global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen, int nSeg, int nTy, int nTz,
-                                                         const int* __restrict__ cellStart,
-                                                         const float* __restrict__ records,
-                                                         float* __restrict__ grid) {
+                                                              const int* __restrict__ cellStart,
+                                                              const float* __restrict__ records,
+                                                              float* __restrict__ grid) {
+  __shared__ float4 stage[kThreads / 32][2][32 * kSpreadStride<P> / 4];
+  __shared__ int2 meta[kThreads / 32][2][32];
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   const int lane = threadIdx.x & 31;
   if (warp >= nSeg * nTy * nTz) return;  // whole warps leave together
+  float* slots[2] = {reinterpret_cast<float*>(stage[threadIdx.x >> 5][0]),
+                     reinterpret_cast<float*>(stage[threadIdx.x >> 5][1])};
+  int2* metas[2] = {meta[threadIdx.x >> 5][0], meta[threadIdx.x >> 5][1]};
   const int tz = warp % nTz;
   const int ty = (warp / nTz) % nTy;
   const int seg = warp / (nTz * nTy);
@@ -247,45 +391,45 @@ __global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen,
   float acc[P];
 #pragma unroll
   for (int k = 0; k < P; ++k) acc[k] = 0.f;
-
+  int begin, end;
+  windowRange(g, win, x1, x0 - P + 1, cellStart, begin, end);
+  ColumnAtoms col = columnAtoms(begin, end, lane);
+  stageWindowAsync<P>(records, col, win, 0, slots[0], metas[0]);
+  windowRange(g, win, x1, x0 - P + 2, cellStart, begin, end);
+  int b = 0;
   for (int c = x0 - P + 1; c < x1; ++c) {
-    const int cx = c < 0 ? c + g.k[0] : c;
-    int begin = 0, end = 0;
-    if (win.valid) {
-      const std::uint32_t rowKey = pme::cellKey(g, cx, win.cy, 0);
-      begin = __ldg(cellStart + rowKey + win.zLo);
-      end = __ldg(cellStart + rowKey + win.zHi + 1);
+    const ColumnAtoms next = columnAtoms(begin, end, lane);
+    __syncwarp();  // every lane is done with buffer b ^ 1 (column c - 1)
+    stageWindowAsync<P>(records, next, win, 0, slots[b ^ 1], metas[b ^ 1]);
+    windowRange(g, win, x1, c + 2, cellStart, begin, end);
+    __pipeline_wait_prior(1);  // this lane's copies of column c have landed
+    __syncwarp();              // ... and every other lane's
+    addStagedRecords<P>(slots[b], metas[b], min(col.total, 32), gy, gz, active, acc);
+    for (int base = 32; base < col.total; base += 32) {  // columns of more than 32 atoms
+      __syncwarp();
+      stageWindowAsync<P>(records, col, win, base, slots[b], metas[b]);
+      __pipeline_wait_prior(0);
+      __syncwarp();
+      addStagedRecords<P>(slots[b], metas[b], min(col.total - base, 32), gy, gz, active, acc);
     }
-    unsigned todo = __ballot_sync(0xffffffffu, end > begin);
-    while (todo) {
-      const int src = __ffs(todo) - 1;
-      todo &= todo - 1;
-      const int b = __shfl_sync(0xffffffffu, begin, src);
-      const int e = __shfl_sync(0xffffffffu, end, src);
-      const int yU = __shfl_sync(0xffffffffu, win.yUnwrapped, src);
-      const int zShift = __shfl_sync(0xffffffffu, win.zShift, src);
-      const int relY = gy - yU;
-      const bool inY = active && relY >= 0 && relY < P;
-      for (int a = b; a < e; ++a) {
-        const float* rec = records + std::size_t(a) * kSpreadStride<P>;
-        const int relZ = gz - (__float_as_int(__ldg(rec + 3 * P)) + zShift);
-        if (inY && relZ >= 0 && relZ < P) addAtomToColumn<P>(rec, relY, relZ, acc);
-      }
-    }
-    if (c >= x0 && active) grid[(std::size_t(cx) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
+    if (c >= x0 && active) grid[(std::size_t(c) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
 #pragma unroll
     for (int k = 0; k < P - 1; ++k) acc[k] = acc[k + 1];
     acc[P - 1] = 0.f;
+    col = next;
+    b ^= 1;
   }
+  __pipeline_wait_prior(0);
 }
 
 /// Phase 4: S(m) *= eterm(m) over the half-complex grid, with the energy and virial terms
-/// (see CpuPme::convolve) summed per thread in a fixed order, then per block.
+/// (see CpuPme::convolve). The terms are formed in float (relative error ~1e-7 each) and
+/// summed per thread in double in a fixed order, then per block with cub::BlockReduce.
 __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, int nComplex, float2* __restrict__ spectrum,
-                                                                 const double* __restrict__ fx,
-                                                                 const double* __restrict__ fy,
-                                                                 const double* __restrict__ fz, double3 invLength,
-                                                                 double prefactor, double piOverBeta2,
+                                                                 const float* __restrict__ fx,
+                                                                 const float* __restrict__ fy,
+                                                                 const float* __restrict__ fz, float3 invLength,
+                                                                 float prefactor, float piOverBeta2,
                                                                  Sums7* __restrict__ partials) {
   using BlockReduce = cub::BlockReduce<Sums7, kReduceThreads>;
   __shared__ typename BlockReduce::TempStorage temp;
@@ -298,29 +442,29 @@ __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, int
     const int t = e / kh;
     const int iy = t % g.k[1];
     const int ix = t / g.k[1];
+    const float2 s = spectrum[e];
     if (e == 0) {
       spectrum[0] = make_float2(0.f, 0.f);  // m = 0: the neutralising background, done elsewhere
       continue;
     }
-    const double mx = double(ix <= g.k[0] / 2 ? ix : ix - g.k[0]) * invLength.x;
-    const double my = double(iy <= g.k[1] / 2 ? iy : iy - g.k[1]) * invLength.y;
-    const double mz = double(iz) * invLength.z;
-    const double m2 = mx * mx + my * my + mz * mz;
-    const double eterm = prefactor * fx[ix] * fy[iy] * fz[iz] / m2;
-    const float2 s = spectrum[e];
-    const double s2 = double(s.x) * double(s.x) + double(s.y) * double(s.y);
-    const double weight = (iz == 0 || 2 * iz == g.k[2]) ? 1.0 : 2.0;
-    const double en = 0.5 * weight * eterm * s2;
-    const double vfac = 2.0 * (1.0 + piOverBeta2 * m2) / m2;
-    local.v[0] += en;
-    local.v[1] += en * (1.0 - vfac * mx * mx);
-    local.v[2] += en * (1.0 - vfac * my * my);
-    local.v[3] += en * (1.0 - vfac * mz * mz);
-    local.v[4] -= en * vfac * mx * my;
-    local.v[5] -= en * vfac * mx * mz;
-    local.v[6] -= en * vfac * my * mz;
-    const float ef = float(eterm);
-    spectrum[e] = make_float2(s.x * ef, s.y * ef);
+    const float mx = float(ix <= g.k[0] / 2 ? ix : ix - g.k[0]) * invLength.x;
+    const float my = float(iy <= g.k[1] / 2 ? iy : iy - g.k[1]) * invLength.y;
+    const float mz = float(iz) * invLength.z;
+    const float m2 = mx * mx + my * my + mz * mz;
+    const float invM2 = 1.f / m2;
+    const float eterm = prefactor * __ldg(fx + ix) * __ldg(fy + iy) * __ldg(fz + iz) * invM2;
+    const float weight = (iz == 0 || 2 * iz == g.k[2]) ? 0.5f : 1.0f;  // 1/2 of 1 or 2
+    const float en = weight * eterm * (s.x * s.x + s.y * s.y);
+    const float vfac = 2.f * (1.f + piOverBeta2 * m2) * invM2;
+    const float ev = en * vfac;
+    local.v[0] += double(en);
+    local.v[1] += double(en - ev * mx * mx);
+    local.v[2] += double(en - ev * my * my);
+    local.v[3] += double(en - ev * mz * mz);
+    local.v[4] -= double(ev * mx * my);
+    local.v[5] -= double(ev * mx * mz);
+    local.v[6] -= double(ev * my * mz);
+    spectrum[e] = make_float2(s.x * eterm, s.y * eterm);
   }
   const Sums7 total = BlockReduce(temp).Reduce(local, Sums7Add());
   if (threadIdx.x == 0) partials[blockIdx.x] = total;
@@ -342,14 +486,14 @@ __global__ void __launch_bounds__(kReduceThreads) finalReduceKernel(int nPartial
   if (threadIdx.x == 0) *out = total;
 }
 
-/// Phase 6: one thread per sorted atom (neighbouring threads read neighbouring grid
-/// points); forces F = -q (K/L) grad, written in atom order as float triples.
+/// Phase 6: one thread per sorted atom (neighbouring threads read neighbouring grid points,
+/// records are read in order); F = -q (K/L) grad, written in atom order as float triples.
 template <int P>
 __global__ void __launch_bounds__(kThreads) gatherKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
                                                          const int* __restrict__ perm, GridDims g,
-                                                         const double* __restrict__ charges,
-                                                         const float* __restrict__ splines,
-                                                         const float* __restrict__ phi, double3 scale,
+                                                         const float* __restrict__ spreadRecords,
+                                                         const float* __restrict__ gatherRecords,
+                                                         const float* __restrict__ phi, float3 scale,
                                                          float* __restrict__ forces) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
@@ -362,13 +506,13 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(int n, const std::uint3
   }
   int cx, cy, cz;
   pme::decodeCellKey(g, key, cx, cy, cz);
-  float rec[kSplineStride<P>];
-  loadFloats<kSplineStride<P>>(splines + std::size_t(a) * kSplineStride<P>, rec);
+  float rec[kGatherStride<P>];
+  loadFloats<kGatherStride<P>>(gatherRecords + std::size_t(s) * kGatherStride<P>, rec);
+  const float q = __ldg(spreadRecords + std::size_t(s) * kSpreadStride<P> + 3 * P + 1);
   const float3 grad = atomPotentialGradient<P>(phi, g, cx, cy, cz, rec);
-  const double q = charges[a];
-  f[0] = float(-q * scale.x * double(grad.x));
-  f[1] = float(-q * scale.y * double(grad.y));
-  f[2] = float(-q * scale.z * double(grad.z));
+  f[0] = -q * scale.x * grad.x;
+  f[1] = -q * scale.y * grad.y;
+  f[2] = -q * scale.z * grad.z;
 }
 
 // ---- Layer 4: host driver ---------------------------------------------------------------
@@ -424,23 +568,31 @@ class CufftPlan {
   bool made_ = false;
 };
 
+constexpr std::size_t kMaxChunks = 8;  // transfer chunks per direction
+
 /// The solver's own stream and its phase events; destroyed after everything that uses them.
 class StreamAndEvents {
  public:
   StreamAndEvents() {
     FARADAY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     for (auto& e : events) FARADAY_CUDA_CHECK(cudaEventCreate(&e));
+    for (auto& e : chunkDone) FARADAY_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   }
   ~StreamAndEvents() {
     cudaStreamSynchronize(stream);
     for (auto& e : events)
+      if (e) cudaEventDestroy(e);
+    for (auto& e : chunkDone)
       if (e) cudaEventDestroy(e);
     cudaStreamDestroy(stream);
   }
   StreamAndEvents(const StreamAndEvents&) = delete;
   StreamAndEvents& operator=(const StreamAndEvents&) = delete;
   cudaStream_t stream = nullptr;
-  std::array<cudaEvent_t, 9> events{};  ///< 0 before upload, 1..7 after each phase, 8 after download
+  /// 0 before the upload, 1 after it, 2 keys, 3 sort, 4 splines, 5 cell starts and spreading,
+  /// 6 forward FFT, 7 convolution, 8 inverse FFT, 9 gather, 10 after the download.
+  std::array<cudaEvent_t, 11> events{};
+  std::array<cudaEvent_t, kMaxChunks> chunkDone{};  ///< force chunk k is on the host
 };
 
 Error pmeError(int line, const std::string& what) {
@@ -468,7 +620,7 @@ class CudaPme final : public ReciprocalSolver {
 
     const std::size_t cells = pme::numCells(dims_);
     const std::size_t nComplex = std::size_t(dims_.k[0]) * dims_.k[1] * (dims_.k[2] / 2 + 1);
-    realGrid_ = DeviceBuffer<float>("pme real grid", cells);
+    realGrid_ = DeviceBuffer<float>("pme real grid", cells + kGridPad);
     complexGrid_ = DeviceBuffer<float2>("pme complex grid", nComplex);
     cellStart_ = DeviceBuffer<int>("pme cell starts", cells + 1);
     reduceBlocks_ = std::min(blocksFor(nComplex, kReduceThreads), kMaxReduceBlocks);
@@ -477,7 +629,7 @@ class CudaPme final : public ReciprocalSolver {
     hostSums_.resize(1, "pme energy sums");
     for (int d = 0; d < 3; ++d) {
       moduli_[d] = pme::bsplineModuli(dims_.k[d], params_.order);
-      factors_[d] = DeviceBuffer<double>("pme influence factors", dims_.k[d]);
+      factors_[d] = DeviceBuffer<float>("pme influence factors", dims_.k[d]);
     }
     forwardPlan_.make(params_.grid, CUFFT_R2C, stream_);
     inversePlan_.make(params_.grid, CUFFT_C2R, stream_);
@@ -504,15 +656,21 @@ class CudaPme final : public ReciprocalSolver {
       if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[i], stream_));
     };
 
-    // Up: positions always, charges when they changed since the last call.
-    parallelCopyPositions(positions);
+    // Up: charges when they changed since the last call; positions always, in chunks, the
+    // host staging chunk k + 1 into pinned memory while chunk k is on the bus.
+    bool chargesChanged = chargesCount_ != std::size_t(n);
+    if (chargesChanged) pme::parallelCopy(hostCharges_.data(), charges.data(), n * sizeof(double));
+    else chargesChanged = pme::copyIfChanged(hostCharges_.data(), charges.data(), n);
+    chargesCount_ = n;
     mark(0);
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(positions_.data(), hostPositions_.data(), std::size_t(n) * 3 * sizeof(double),
-                                       cudaMemcpyHostToDevice, stream_));
-    if (chargesCount_ != std::size_t(n) || pme::copyIfChanged(hostCharges_.data(), charges.data(), n)) {
-      if (chargesCount_ != std::size_t(n)) pme::parallelCopy(hostCharges_.data(), charges.data(), n * sizeof(double));
-      chargesCount_ = n;
+    if (chargesChanged)
       FARADAY_CUDA_CHECK(cudaMemcpyAsync(charges_.data(), hostCharges_.data(), std::size_t(n) * sizeof(double),
+                                         cudaMemcpyHostToDevice, stream_));
+    const std::size_t chunk = transferChunk(n);
+    for (std::size_t b = 0; b < std::size_t(n); b += chunk) {
+      const std::size_t bytes = std::min(chunk, std::size_t(n) - b) * sizeof(Vec3);
+      pme::parallelCopy(hostPositions_.data() + 3 * b, &positions[b], bytes);
+      FARADAY_CUDA_CHECK(cudaMemcpyAsync(positions_.data() + 3 * b, hostPositions_.data() + 3 * b, bytes,
                                          cudaMemcpyHostToDevice, stream_));
     }
     mark(1);
@@ -524,20 +682,35 @@ class CudaPme final : public ReciprocalSolver {
       case 8: runPhases<8>(n, timed); break;
       default: throw pmeError(__LINE__, "PME order outside 4..8");
     }
-    // Down: forces and the seven sums.
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(hostForces_.data(), forceOut_.data(), std::size_t(n) * 3 * sizeof(float),
-                                       cudaMemcpyDeviceToHost, stream_));
+    // Down: the seven sums, and the forces in chunks, the host adding chunk k while chunk
+    // k + 1 is on the bus.
     FARADAY_CUDA_CHECK(
         cudaMemcpyAsync(hostSums_.data(), sums_.data(), sizeof(Sums7), cudaMemcpyDeviceToHost, stream_));
-    mark(8);
+    int chunks = 0;
+    for (std::size_t b = 0; b < std::size_t(n); b += chunk, ++chunks) {
+      const std::size_t count = std::min(chunk, std::size_t(n) - b);
+      FARADAY_CUDA_CHECK(cudaMemcpyAsync(hostForces_.data() + 3 * b, forceOut_.data() + 3 * b,
+                                         count * 3 * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+      FARADAY_CUDA_CHECK(cudaEventRecord(se_.chunkDone[chunks], stream_));
+    }
+    mark(10);
+    chunks = 0;
+    for (std::size_t b = 0; b < std::size_t(n); b += chunk, ++chunks) {
+      FARADAY_CUDA_CHECK(cudaEventSynchronize(se_.chunkDone[chunks]));
+      pme::addFloatForces(hostForces_.data() + 3 * b, &forces[b], std::min(chunk, std::size_t(n) - b));
+    }
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    pme::addFloatForces(hostForces_.data(), forces);
 
+    // Timers: the six phases from the events between them; "pme.transfer" from the copies
+    // (the upload interval includes the host staging of all chunks but the first).
     if (timed) {
       static const char* const kPhase[6] = {"pme.spline",  "pme.spread",      "pme.fft_forward",
                                             "pme.convolve", "pme.fft_inverse", "pme.gather"};
-      for (int p = 0; p < 6; ++p) timers->add(kPhase[p], elapsedSeconds(p + 1, p + 2));
-      timers->add("pme.transfer", elapsedSeconds(0, 1) + elapsedSeconds(7, 8));
+      // Splines and spreading interleave (keys | sort | splines | cell starts, spreading).
+      timers->add(kPhase[0], elapsedSeconds(1, 2) + elapsedSeconds(3, 4));
+      timers->add(kPhase[1], elapsedSeconds(2, 3) + elapsedSeconds(4, 5));
+      for (int p = 2; p < 6; ++p) timers->add(kPhase[p], elapsedSeconds(p + 3, p + 4));
+      timers->add("pme.transfer", elapsedSeconds(0, 1) + elapsedSeconds(9, 10));
     }
     const Sums7& s = *hostSums_.data();
     ReciprocalResult r;
@@ -558,24 +731,27 @@ class CudaPme final : public ReciprocalSolver {
     return 1e-3 * double(ms);
   }
 
-  void parallelCopyPositions(const std::vector<Vec3>& positions) {
-    pme::parallelCopy(hostPositions_.data(), positions.data(), positions.size() * sizeof(Vec3));
+  /// Atoms per transfer chunk: whole arrays below 128k atoms, else up to kMaxChunks pieces.
+  static std::size_t transferChunk(int n) {
+    const std::size_t chunks = std::clamp<std::size_t>(std::size_t(n) / 131072, 1, kMaxChunks);
+    return (std::size_t(n) + chunks - 1) / chunks;
   }
 
   /// Device and pinned buffers for n atoms (kept when large enough).
   void reserve(std::size_t n) {
     if (n <= capacity_) return;
     const int P = params_.order;
-    const std::size_t splineStride = std::size_t(6 * P + 3) / 4 * 4;
-    const std::size_t spreadStride = std::size_t(3 * P + 1 + 3) / 4 * 4;
+    const std::size_t spreadStride = std::size_t(3 * P + 2 + 3) / 4 * 4;  // kSpreadStride<P>
+    const std::size_t gatherStride = std::size_t(6 * P + 3) / 4 * 4;      // kGatherStride<P>
     positions_ = DeviceBuffer<double>("pme positions", 3 * n);
     charges_ = DeviceBuffer<double>("pme charges", n);
     keys_ = DeviceBuffer<std::uint32_t>("pme cell keys", n);
     sortedKeys_ = DeviceBuffer<std::uint32_t>("pme sorted cell keys", n);
     atomIndex_ = DeviceBuffer<int>("pme atom indices", n);
     perm_ = DeviceBuffer<int>("pme sorted atom indices", n);
-    splines_ = DeviceBuffer<float>("pme splines", n * splineStride);
-    records_ = DeviceBuffer<float>("pme spreading records", n * spreadStride);
+    wq_ = DeviceBuffer<float4>("pme fractional parts and charges", n);
+    spreadRecords_ = DeviceBuffer<float>("pme spreading records", n * spreadStride);
+    gatherRecords_ = DeviceBuffer<float>("pme gather records", n * gatherStride);
     forceOut_ = DeviceBuffer<float>("pme forces", 3 * n);
     std::vector<int> iota(n);
     for (std::size_t i = 0; i < n; ++i) iota[i] = int(i);
@@ -607,8 +783,9 @@ class CudaPme final : public ReciprocalSolver {
     const Vec3 L = box.lengths();
     if (haveBox_ && L == boxLengths_) return;
     for (int d = 0; d < 3; ++d) {
-      const std::vector<double> f = pme::influenceFactors(moduli_[d], L[d], params_.beta);
-      FARADAY_CUDA_CHECK(cudaMemcpyAsync(factors_[d].data(), f.data(), f.size() * sizeof(double),
+      const std::vector<double> fd = pme::influenceFactors(moduli_[d], L[d], params_.beta);
+      const std::vector<float> f(fd.begin(), fd.end());
+      FARADAY_CUDA_CHECK(cudaMemcpyAsync(factors_[d].data(), f.data(), f.size() * sizeof(float),
                                          cudaMemcpyHostToDevice, stream_));
       FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // f is a local
     }
@@ -634,34 +811,40 @@ class CudaPme final : public ReciprocalSolver {
       if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[i], stream_));
     };
     const Vec3 L = boxLengths_;
-    const double3 length = make_double3(L.x, L.y, L.z);
     const std::uint32_t cells = pme::numCells(dims_);
 
-    // 1: splines and keys.
-    splineKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, positions_.data(), charges_.data(), dims_,
-                                                                      length, keys_.data(), splines_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("splineKernel");
+    // 1a: cell keys and fractional parts.
+    keyKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, positions_.data(), charges_.data(), dims_,
+                                                                   make_double3(L.x, L.y, L.z), keys_.data(),
+                                                                   wq_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("keyKernel");
     mark(2);
 
-    // 2: sort, cell starts, records, grid gather.
+    // 2a: stable sort by cell.
     std::size_t tempBytes = sortTemp_.size();
     FARADAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_.data(), tempBytes, keys_.data(), sortedKeys_.data(),
                                                        atomIndex_.data(), perm_.data(), n, 0, keyBits(), stream_));
-    cellStartKernel<<<blocksFor(std::size_t(n) + 1, kThreads), kThreads, 0, stream_>>>(n, sortedKeys_.data(), cells,
-                                                                                       cellStart_.data());
+    mark(3);
+
+    // 1b: B-splines in sorted order (before the cell starts, which would push wq out of L2).
+    splineKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
+        n, sortedKeys_.data(), perm_.data(), dims_, wq_.data(), spreadRecords_.data(), gatherRecords_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("splineKernel");
+    mark(4);
+
+    // 2b: cell starts, then every grid point gathers its charge.
+    cellStartKernel<<<blocksFor((std::size_t(n) / 32 + 1) * 32, kThreads), kThreads, 0, stream_>>>(
+        n, sortedKeys_.data(), cells, cellStart_.data());
     FARADAY_CUDA_CHECK_LAUNCH("cellStartKernel");
-    spreadRecordKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
-        n, sortedKeys_.data(), perm_.data(), dims_, charges_.data(), splines_.data(), records_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("spreadRecordKernel");
     const std::size_t warps = std::size_t(nSeg_) * nTy_ * nTz_;
     spreadKernel<P><<<blocksFor(warps * 32, kThreads), kThreads, 0, stream_>>>(
-        dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), records_.data(), realGrid_.data());
+        dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), spreadRecords_.data(), realGrid_.data());
     FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
-    mark(3);
+    mark(5);
 
     // 3: forward FFT.
     FARADAY_CUDA_CHECK(cufftExecR2C(forwardPlan_.get(), realGrid_.data(), complexGrid_.data()));
-    mark(4);
+    mark(6);
 
     // 4: influence function, energy, virial.
     const int nComplex = int(complexGrid_.size());
@@ -669,28 +852,30 @@ class CudaPme final : public ReciprocalSolver {
     const double prefactor = units::kCoulomb / (units::kPi * L.x * L.y * L.z);
     convolveKernel<<<reduceBlocks_, kReduceThreads, 0, stream_>>>(
         dims_, nComplex, complexGrid_.data(), factors_[0].data(), factors_[1].data(), factors_[2].data(),
-        make_double3(1.0 / L.x, 1.0 / L.y, 1.0 / L.z), prefactor, piOverBeta2, partials_.data());
+        make_float3(float(1.0 / L.x), float(1.0 / L.y), float(1.0 / L.z)), float(prefactor), float(piOverBeta2),
+        partials_.data());
     FARADAY_CUDA_CHECK_LAUNCH("convolveKernel");
     finalReduceKernel<<<1, kReduceThreads, 0, stream_>>>(reduceBlocks_, partials_.data(), sums_.data());
     FARADAY_CUDA_CHECK_LAUNCH("finalReduceKernel");
-    mark(5);
+    mark(7);
 
     // 5: inverse FFT (the potential grid replaces the charge grid).
     FARADAY_CUDA_CHECK(cufftExecC2R(inversePlan_.get(), complexGrid_.data(), realGrid_.data()));
-    mark(6);
+    mark(8);
 
     // 6: forces.
-    gatherKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
-        n, sortedKeys_.data(), perm_.data(), dims_, charges_.data(), splines_.data(), realGrid_.data(),
-        make_double3(dims_.k[0] / L.x, dims_.k[1] / L.y, dims_.k[2] / L.z), forceOut_.data());
+    const float3 scale = make_float3(float(dims_.k[0] / L.x), float(dims_.k[1] / L.y), float(dims_.k[2] / L.z));
+    gatherKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, sortedKeys_.data(), perm_.data(), dims_,
+                                                                      spreadRecords_.data(), gatherRecords_.data(),
+                                                                      realGrid_.data(), scale, forceOut_.data());
     FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
-    mark(7);
+    mark(9);
   }
 
   PmeParams params_;
   StreamAndEvents se_;  // first member: destroyed last
   cudaStream_t stream_;
-  const std::array<cudaEvent_t, 9>& events_;
+  const std::array<cudaEvent_t, 11>& events_;
   GridDims dims_{};
   int numSms_ = 1;
   int segLen_ = 32, nSeg_ = 1, nTy_ = 1, nTz_ = 1;
@@ -701,11 +886,12 @@ class CudaPme final : public ReciprocalSolver {
   Vec3 boxLengths_{};
 
   std::array<std::vector<double>, 3> moduli_;
-  std::array<DeviceBuffer<double>, 3> factors_;
+  std::array<DeviceBuffer<float>, 3> factors_;
   DeviceBuffer<double> positions_, charges_;
   DeviceBuffer<std::uint32_t> keys_, sortedKeys_;
   DeviceBuffer<int> atomIndex_, perm_, cellStart_;
-  DeviceBuffer<float> splines_, records_, forceOut_, realGrid_;
+  DeviceBuffer<float4> wq_;
+  DeviceBuffer<float> spreadRecords_, gatherRecords_, forceOut_, realGrid_;
   DeviceBuffer<float2> complexGrid_;
   DeviceBuffer<unsigned char> sortTemp_;
   DeviceBuffer<Sums7> partials_, sums_;

@@ -41,8 +41,7 @@ bool copyIfChanged(double* cache, const double* src, std::size_t n) {
   return changed != 0;
 }
 
-void addFloatForces(const float* f, std::vector<Vec3>& forces) {
-  const std::size_t n = forces.size();
+void addFloatForces(const float* f, Vec3* forces, std::size_t n) {
 #pragma omp parallel for schedule(static) if (n * 12 >= kParallelBytes)
   for (std::size_t i = 0; i < n; ++i) {
     forces[i].x += double(f[3 * i]);

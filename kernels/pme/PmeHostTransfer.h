@@ -15,7 +15,7 @@ void parallelCopy(void* dst, const void* src, std::size_t bytes);
 /// Copies `n` values from `src` into `cache` if they differ from it; true when they did.
 bool copyIfChanged(double* cache, const double* src, std::size_t n);
 
-/// forces[i] += (f[3i], f[3i+1], f[3i+2]) for i < forces.size() (kJ/mol/nm).
-void addFloatForces(const float* f, std::vector<Vec3>& forces);
+/// forces[i] += (f[3i], f[3i+1], f[3i+2]) for i < n (kJ/mol/nm).
+void addFloatForces(const float* f, Vec3* forces, std::size_t n);
 
 }  // namespace faraday::pme
