@@ -20,8 +20,9 @@ inline constexpr double kDcsGpuRelRms = 1e-5;
 /// precision): a float accumulator over n <= 4000 terms of one constant-memory chunk
 /// drifts by ~u sqrt(n) = 6e-8 x 63 = 4e-6 relative; 1e-5 leaves a factor 2.5.
 inline constexpr double kDcsVariantRelRms = 1e-5;
-/// One GPU point vs k q / r for a lone charge at r >= 0.1 nm: three float coordinate
-/// roundings of <= 3e-7 nm (relative 3e-6 each at 0.1 nm) plus rsqrtf's 2 ulp: 1e-5; 2e-5.
+/// One GPU point vs k q / r for a lone charge at r >= 0.04 nm, coordinates <= 2.1 nm from
+/// the lattice origin: float rounding <= 1.2e-7 nm per coordinate (relative 3e-6 at
+/// 0.04 nm, three of them) plus rsqrtf's 2 ulp: <= 1e-5; 2e-5.
 inline constexpr double kDcsFloatPointRel = 2e-5;
 /// OpenDX values are written with 9 significant digits ("%.8e"): relative 5e-9 per value.
 inline constexpr double kDxRoundTripRel = 1e-8;
