@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(128) gatherKernel(LatticeDims g, PeriodicBox b
       for (int c = 0; c < kCoarsen; ++c) {
         const float dx = minimumImage<kPeriodic>(x[c] - atom.x, box.L[0], box.invL[0]);
         const float r2 = fmaf(dx, dx, dyz2);
-        acc[c].add(dcs::directTerm(atom.w, r2, rsqrtf(r2)));
+        acc[c].add(dcs::directTerm(atom.w, r2, dcs::fastRsqrt(r2)));
       }
     }
 #pragma unroll
@@ -157,11 +157,31 @@ __global__ void scatterKernel(LatticeDims g, const float4* __restrict__ atoms, i
         if (i >= g.nx) i -= g.nx;
         const float dx = i * g.hx - atom.x;
         const float r2 = fmaf(dx, dx, dyz2);
-        atomicAdd(&row[i], dcs::directTerm(atom.w, r2, rsqrtf(r2)));
+        atomicAdd(&row[i], dcs::directTerm(atom.w, r2, dcs::fastRsqrt(r2)));
       }
     }
   }
 }
+/// The throughput ceiling of any DCS kernel: 8 independent rsqrt accumulations per thread.
+__global__ void rsqrtCeilingKernel(int iterations, float* out) {
+  float x[8], acc[8];
+#pragma unroll
+  for (int c = 0; c < 8; ++c) {
+    x[c] = 1.0f + 1e-3f * (threadIdx.x + c);
+    acc[c] = 0.f;
+  }
+  for (int it = 0; it < iterations; ++it)
+#pragma unroll
+    for (int c = 0; c < 8; ++c) {
+      acc[c] += dcs::fastRsqrt(x[c]);
+      x[c] += 1e-6f;
+    }
+  float s = 0.f;
+#pragma unroll
+  for (int c = 0; c < 8; ++c) s += acc[c];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
 __global__ void floatToDoubleKernel(const float* in, std::size_t n, double scale, double* out) {
   const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t < n) out[t] += scale * double(in[t]);
@@ -327,6 +347,27 @@ std::vector<double> cudaPotentialMap(DcsKernel kernel, DcsAccumulation accumulat
     if (kernel != DcsKernel::CutoffBinned) stats->actualEvaluations = stats->effectiveEvaluations;
   }
   return out;
+}
+
+double cudaRsqrtCeiling() {
+  int sms = 0;
+  FARADAY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int blocks = sms * 16, threads = 256, iterations = 20000;
+  DeviceBuffer<float> out("rsqrt ceiling output", std::size_t(blocks) * threads);
+  Stream stream;
+  Events ev;
+  float best = 1e30f;
+  for (int r = 0; r < 4; ++r) {  // the first launch warms up
+    FARADAY_CUDA_CHECK(cudaEventRecord(ev.start, stream.s));
+    rsqrtCeilingKernel<<<blocks, threads, 0, stream.s>>>(iterations, out.data());
+    FARADAY_CUDA_CHECK_LAUNCH("rsqrtCeilingKernel");
+    FARADAY_CUDA_CHECK(cudaEventRecord(ev.stop, stream.s));
+    FARADAY_CUDA_CHECK(cudaEventSynchronize(ev.stop));
+    float ms = 0;
+    FARADAY_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+    if (r > 0) best = std::min(best, ms);
+  }
+  return double(blocks) * threads * iterations * 8 / (1e-3 * best);
 }
 
 struct CudaMapAccumulator::Impl {

@@ -1,6 +1,6 @@
 #pragma once
 // CUDA potential maps (DCS). Every kernel computes the same map as the CPU reference in
-// Dcs.h: float pair math (rsqrtf), accumulation per lattice point in a fixed order, the
+// Dcs.h: float pair math (MUFU rsqrt), accumulation per lattice point in a fixed order, the
 // map itself in double on the device. Host-only types here; the kernels live in CudaDcs.cu.
 #include <memory>
 #include <vector>
@@ -36,7 +36,13 @@ struct DcsKernelStats {
   double actualEvaluations = 0;     ///< pair terms the kernel evaluated (cutoff: points x loaded bin slots)
   long long overflowAtoms = 0;      ///< cutoff: atoms summed on the host
   double hostOverflowSeconds = 0;   ///< cutoff: host time for the overflow atoms (overlapped with the kernel)
+  double binningSeconds = 0;        ///< cutoff: host binning and upload of the bins (last repeat)
+  double kernelSeconds = 0;         ///< cutoff: the binned kernel alone (device events, last repeat)
 };
+
+/// Benchmark ceiling: atom evaluations per second of a loop that does nothing but
+/// accumulate rsqrt (1 MUFU.RSQ + 2 adds per evaluation) on every SM of device 0.
+double cudaRsqrtCeiling();
 
 /// One frame's map, kJ/(mol e), x fastest, computed with `kernel` on device 0.
 /// Direct kernels use options.periodic (minimum image); CutoffBinned uses options.cutoff,

@@ -16,6 +16,7 @@ std::vector<double> cudaPotentialMap(DcsKernel, DcsAccumulation, const Lattice&,
                                      const std::vector<double>&, const MapOptions&, DcsKernelStats*, int) {
   noCuda();
 }
+double cudaRsqrtCeiling() { noCuda(); }
 struct CudaMapAccumulator::Impl {};
 CudaMapAccumulator::CudaMapAccumulator(const Lattice&, const MapOptions&) { noCuda(); }
 CudaMapAccumulator::~CudaMapAccumulator() = default;
