@@ -155,6 +155,35 @@ int benchDcs(const std::vector<std::string>& args) {
            dims(l), st.effectiveEvaluations, st.actualEvaluations, st.seconds, relRms(m, prod),
            "rel RMS vs production"});
     }
+
+    // Timing studies of the production kernel's shape (coarsening, occupancy, the
+    // near-atom test), same case.
+    struct S {
+      DcsGatherTuning t;
+      DcsAccumulation acc;
+      const char* name;
+    };
+    for (S v : {S{{4, 0, false}, DcsAccumulation::BlockedDouble, "study: coalesced x4"},
+                S{{16, 0, false}, DcsAccumulation::BlockedDouble, "study: coalesced x16"},
+                S{{8, 12, false}, DcsAccumulation::BlockedDouble, "study: x8 minBlocks 12"},
+                S{{8, 16, false}, DcsAccumulation::BlockedDouble, "study: x8 minBlocks 16"},
+                S{{8, 16, false}, DcsAccumulation::Float, "study: x8 float minBlocks 16"},
+                S{{8, 0, true}, DcsAccumulation::BlockedDouble, "study: x8 clamp"},
+                S{{8, 0, true}, DcsAccumulation::Float, "study: x8 float clamp"},
+                S{{16, 8, true}, DcsAccumulation::BlockedDouble, "study: x16 clamp minBlocks 8"}}) {
+      const std::vector<double> m =
+          cudaPotentialMap(DcsKernel::Coalesced, v.acc, l, a.positions, a.charges, direct, &st, 5, &v.t);
+      add({"study", v.name, a.positions.size(), dims(l), st.effectiveEvaluations, st.actualEvaluations, st.seconds,
+           relRms(m, prod), "rel RMS vs production"});
+    }
+    // Tail effect: a lattice 4x larger in z (more waves per launch).
+    {
+      Lattice big = l;
+      big.nz *= 4;
+      cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, big, a.positions, a.charges, direct, &st, 3);
+      add({"study", "production, 4x more slices", a.positions.size(), dims(big), st.effectiveEvaluations,
+           st.actualEvaluations, st.seconds, -1, ""});
+    }
   }
 
   // 4. Cutoff binned vs direct, 1M atoms at water density on a 0.1 nm lattice.

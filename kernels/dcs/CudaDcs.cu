@@ -101,8 +101,8 @@ __device__ inline float minimumImage(float d, float L, float invL) {
 /// writes 32 consecutive doubles per point index), else adjacent. Per atom and thread:
 /// 1 constant read (broadcast), dy, dz, dy^2+dz^2 once, then per point 1 sub, 1 fma,
 /// 1 rsqrt, 1 mul-add (plus 2 ops for the minimum image when periodic).
-template <int kCoarsen, bool kCoalesced, bool kPeriodic, DcsAccumulation A>
-__global__ void __launch_bounds__(128) gatherKernel(LatticeDims g, PeriodicBox box, int nAtoms, double* map) {
+template <int kCoarsen, bool kCoalesced, bool kPeriodic, DcsAccumulation A, int kMinBlocks = 1, bool kClamp = false>
+__global__ void __launch_bounds__(128, kMinBlocks) gatherKernel(LatticeDims g, PeriodicBox box, int nAtoms, double* map) {
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
   const int k = blockIdx.z;
   const int i0 = kCoalesced ? blockIdx.x * blockDim.x * kCoarsen + threadIdx.x
@@ -124,7 +124,10 @@ __global__ void __launch_bounds__(128) gatherKernel(LatticeDims g, PeriodicBox b
       for (int c = 0; c < kCoarsen; ++c) {
         const float dx = minimumImage<kPeriodic>(x[c] - atom.x, box.L[0], box.invL[0]);
         const float r2 = fmaf(dx, dx, dyz2);
-        acc[c].add(dcs::directTerm(atom.w, r2, dcs::fastRsqrt(r2)));
+        if (kClamp)  // timing study only: 1 min instead of compare + select
+          acc[c].add(atom.w * fminf(dcs::fastRsqrt(r2), float(1.0 / dcs::kMinDistance)));
+        else
+          acc[c].add(dcs::directTerm(atom.w, r2, dcs::fastRsqrt(r2)));
       }
     }
 #pragma unroll
@@ -211,12 +214,12 @@ std::vector<float4> packAtoms(const Lattice& l, const std::vector<Vec3>& pos, co
   return out;
 }
 
-template <int C, bool kCoalesced, bool kPeriodic, DcsAccumulation A>
+template <int C, bool kCoalesced, bool kPeriodic, DcsAccumulation A, int kMinBlocks = 1, bool kClamp = false>
 void launchGather(const Lattice& l, const PeriodicBox& box, int nAtoms, double* map, cudaStream_t s) {
   const dim3 block(32, 4);
   const int pointsPerBlockX = 32 * C;
   const dim3 grid((l.nx + pointsPerBlockX - 1) / pointsPerBlockX, (l.ny + 3) / 4, l.nz);
-  gatherKernel<C, kCoalesced, kPeriodic, A><<<grid, block, 0, s>>>(dimsOf(l), box, nAtoms, map);
+  gatherKernel<C, kCoalesced, kPeriodic, A, kMinBlocks, kClamp><<<grid, block, 0, s>>>(dimsOf(l), box, nAtoms, map);
   FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
 }
 
@@ -250,15 +253,43 @@ void launchGatherVariant(DcsKernel k, DcsAccumulation a, const Lattice& l, const
   }
 }
 
+/// The benchmark's timing studies of the coalesced kernel (non-periodic only).
+void launchGatherStudy(const DcsGatherTuning& t, DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n,
+                       double* map, cudaStream_t s) {
+  constexpr auto F = DcsAccumulation::Float;
+  constexpr auto B = DcsAccumulation::BlockedDouble;
+  const bool blocked = a == B;
+  if (a == DcsAccumulation::Kahan) throw Error("gather study: float or blocked-double accumulation only");
+  if (t.coarsening == 4 && t.minBlocksPerSm == 0 && !t.clampNearAtoms)
+    blocked ? launchGather<4, true, false, B>(l, box, n, map, s) : launchGather<4, true, false, F>(l, box, n, map, s);
+  else if (t.coarsening == 16 && t.minBlocksPerSm == 0 && !t.clampNearAtoms)
+    blocked ? launchGather<16, true, false, B>(l, box, n, map, s) : launchGather<16, true, false, F>(l, box, n, map, s);
+  else if (t.coarsening == 8 && t.minBlocksPerSm == 16 && !t.clampNearAtoms)
+    blocked ? launchGather<8, true, false, B, 16>(l, box, n, map, s) : launchGather<8, true, false, F, 16>(l, box, n, map, s);
+  else if (t.coarsening == 8 && t.minBlocksPerSm == 12 && !t.clampNearAtoms)
+    blocked ? launchGather<8, true, false, B, 12>(l, box, n, map, s) : launchGather<8, true, false, F, 12>(l, box, n, map, s);
+  else if (t.coarsening == 8 && t.minBlocksPerSm == 0 && t.clampNearAtoms)
+    blocked ? launchGather<8, true, false, B, 1, true>(l, box, n, map, s)
+            : launchGather<8, true, false, F, 1, true>(l, box, n, map, s);
+  else if (t.coarsening == 16 && t.minBlocksPerSm == 8 && t.clampNearAtoms)
+    blocked ? launchGather<16, true, false, B, 8, true>(l, box, n, map, s)
+            : launchGather<16, true, false, F, 8, true>(l, box, n, map, s);
+  else
+    throw Error("gather study: combination not compiled");
+}
+
 /// Adds the direct map of `atoms` (packed) into `map`, one constant-memory chunk per launch.
 void runGather(DcsKernel k, DcsAccumulation a, const Lattice& l, const MapOptions& o,
-               const std::vector<float4>& atoms, double* map, cudaStream_t s) {
+               const std::vector<float4>& atoms, double* map, cudaStream_t s, const DcsGatherTuning* study = nullptr) {
+  if (study && o.periodic) throw Error("gather study: non-periodic only");
   const PeriodicBox box = boxOf(o);
   for (std::size_t first = 0; first < atoms.size(); first += kChunkAtoms) {
     const int n = int(std::min<std::size_t>(kChunkAtoms, atoms.size() - first));
     FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_atoms, atoms.data() + first, n * sizeof(float4), 0,
                                                cudaMemcpyHostToDevice, s));
-    if (o.periodic)
+    if (study)
+      launchGatherStudy(*study, a, l, box, n, map, s);
+    else if (o.periodic)
       launchGatherVariant<true>(k, a, l, box, n, map, s);
     else
       launchGatherVariant<false>(k, a, l, box, n, map, s);
@@ -293,7 +324,8 @@ void checkInputs(const Lattice& l, const std::vector<Vec3>& pos, const std::vect
 
 std::vector<double> cudaPotentialMap(DcsKernel kernel, DcsAccumulation accumulation, const Lattice& l,
                                      const std::vector<Vec3>& pos, const std::vector<double>& q,
-                                     const MapOptions& o, DcsKernelStats* stats, int repeats) {
+                                     const MapOptions& o, DcsKernelStats* stats, int repeats,
+                                     const DcsGatherTuning* study) {
   checkInputs(l, pos, q, o);
   Stream stream;
   Events ev;
@@ -329,7 +361,7 @@ std::vector<double> cudaPotentialMap(DcsKernel kernel, DcsAccumulation accumulat
         if (o.method != MapMethod::Cutoff) throw Error("the cutoff-binned kernel needs map.method = cutoff");
         runCutoffBinned(l, o, pos, q, map, dBins, hostPart, stream.s, &st);
         break;
-      default: runGather(kernel, accumulation, l, o, atoms, map.data(), stream.s); break;
+      default: runGather(kernel, accumulation, l, o, atoms, map.data(), stream.s, study); break;
     }
     FARADAY_CUDA_CHECK(cudaEventRecord(ev.stop, stream.s));
     FARADAY_CUDA_CHECK(cudaEventSynchronize(ev.stop));

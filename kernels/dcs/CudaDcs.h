@@ -44,12 +44,20 @@ struct DcsKernelStats {
 /// accumulate rsqrt (1 MUFU.RSQ + 2 adds per evaluation) on every SM of device 0.
 double cudaRsqrtCeiling();
 
+/// Benchmark-only variations of the coalesced direct kernel (timing studies; non-periodic).
+struct DcsGatherTuning {
+  int coarsening = 8;           ///< points per thread: 4, 8 or 16
+  int minBlocksPerSm = 0;       ///< 0: the compiler's register choice; 8, 12, 16: __launch_bounds__ minimum
+  bool clampNearAtoms = false;  ///< timing only: min(1/r, 1/kMinDistance) instead of skipping (1 op, not 2)
+};
+
 /// One frame's map, kJ/(mol e), x fastest, computed with `kernel` on device 0.
 /// Direct kernels use options.periodic (minimum image); CutoffBinned uses options.cutoff,
 /// binCapacity, binSide. `repeats` > 1 times the computation that many times (median).
 std::vector<double> cudaPotentialMap(DcsKernel kernel, DcsAccumulation accumulation, const Lattice& lattice,
                                      const std::vector<Vec3>& positions, const std::vector<double>& charges,
-                                     const MapOptions& options, DcsKernelStats* stats = nullptr, int repeats = 1);
+                                     const MapOptions& options, DcsKernelStats* stats = nullptr, int repeats = 1,
+                                     const DcsGatherTuning* study = nullptr);
 
 /// The production path: Coalesced/BlockedDouble for direct, CutoffBinned for cutoff.
 DcsKernel productionKernel(MapMethod method);

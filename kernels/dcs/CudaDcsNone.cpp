@@ -13,7 +13,8 @@ DcsKernel productionKernel(MapMethod method) {
   return method == MapMethod::Cutoff ? DcsKernel::CutoffBinned : DcsKernel::Coalesced;
 }
 std::vector<double> cudaPotentialMap(DcsKernel, DcsAccumulation, const Lattice&, const std::vector<Vec3>&,
-                                     const std::vector<double>&, const MapOptions&, DcsKernelStats*, int) {
+                                     const std::vector<double>&, const MapOptions&, DcsKernelStats*, int,
+                                     const DcsGatherTuning*) {
   noCuda();
 }
 double cudaRsqrtCeiling() { noCuda(); }
