@@ -157,20 +157,20 @@ int benchDcs(const std::vector<std::string>& args) {
     }
 
     // Timing studies of the production kernel's shape (coarsening, occupancy, the
-    // near-atom test), same case.
+    // near-atom test per pair as before the per-row test), same case.
     struct S {
       DcsGatherTuning t;
       DcsAccumulation acc;
       const char* name;
     };
-    for (S v : {S{{4, 0, false}, DcsAccumulation::BlockedDouble, "study: coalesced x4"},
-                S{{16, 0, false}, DcsAccumulation::BlockedDouble, "study: coalesced x16"},
-                S{{8, 12, false}, DcsAccumulation::BlockedDouble, "study: x8 minBlocks 12"},
-                S{{8, 16, false}, DcsAccumulation::BlockedDouble, "study: x8 minBlocks 16"},
-                S{{8, 16, false}, DcsAccumulation::Float, "study: x8 float minBlocks 16"},
-                S{{8, 0, true}, DcsAccumulation::BlockedDouble, "study: x8 clamp"},
-                S{{8, 0, true}, DcsAccumulation::Float, "study: x8 float clamp"},
-                S{{16, 8, true}, DcsAccumulation::BlockedDouble, "study: x16 clamp minBlocks 8"}}) {
+    constexpr auto B = DcsAccumulation::BlockedDouble;
+    for (S v : {S{{8, 1, false}, B, "study: x8 (production shape)"}, S{{4, 1, false}, B, "study: x4"},
+                S{{8, 8, false}, B, "study: x8 minBlocks 8"}, S{{8, 10, false}, B, "study: x8 minBlocks 10"},
+                S{{8, 12, false}, B, "study: x8 minBlocks 12"}, S{{16, 1, false}, B, "study: x16"},
+                S{{16, 6, false}, B, "study: x16 minBlocks 6"},
+                S{{8, 1, true}, B, "study: x8 test per pair"},
+                S{{8, 10, true}, B, "study: x8 test per pair minBlocks 10"},
+                S{{8, 1, false}, DcsAccumulation::Float, "study: x8 float"}}) {
       const std::vector<double> m =
           cudaPotentialMap(DcsKernel::Coalesced, v.acc, l, a.positions, a.charges, direct, &st, 5, &v.t);
       add({"study", v.name, a.positions.size(), dims(l), st.effectiveEvaluations, st.actualEvaluations, st.seconds,

@@ -101,7 +101,7 @@ __device__ inline float minimumImage(float d, float L, float invL) {
 /// writes 32 consecutive doubles per point index), else adjacent. Per atom and thread:
 /// 1 constant read (broadcast), dy, dz, dy^2+dz^2 once, then per point 1 sub, 1 fma,
 /// 1 rsqrt, 1 mul-add (plus 2 ops for the minimum image when periodic).
-template <int kCoarsen, bool kCoalesced, bool kPeriodic, DcsAccumulation A, int kMinBlocks = 1, bool kClamp = false>
+template <int kCoarsen, bool kCoalesced, bool kPeriodic, DcsAccumulation A, int kMinBlocks = 1, bool kPerPairTest = false>
 __global__ void __launch_bounds__(128, kMinBlocks) gatherKernel(LatticeDims g, PeriodicBox box, int nAtoms, double* map) {
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
   const int k = blockIdx.z;
@@ -124,10 +124,13 @@ __global__ void __launch_bounds__(128, kMinBlocks) gatherKernel(LatticeDims g, P
       for (int c = 0; c < kCoarsen; ++c) {
         const float dx = minimumImage<kPeriodic>(x[c] - atom.x, box.L[0], box.invL[0]);
         const float r2 = fmaf(dx, dx, dyz2);
-        if (kClamp)  // timing study only: 1 min instead of compare + select
-          acc[c].add(atom.w * fminf(dcs::fastRsqrt(r2), float(1.0 / dcs::kMinDistance)));
-        else
+        // kPerPairTest: the near-atom test of directTerm on every pair (compare + select).
+        // Without it the chunk must hold only atoms farther than kMinDistance from every
+        // lattice row (splitNearRowAtoms), so r >= kMinDistance holds for every pair.
+        if (kPerPairTest)
           acc[c].add(dcs::directTerm(atom.w, r2, dcs::fastRsqrt(r2)));
+        else
+          acc[c].add(atom.w * dcs::fastRsqrt(r2));
       }
     }
 #pragma unroll
@@ -214,26 +217,31 @@ std::vector<float4> packAtoms(const Lattice& l, const std::vector<Vec3>& pos, co
   return out;
 }
 
-template <int C, bool kCoalesced, bool kPeriodic, DcsAccumulation A, int kMinBlocks = 1, bool kClamp = false>
+template <int C, bool kCoalesced, bool kPeriodic, DcsAccumulation A, int kMinBlocks = 1, bool kPerPairTest = false>
 void launchGather(const Lattice& l, const PeriodicBox& box, int nAtoms, double* map, cudaStream_t s) {
   const dim3 block(32, 4);
   const int pointsPerBlockX = 32 * C;
   const dim3 grid((l.nx + pointsPerBlockX - 1) / pointsPerBlockX, (l.ny + 3) / 4, l.nz);
-  gatherKernel<C, kCoalesced, kPeriodic, A, kMinBlocks, kClamp><<<grid, block, 0, s>>>(dimsOf(l), box, nAtoms, map);
+  gatherKernel<C, kCoalesced, kPeriodic, A, kMinBlocks, kPerPairTest><<<grid, block, 0, s>>>(dimsOf(l), box, nAtoms, map);
   FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
 }
 
-template <int C, bool kCoalesced, bool kPeriodic>
+template <int C, bool kCoalesced, bool kPeriodic, int MB = 1>
 void launchGatherAcc(DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n, double* map,
                      cudaStream_t s) {
   switch (a) {
-    case DcsAccumulation::Float: launchGather<C, kCoalesced, kPeriodic, DcsAccumulation::Float>(l, box, n, map, s); break;
-    case DcsAccumulation::Kahan: launchGather<C, kCoalesced, kPeriodic, DcsAccumulation::Kahan>(l, box, n, map, s); break;
+    case DcsAccumulation::Float: launchGather<C, kCoalesced, kPeriodic, DcsAccumulation::Float, MB>(l, box, n, map, s); break;
+    case DcsAccumulation::Kahan: launchGather<C, kCoalesced, kPeriodic, DcsAccumulation::Kahan, MB>(l, box, n, map, s); break;
     case DcsAccumulation::BlockedDouble:
-      launchGather<C, kCoalesced, kPeriodic, DcsAccumulation::BlockedDouble>(l, box, n, map, s);
+      launchGather<C, kCoalesced, kPeriodic, DcsAccumulation::BlockedDouble, MB>(l, box, n, map, s);
       break;
   }
 }
+
+/// Production shape of the coalesced kernel: points per thread and the __launch_bounds__
+/// minimum blocks per SM, chosen from the benchmark's timing studies (bench dcs).
+constexpr int kProductionCoarsening = 8;
+constexpr int kProductionMinBlocks = 1;
 
 template <bool kPeriodic>
 void launchGatherVariant(DcsKernel k, DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n,
@@ -244,8 +252,8 @@ void launchGatherVariant(DcsKernel k, DcsAccumulation a, const Lattice& l, const
     case DcsKernel::Coalesced:
       // 8 points per thread covers 256 points per block row; short rows waste fewer
       // threads with 4 (128 per block row).
-      if (l.nx > 128 || l.nx % 256 == 0)
-        launchGatherAcc<8, true, kPeriodic>(a, l, box, n, map, s);
+      if (l.nx > 32 * kProductionCoarsening / 2)
+        launchGatherAcc<kProductionCoarsening, true, kPeriodic, kProductionMinBlocks>(a, l, box, n, map, s);
       else
         launchGatherAcc<4, true, kPeriodic>(a, l, box, n, map, s);
       break;
@@ -258,34 +266,83 @@ void launchGatherStudy(const DcsGatherTuning& t, DcsAccumulation a, const Lattic
                        double* map, cudaStream_t s) {
   constexpr auto F = DcsAccumulation::Float;
   constexpr auto B = DcsAccumulation::BlockedDouble;
+  if (a != B && a != F) throw Error("gather study: float or blocked-double accumulation only");
   const bool blocked = a == B;
-  if (a == DcsAccumulation::Kahan) throw Error("gather study: float or blocked-double accumulation only");
-  if (t.coarsening == 4 && t.minBlocksPerSm == 0 && !t.clampNearAtoms)
-    blocked ? launchGather<4, true, false, B>(l, box, n, map, s) : launchGather<4, true, false, F>(l, box, n, map, s);
-  else if (t.coarsening == 16 && t.minBlocksPerSm == 0 && !t.clampNearAtoms)
-    blocked ? launchGather<16, true, false, B>(l, box, n, map, s) : launchGather<16, true, false, F>(l, box, n, map, s);
-  else if (t.coarsening == 8 && t.minBlocksPerSm == 16 && !t.clampNearAtoms)
-    blocked ? launchGather<8, true, false, B, 16>(l, box, n, map, s) : launchGather<8, true, false, F, 16>(l, box, n, map, s);
-  else if (t.coarsening == 8 && t.minBlocksPerSm == 12 && !t.clampNearAtoms)
-    blocked ? launchGather<8, true, false, B, 12>(l, box, n, map, s) : launchGather<8, true, false, F, 12>(l, box, n, map, s);
-  else if (t.coarsening == 8 && t.minBlocksPerSm == 0 && t.clampNearAtoms)
-    blocked ? launchGather<8, true, false, B, 1, true>(l, box, n, map, s)
-            : launchGather<8, true, false, F, 1, true>(l, box, n, map, s);
-  else if (t.coarsening == 16 && t.minBlocksPerSm == 8 && t.clampNearAtoms)
-    blocked ? launchGather<16, true, false, B, 8, true>(l, box, n, map, s)
-            : launchGather<16, true, false, F, 8, true>(l, box, n, map, s);
-  else
-    throw Error("gather study: combination not compiled");
+  const int c = t.coarsening, mb = t.minBlocksPerSm;
+  const bool pp = t.perPairTest;
+#define FARADAY_STUDY(C, MB, PP)                                                                            \
+  if (c == C && mb == MB && pp == PP) {                                                                     \
+    blocked ? launchGather<C, true, false, B, MB, PP>(l, box, n, map, s)                                   \
+            : launchGather<C, true, false, F, MB, PP>(l, box, n, map, s);                                  \
+    return;                                                                                                 \
+  }
+  FARADAY_STUDY(4, 1, false)
+  FARADAY_STUDY(8, 1, false)
+  FARADAY_STUDY(8, 8, false)
+  FARADAY_STUDY(8, 10, false)
+  FARADAY_STUDY(8, 12, false)
+  FARADAY_STUDY(16, 1, false)
+  FARADAY_STUDY(16, 6, false)
+  FARADAY_STUDY(8, 1, true)
+  FARADAY_STUDY(8, 10, true)
+#undef FARADAY_STUDY
+  throw Error("gather study: combination not compiled");
 }
 
-/// Adds the direct map of `atoms` (packed) into `map`, one constant-memory chunk per launch.
+/// Splits packed atoms (relative to the lattice origin) into those that can never come
+/// within kMinDistance of a lattice point's row (|dy| or |dz| to every row line >= 2
+/// kMinDistance: r >= that for every point, float rounding included) and the rare rest,
+/// which the kernel with the per-pair test sums. Order within each list is kept. Each list
+/// is padded to kAtomBlock.
+void splitNearRowAtoms(const Lattice& l, const MapOptions& o, const std::vector<float4>& atoms,
+                       std::vector<float4>& regular, std::vector<float4>& nearRow) {
+  const double margin = 2 * dcs::kMinDistance;
+  const Vec3 L = o.box.lengths();
+  auto nearPlanes = [&](double c, double h, double period) {
+    const int images = o.periodic ? 1 : 0;
+    for (int n = -images; n <= images; ++n) {
+      const double v = c + n * period;
+      if (std::abs(v - std::nearbyint(v / h) * h) < margin) return true;
+    }
+    return false;
+  };
+  regular.clear();
+  nearRow.clear();
+  for (const float4& a : atoms) {
+    if (a.w == 0.f) continue;  // padding and uncharged atoms add nothing
+    const bool near = nearPlanes(a.y, l.spacing.y, L.y) && nearPlanes(a.z, l.spacing.z, L.z);
+    (near ? nearRow : regular).push_back(a);
+  }
+  for (auto* v : {&regular, &nearRow})
+    while (v->size() % kAtomBlock) v->push_back(make_float4(kFarAway, kFarAway, kFarAway, 0.f));
+}
+
+template <bool kPeriodic>
+void launchNearRow(DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n, double* map, cudaStream_t s) {
+  switch (a) {
+    case DcsAccumulation::Float: launchGather<1, false, kPeriodic, DcsAccumulation::Float, 1, true>(l, box, n, map, s); break;
+    case DcsAccumulation::Kahan: launchGather<1, false, kPeriodic, DcsAccumulation::Kahan, 1, true>(l, box, n, map, s); break;
+    case DcsAccumulation::BlockedDouble:
+      launchGather<1, false, kPeriodic, DcsAccumulation::BlockedDouble, 1, true>(l, box, n, map, s);
+      break;
+  }
+}
+
+/// Adds the direct map of `atoms` (packed) into `map`, one constant-memory chunk per launch:
+/// first the regular atoms with kernel `k`, then the near-row atoms (usually none) with the
+/// per-pair-tested gather. The order is fixed, so the result is deterministic.
 void runGather(DcsKernel k, DcsAccumulation a, const Lattice& l, const MapOptions& o,
                const std::vector<float4>& atoms, double* map, cudaStream_t s, const DcsGatherTuning* study = nullptr) {
   if (study && o.periodic) throw Error("gather study: non-periodic only");
   const PeriodicBox box = boxOf(o);
-  for (std::size_t first = 0; first < atoms.size(); first += kChunkAtoms) {
-    const int n = int(std::min<std::size_t>(kChunkAtoms, atoms.size() - first));
-    FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_atoms, atoms.data() + first, n * sizeof(float4), 0,
+  std::vector<float4> regular, nearRow;
+  if (study && study->perPairTest)
+    regular = atoms;  // timing study: every atom through the per-pair test
+  else
+    splitNearRowAtoms(l, o, atoms, regular, nearRow);
+  for (std::size_t first = 0; first < regular.size(); first += kChunkAtoms) {
+    const int n = int(std::min<std::size_t>(kChunkAtoms, regular.size() - first));
+    FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_atoms, regular.data() + first, n * sizeof(float4), 0,
                                                cudaMemcpyHostToDevice, s));
     if (study)
       launchGatherStudy(*study, a, l, box, n, map, s);
@@ -293,6 +350,15 @@ void runGather(DcsKernel k, DcsAccumulation a, const Lattice& l, const MapOption
       launchGatherVariant<true>(k, a, l, box, n, map, s);
     else
       launchGatherVariant<false>(k, a, l, box, n, map, s);
+  }
+  for (std::size_t first = 0; first < nearRow.size(); first += kChunkAtoms) {
+    const int n = int(std::min<std::size_t>(kChunkAtoms, nearRow.size() - first));
+    FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_atoms, nearRow.data() + first, n * sizeof(float4), 0,
+                                               cudaMemcpyHostToDevice, s));
+    if (o.periodic)
+      launchNearRow<true>(a, l, box, n, map, s);
+    else
+      launchNearRow<false>(a, l, box, n, map, s);
   }
 }
 

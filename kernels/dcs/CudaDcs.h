@@ -47,8 +47,8 @@ double cudaRsqrtCeiling();
 /// Benchmark-only variations of the coalesced direct kernel (timing studies; non-periodic).
 struct DcsGatherTuning {
   int coarsening = 8;           ///< points per thread: 4, 8 or 16
-  int minBlocksPerSm = 0;       ///< 0: the compiler's register choice; 8, 12, 16: __launch_bounds__ minimum
-  bool clampNearAtoms = false;  ///< timing only: min(1/r, 1/kMinDistance) instead of skipping (1 op, not 2)
+  int minBlocksPerSm = 1;       ///< __launch_bounds__ minimum blocks per SM (caps registers): 1, 6, 8, 10, 12
+  bool perPairTest = false;     ///< the near-atom test on every pair instead of once per atom and row
 };
 
 /// One frame's map, kJ/(mol e), x fastest, computed with `kernel` on device 0.
