@@ -241,7 +241,7 @@ void launchGatherAcc(DcsAccumulation a, const Lattice& l, const PeriodicBox& box
 /// Production shape of the coalesced kernel: points per thread and the __launch_bounds__
 /// minimum blocks per SM, chosen from the benchmark's timing studies (bench dcs).
 constexpr int kProductionCoarsening = 8;
-constexpr int kProductionMinBlocks = 1;
+constexpr int kProductionMinBlocks = 10;  // <= 48 registers: 10 blocks of 128 threads per SM
 
 template <bool kPeriodic>
 void launchGatherVariant(DcsKernel k, DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n,
@@ -292,8 +292,8 @@ void launchGatherStudy(const DcsGatherTuning& t, DcsAccumulation a, const Lattic
 /// Splits packed atoms (relative to the lattice origin) into those that can never come
 /// within kMinDistance of a lattice point's row (|dy| or |dz| to every row line >= 2
 /// kMinDistance: r >= that for every point, float rounding included) and the rare rest,
-/// which the kernel with the per-pair test sums. Order within each list is kept. Each list
-/// is padded to kAtomBlock.
+/// which the kernel with the per-pair test sums. Order within each list is kept; uncharged
+/// atoms are dropped. Each list is padded to kAtomBlock.
 void splitNearRowAtoms(const Lattice& l, const MapOptions& o, const std::vector<float4>& atoms,
                        std::vector<float4>& regular, std::vector<float4>& nearRow) {
   const double margin = 2 * dcs::kMinDistance;
@@ -313,8 +313,15 @@ void splitNearRowAtoms(const Lattice& l, const MapOptions& o, const std::vector<
     const bool near = nearPlanes(a.y, l.spacing.y, L.y) && nearPlanes(a.z, l.spacing.z, L.z);
     (near ? nearRow : regular).push_back(a);
   }
-  for (auto* v : {&regular, &nearRow})
-    while (v->size() % kAtomBlock) v->push_back(make_float4(kFarAway, kFarAway, kFarAway, 0.f));
+  // Padding: zero charge at the first regular atom's place, so the padding is as far from
+  // every lattice row as that atom (a "far away" point is not far under the minimum image:
+  // it can land exactly on a lattice point, and 0 * rsqrt(0) = 0 * inf is NaN in the
+  // untested kernel). The near-row list is summed with the per-pair test, which drops r = 0.
+  if (!regular.empty()) {
+    const float4 pad = make_float4(regular[0].x, regular[0].y, regular[0].z, 0.f);
+    while (regular.size() % kAtomBlock) regular.push_back(pad);
+  }
+  while (nearRow.size() % kAtomBlock) nearRow.push_back(make_float4(kFarAway, kFarAway, kFarAway, 0.f));
 }
 
 template <bool kPeriodic>
