@@ -23,6 +23,9 @@ inline constexpr double kVoltPerKjMolE = 1.0 / 96.48533212;
 inline constexpr double kPsPerNs = 1000.0;
 inline constexpr double kSecondsPerDay = 86400.0;
 
+/// Picoseconds per AKMA time unit (CHARMM/DCD time step unit: sqrt(A^2 amu / (kcal/mol))).
+inline constexpr double kPsPerAkmaTime = 0.0488882129;
+
 inline constexpr double kPi = 3.14159265358979323846;
 
 }  // namespace faraday::units

@@ -1,20 +1,114 @@
+// The `faraday` command line: run, bench, --help, --version.
 #include <cstdio>
+#include <exception>
+#include <iostream>
 #include <string>
 #include <vector>
 
+#include "engine/Bench.h"
+#include "engine/Config.h"
 #include "engine/Error.h"
+#include "engine/Simulation.h"
 #include "kernels/common/Device.h"
-#include "kernels/dcs/BenchDcs.h"
+#include "kernels/dcs/MapRun.h"
+
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+const char* const kUsage =
+    "usage: faraday run CONFIG [--section.key=value ...] [--dry-run] [--restart FILE]\n"
+    "       faraday run --help        list every configuration key with default and unit\n"
+    "       faraday map CONFIG [--section.key=value ...]  average a potential map over map.trajectory\n"
+    "       faraday bench md|pme|dcs  benchmarks\n"
+    "       faraday --version | --help\n";
+
+struct RunArguments {
+  std::string config;
+  std::vector<std::string> overrides;
+  faraday::RunOptions options;
+};
+
+RunArguments parseRunArguments(const std::vector<std::string>& args) {
+  RunArguments r;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--dry-run") {
+      r.options.dryRun = true;
+    } else if (a == "--restart" || a.rfind("--restart=", 0) == 0) {
+      if (a == "--restart" && i + 1 >= args.size()) throw faraday::Error("--restart needs a checkpoint file");
+      r.options.restart = a == "--restart" ? args[++i] : a.substr(10);
+    } else if (a.rfind("--", 0) == 0) {
+      r.overrides.push_back(a);
+      if (a.find('=') == std::string::npos && i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
+        r.overrides.push_back(args[++i]);
+    } else if (r.config.empty()) {
+      r.config = a;
+    } else {
+      throw faraday::Error("unexpected argument '" + a + "' (only one config file)");
+    }
+  }
+  return r;
+}
+
+int runCommand(const std::vector<std::string>& args) {
+  for (const std::string& a : args)
+    if (a == "--help" || a == "-h") {
+      std::cout << kUsage << "\n" << faraday::configHelp();
+      return 0;
+    }
+  const RunArguments r = parseRunArguments(args);
+  if (r.config.empty()) throw faraday::Error("faraday run needs a config file (see faraday run --help)");
+  const faraday::Config config = faraday::loadConfig(r.config, r.overrides);
+  const faraday::RunResult result = faraday::runFromConfig(config, r.options, std::cout);
+  if (!result.interrupted) return 0;
+  std::string where = "no checkpoint (output.checkpoint_file is empty)";
+  if (!config.output.checkpointFile.empty())
+    where = "checkpoint " + (config.output.directory / config.output.checkpointFile).string();
+  std::cerr << "faraday: interrupted at step " << result.finalStep << ", " << where << "\n";
+  return 128 + result.signal;
+}
+
+int benchCommand(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << faraday::benchUsage();
+    return args.empty() ? 1 : 0;
+  }
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "md") return faraday::benchMd(rest);
+  if (args[0] == "dcs") return faraday::benchDcs(rest);
+  // benchPme is wired in when its implementation is in the build.
+  std::cerr << "faraday bench: no '" << args[0] << "' benchmark in this build\n" << faraday::benchUsage();
+  return 1;
+}
+
+int dispatch(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << "faraday " << kVersion << ": GPU molecular dynamics with PME and potential maps\n" << kUsage;
+    return args.empty() ? 1 : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "faraday " << kVersion << " (" << faraday::cudaDeviceDescription() << ")\n";
+    return 0;
+  }
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "run") return runCommand(rest);
+  if (args[0] == "bench") return benchCommand(rest);
+  if (args[0] == "map") return faraday::mapCommand(rest);
+  throw faraday::Error("unknown command '" + args[0] + "' (expected run, map or bench; see faraday --help)");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   try {
-    // faraday bench dcs [--quick]: the potential-map kernel benchmark.
-    if (argc >= 3 && std::string(argv[1]) == "bench" && std::string(argv[2]) == "dcs")
-      return faraday::benchDcs(std::vector<std::string>(argv + 3, argv + argc));
+    return dispatch(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const faraday::Error& e) {
-    std::fprintf(stderr, "faraday: error: %s\n", e.what());
-    return 1;
+    std::cerr << "faraday: error: " << e.what() << std::endl;
+  } catch (const std::exception& e) {
+    std::cerr << "faraday: error: " << e.what() << std::endl;
+  } catch (...) {
+    std::cerr << "faraday: error: unknown failure" << std::endl;
   }
-  std::printf("faraday 0.1: %s\n", faraday::cudaDeviceDescription().c_str());
-  return 0;
+  return 1;
 }

@@ -10,6 +10,10 @@
 #include <random>
 #include <sstream>
 
+#include "engine/Config.h"
+#include "engine/Coordinates.h"
+#include "engine/DcdFile.h"
+#include "engine/GroFile.h"
 #include "engine/Error.h"
 #include "engine/Units.h"
 #include "kernels/dcs/CudaDcs.h"
@@ -74,43 +78,10 @@ std::filesystem::path tempDir(const std::string& name) {
   return d;
 }
 
-/// Minimal CHARMM DCD writer (unit cell + float coordinates, Angstrom) for the tests.
+/// A DCD of `frames` (positions nm) in `box`, written by the engine's DcdWriter.
 void writeDcd(const std::filesystem::path& file, const std::vector<std::vector<Vec3>>& frames, const Box& box) {
-  std::ofstream out(file, std::ios::binary);
-  auto i32 = [&](std::int32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
-  const int n = int(frames.at(0).size());
-  i32(84);
-  out.write("CORD", 4);
-  std::int32_t icntrl[20] = {};
-  icntrl[0] = int(frames.size());
-  icntrl[2] = 1;
-  icntrl[10] = 1;  // unit cell present
-  icntrl[19] = 24;  // CHARMM version
-  out.write(reinterpret_cast<const char*>(icntrl), 80);
-  i32(84);
-  i32(84);
-  i32(1);
-  char title[80] = "test trajectory";
-  out.write(title, 80);
-  i32(84);
-  i32(4);
-  i32(n);
-  i32(4);
-  for (const auto& f : frames) {
-    const Vec3 L = box.lengths() * units::kAngstromPerNm;
-    const double cell[6] = {L.x, 90, L.y, 90, 90, L.z};
-    i32(48);
-    out.write(reinterpret_cast<const char*>(cell), 48);
-    i32(48);
-    for (int d = 0; d < 3; ++d) {
-      i32(4 * n);
-      for (const Vec3& r : f) {
-        const float v = float(r[d] * units::kAngstromPerNm);
-        out.write(reinterpret_cast<const char*>(&v), 4);
-      }
-      i32(4 * n);
-    }
-  }
+  DcdWriter w(file, frames.at(0).size(), 0, 10, 0.002);
+  for (const auto& f : frames) w.writeFrame(f, box);
 }
 
 /// Parses an OpenDX file written by writeOpenDx: header lines and values (back to x fastest).
@@ -519,6 +490,47 @@ TEST(DcsCpu, MapOfTrajectoryAveragesEveryFrame) { checkMapOfTrajectory(false); }
 TEST(DcsGpu, MapOfTrajectoryAveragesEveryFrame) {
   FARADAY_REQUIRE_GPU();
   checkMapOfTrajectory(true);
+}
+
+/// `faraday map CONFIG`: the config loader, the coordinate reader and the DCD reader of the
+/// engine, end to end on the CPU, against the reference map of the same frames.
+TEST(DcsCpu, MapCommandFromConfigFile) {
+  const auto dir = tempDir("command");
+  const Box box = Box::rectangular(2.5, 2.5, 2.5);
+  Coordinates c;
+  c.title = "ions";
+  c.box = box;
+  const Atoms a = randomAtoms(60, {0, 0, 0}, box.lengths(), 101);
+  for (std::size_t i = 0; i < a.positions.size(); ++i) {
+    c.residueId.push_back(int(i) + 1);
+    c.residueName.push_back(i % 2 ? "CL" : "NA");
+    c.atomName.push_back(i % 2 ? "CL" : "NA");
+    c.positions.push_back(a.positions[i]);
+  }
+  writeGro(dir / "ions.gro", c);
+  const auto f = frames(c.size(), box, 3);
+  writeDcd(dir / "ions.dcd", f, box);
+  {
+    std::ofstream cfg(dir / "map.cfg");
+    cfg << "[system]\ncoordinates = ions.gro\n\n[atom.NA]\nmass = 22.99\ncharge = 1\nsigma = 0.33\nepsilon = 0.01\n\n"
+           "[atom.CL]\nmass = 35.45\ncharge = -1\nsigma = 0.44\nepsilon = 0.4\n\n[nonbonded]\ncutoff = 1.0\n\n"
+           "[run]\nplatform = cpu\n\n[output]\ndirectory = out\n\n"
+           "[map]\nmethod = cutoff\ncutoff = 1.0\nspacing = 0.25\ntrajectory = ions.dcd\nfile = ions.dx\nunits = V\n";
+  }
+  const Config config = loadConfig(dir / "map.cfg", {});
+  std::filesystem::create_directories(config.output.directory);
+  ASSERT_EQ(mapMain(config), 0);
+  const Lattice l = Lattice::fromBox(box, 0.25);
+  std::vector<double> charges;
+  for (std::size_t i = 0; i < c.size(); ++i) charges.push_back(i % 2 ? -1.0 : 1.0);
+  std::vector<double> mean;
+  for (const auto& frame : f) {
+    std::vector<Vec3> p = frame;
+    for (Vec3& r : p) r = Vec3{float(r.x * 10), float(r.y * 10), float(r.z * 10)} / 10.0;  // DCD stores float Angstrom
+    cpuCutoffMap(l, p, charges, cutoffOptions(1.0, true, box), mean);
+  }
+  for (double& v : mean) v *= units::kVoltPerKjMolE / 3.0;
+  EXPECT_LT(relRms(readDx(dir / "out" / "ions.dx").values, mean), tol::kDxRoundTripRel);
 }
 
 // ---- writers -----------------------------------------------------------------------------

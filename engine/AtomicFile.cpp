@@ -1,0 +1,75 @@
+#include "engine/AtomicFile.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "engine/Error.h"
+
+namespace faraday {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string systemError() { return std::strerror(errno); }
+
+void writeAndSync(const fs::path& path, const std::string& content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw fileError(path.string(), 0, "cannot create: " + systemError());
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = systemError();
+      ::close(fd);
+      throw fileError(path.string(), 0, "write failed: " + why);
+    }
+    done += std::size_t(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) throw fileError(path.string(), 0, "fsync/close failed: " + systemError());
+}
+
+/// Makes the renames durable: fsync the folder that holds them (best effort).
+void syncFolder(const fs::path& file) {
+  const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+void writeFileAtomically(const fs::path& path, const std::string& content, bool keepPrevious) {
+  fs::path tmp = path;
+  tmp += ".tmp";
+  writeAndSync(tmp, content);
+  std::error_code ec;
+  if (keepPrevious && fs::exists(path)) {
+    fs::path prev = path;
+    prev += ".prev";
+    fs::rename(path, prev, ec);
+    if (ec) throw fileError(path.string(), 0, "cannot keep the previous file as " + prev.string() + ": " + ec.message());
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) throw fileError(path.string(), 0, "cannot rename " + tmp.string() + " into place: " + ec.message());
+  syncFolder(path);
+}
+
+std::string readWholeFile(const fs::path& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (!fs::exists(path)) throw fileError(path.string(), 0, std::string(what) + " not found");
+    throw fileError(path.string(), 0, std::string("cannot read the ") + what);
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace faraday

@@ -1,0 +1,15 @@
+#pragma once
+#include <filesystem>
+#include <string>
+
+namespace faraday {
+
+/// Writes `content` to `path` so that `path` is always either the old complete file or
+/// the new complete file: write PATH.tmp, fsync, then rename over PATH. With
+/// `keepPrevious` the old PATH is first renamed to PATH.prev. Throws Error naming the file.
+void writeFileAtomically(const std::filesystem::path& path, const std::string& content, bool keepPrevious = false);
+
+/// The whole file as bytes; throws Error naming the file when it cannot be read.
+std::string readWholeFile(const std::filesystem::path& path, const char* what);
+
+}  // namespace faraday

@@ -1,0 +1,655 @@
+#include "engine/Config.h"
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "engine/Error.h"
+#include "engine/TextParse.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace faraday {
+namespace {
+
+/// Where a value came from: a config file line or the command line.
+struct Origin {
+  std::string file;  ///< empty: command line
+  long line = 0;
+  fs::path base;     ///< folder that relative paths are resolved against
+  std::string where(const std::string& key) const {
+    if (file.empty()) return "command line: key '" + key + "'";
+    return file + ":" + std::to_string(line) + ": key '" + key + "'";
+  }
+};
+
+struct Value {
+  std::string text;
+  Origin origin;
+};
+
+/// A value that cannot be used; the caller adds where it came from.
+struct BadValue {
+  std::string what;
+};
+
+// ---- value conversion -------------------------------------------------------------
+
+double toDouble(const std::string& text) {
+  double v = 0;
+  if (!parseDouble(text, v)) throw BadValue{"not a number: '" + text + "'"};
+  if (!std::isfinite(v)) throw BadValue{"not a finite number: '" + text + "'"};
+  return v;
+}
+
+long long toInteger(const std::string& text) {
+  long long v = 0;
+  if (!parseInteger(text, v)) throw BadValue{"not an integer: '" + text + "'"};
+  return v;
+}
+
+unsigned long long toSeed(const std::string& text) {
+  const long long v = toInteger(text);
+  if (v < 0) throw BadValue{"must be >= 0 (got " + text + ")"};
+  return static_cast<unsigned long long>(v);
+}
+
+bool toBool(const std::string& text) {
+  std::string t = text;
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (t == "true" || t == "yes" || t == "on" || t == "1") return true;
+  if (t == "false" || t == "no" || t == "off" || t == "0") return false;
+  throw BadValue{"not a boolean (true/false): '" + text + "'"};
+}
+
+double positive(double v, const char* unit) {
+  if (!(v > 0)) throw BadValue{"must be > 0 " + std::string(unit) + " (got " + formatNumber(v) + ")"};
+  return v;
+}
+
+double nonNegative(double v, const char* unit) {
+  if (v < 0) throw BadValue{"must be >= 0 " + std::string(unit) + " (got " + formatNumber(v) + ")"};
+  return v;
+}
+
+std::string oneOf(const std::string& text, std::initializer_list<const char*> allowed) {
+  std::string list;
+  for (const char* a : allowed) {
+    if (text == a) return text;
+    list += (list.empty() ? "" : " | ") + std::string(a);
+  }
+  throw BadValue{"unknown value '" + text + "' (expected " + list + ")"};
+}
+
+/// `"text"` -> `text` (so that `energy_file = ""` reads as empty).
+std::string unquoted(const std::string& text) {
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') return text.substr(1, text.size() - 2);
+  return text;
+}
+
+fs::path toPath(const Value& v) {
+  if (v.text.empty()) return {};
+  fs::path p(v.text);
+  if (p.is_relative()) p = v.origin.base / p;
+  return p.lexically_normal();
+}
+
+std::string boolText(bool b) { return b ? "true" : "false"; }
+
+long long positiveInterval(const std::string& text) {
+  const long long n = toInteger(text);
+  if (n <= 0) throw BadValue{"must be > 0 steps (got " + text + ")"};
+  return n;
+}
+
+// ---- the key table ------------------------------------------------------------------
+
+/// One configuration key: its name, unit, description, how to store a value and how to
+/// print the current one (the default comes from printing a default Config).
+struct KeySpec {
+  const char* key;
+  const char* unit;
+  const char* help;
+  std::function<void(Config&, const Value&)> set;
+  std::function<std::string(const Config&)> get;
+};
+
+using C = Config;
+using V = Value;
+
+const std::vector<KeySpec>& keySpecs() {
+  static const std::vector<KeySpec> specs = {
+      {"system.coordinates", "path", ".gro or .pdb coordinates (required)",
+       [](C& c, const V& v) {
+         if (v.text.empty()) throw BadValue{"must name a .gro or .pdb file"};
+         c.system.coordinates = toPath(v);
+       },
+       [](const C& c) { return c.system.coordinates.string(); }},
+      {"system.temperature", "K", "Maxwell-Boltzmann velocities when the file has none",
+       [](C& c, const V& v) { c.system.temperature = nonNegative(toDouble(v.text), "K"); },
+       [](const C& c) { return formatNumber(c.system.temperature); }},
+      {"system.velocity_seed", "", "seed of the initial velocities",
+       [](C& c, const V& v) { c.system.velocitySeed = toSeed(v.text); },
+       [](const C& c) { return std::to_string(c.system.velocitySeed); }},
+
+      {"nonbonded.cutoff", "nm", "LJ and real-space Coulomb cutoff",
+       [](C& c, const V& v) { c.nonbonded.cutoff = positive(toDouble(v.text), "nm"); },
+       [](const C& c) { return formatNumber(c.nonbonded.cutoff); }},
+      {"nonbonded.buffer", "nm", "Verlet list skin beyond the cutoff",
+       [](C& c, const V& v) { c.nonbonded.buffer = positive(toDouble(v.text), "nm"); },
+       [](const C& c) { return formatNumber(c.nonbonded.buffer); }},
+      {"nonbonded.lj_shift", "bool", "shift LJ to zero at the cutoff",
+       [](C& c, const V& v) { c.nonbonded.ljShift = toBool(v.text); },
+       [](const C& c) { return boolText(c.nonbonded.ljShift); }},
+      {"nonbonded.dispersion_correction", "bool", "long-range LJ energy/pressure correction",
+       [](C& c, const V& v) { c.nonbonded.dispersionCorrection = toBool(v.text); },
+       [](const C& c) { return boolText(c.nonbonded.dispersionCorrection); }},
+
+      {"electrostatics.method", "", "pme | ewald | none",
+       [](C& c, const V& v) { c.electrostatics.method = oneOf(v.text, {"pme", "ewald", "none"}); },
+       [](const C& c) { return c.electrostatics.method; }},
+      {"electrostatics.ewald_rtol", "", "erfc(beta * cutoff) = ewald_rtol",
+       [](C& c, const V& v) {
+         const double r = toDouble(v.text);
+         if (!(r > 0 && r < 1)) throw BadValue{"must be in (0, 1) (got " + v.text + ")"};
+         c.electrostatics.ewaldRtol = r;
+       },
+       [](const C& c) { return formatNumber(c.electrostatics.ewaldRtol); }},
+      {"electrostatics.fourier_spacing", "nm", "largest PME grid spacing",
+       [](C& c, const V& v) { c.electrostatics.fourierSpacing = positive(toDouble(v.text), "nm"); },
+       [](const C& c) { return formatNumber(c.electrostatics.fourierSpacing); }},
+      {"electrostatics.pme_order", "", "B-spline order, 4..8",
+       [](C& c, const V& v) {
+         const long long n = toInteger(v.text);
+         if (n < 4 || n > 8) throw BadValue{"must be in 4..8 (got " + v.text + ")"};
+         c.electrostatics.pmeOrder = int(n);
+       },
+       [](const C& c) { return std::to_string(c.electrostatics.pmeOrder); }},
+      {"electrostatics.grid", "points", "\"NX NY NZ\" PME grid; 0 0 0 = from fourier_spacing",
+       [](C& c, const V& v) {
+         std::vector<std::string> parts = splitWhitespace(v.text);
+         if (parts.size() != 3) throw BadValue{"expected three integers \"NX NY NZ\" (got '" + v.text + "')"};
+         std::array<int, 3> g{};
+         for (int i = 0; i < 3; ++i) {
+           const long long n = toInteger(parts[i]);
+           if (n < 0 || n > 4096) throw BadValue{"grid sizes must be in 0..4096 (got '" + v.text + "')"};
+           g[i] = int(n);
+         }
+         const bool allZero = g[0] == 0 && g[1] == 0 && g[2] == 0;
+         const bool allSet = g[0] > 0 && g[1] > 0 && g[2] > 0;
+         if (!allZero && !allSet) throw BadValue{"give all three sizes or 0 0 0 (got '" + v.text + "')"};
+         c.electrostatics.grid = g;
+       },
+       [](const C& c) {
+         const auto& g = c.electrostatics.grid;
+         return std::to_string(g[0]) + " " + std::to_string(g[1]) + " " + std::to_string(g[2]);
+       }},
+      {"electrostatics.ewald_kspace_rtol", "", "plain Ewald k-space cut (0 = ewald_rtol)",
+       [](C& c, const V& v) {
+         const double r = toDouble(v.text);
+         if (!(r >= 0 && r < 1)) throw BadValue{"must be in [0, 1) (got " + v.text + ")"};
+         c.electrostatics.ewaldKspaceRtol = r;
+       },
+       [](const C& c) { return formatNumber(c.electrostatics.ewaldKspaceRtol); }},
+
+      {"integrator.type", "", "verlet | langevin",
+       [](C& c, const V& v) { c.integrator.type = oneOf(v.text, {"verlet", "langevin"}); },
+       [](const C& c) { return c.integrator.type; }},
+      {"integrator.dt", "ps", "time step",
+       [](C& c, const V& v) { c.integrator.dt = positive(toDouble(v.text), "ps"); },
+       [](const C& c) { return formatNumber(c.integrator.dt); }},
+      {"integrator.temperature", "K", "bath temperature (langevin)",
+       [](C& c, const V& v) { c.integrator.temperature = nonNegative(toDouble(v.text), "K"); },
+       [](const C& c) { return formatNumber(c.integrator.temperature); }},
+      {"integrator.friction", "1/ps", "friction coefficient (langevin)",
+       [](C& c, const V& v) { c.integrator.friction = nonNegative(toDouble(v.text), "1/ps"); },
+       [](const C& c) { return formatNumber(c.integrator.friction); }},
+      {"integrator.seed", "", "seed of the Langevin noise",
+       [](C& c, const V& v) { c.integrator.seed = toSeed(v.text); },
+       [](const C& c) { return std::to_string(c.integrator.seed); }},
+
+      {"run.steps", "steps", "total number of steps (a restart continues up to it)",
+       [](C& c, const V& v) {
+         const long long n = toInteger(v.text);
+         if (n < 0) throw BadValue{"must be >= 0 (got " + v.text + ")"};
+         c.run.steps = n;
+       },
+       [](const C& c) { return std::to_string(c.run.steps); }},
+      {"run.platform", "", "auto | cpu | cuda",
+       [](C& c, const V& v) { c.run.platform = oneOf(v.text, {"auto", "cpu", "cuda"}); },
+       [](const C& c) { return c.run.platform; }},
+      {"run.threads", "", "OpenMP threads for the CPU path (0 = all cores)",
+       [](C& c, const V& v) {
+         const long long n = toInteger(v.text);
+         if (n < 0 || n > 4096) throw BadValue{"must be in 0..4096 (got " + v.text + ")"};
+         c.run.threads = int(n);
+       },
+       [](const C& c) { return std::to_string(c.run.threads); }},
+      {"run.progress_interval", "s", "seconds between progress lines (0 = off)",
+       [](C& c, const V& v) { c.run.progressInterval = nonNegative(toDouble(v.text), "s"); },
+       [](const C& c) { return formatNumber(c.run.progressInterval); }},
+
+      {"output.directory", "path", "folder of all outputs (created if missing)",
+       [](C& c, const V& v) { c.output.directory = v.text.empty() ? fs::path(".") : toPath(v); },
+       [](const C& c) { return c.output.directory.string(); }},
+      {"output.energy_file", "", "CSV energy log (empty = none)",
+       [](C& c, const V& v) { c.output.energyFile = v.text; },
+       [](const C& c) { return c.output.energyFile; }},
+      {"output.energy_interval", "steps", "steps between energy rows",
+       [](C& c, const V& v) { c.output.energyInterval = positiveInterval(v.text); },
+       [](const C& c) { return std::to_string(c.output.energyInterval); }},
+      {"output.trajectory_file", "", "DCD trajectory (empty = none)",
+       [](C& c, const V& v) { c.output.trajectoryFile = v.text; },
+       [](const C& c) { return c.output.trajectoryFile; }},
+      {"output.trajectory_interval", "steps", "steps between trajectory frames",
+       [](C& c, const V& v) { c.output.trajectoryInterval = positiveInterval(v.text); },
+       [](const C& c) { return std::to_string(c.output.trajectoryInterval); }},
+      {"output.final_coordinates", "", "final .gro (empty = none)",
+       [](C& c, const V& v) { c.output.finalCoordinates = v.text; },
+       [](const C& c) { return c.output.finalCoordinates; }},
+      {"output.checkpoint_file", "", "checkpoint (empty = none)",
+       [](C& c, const V& v) { c.output.checkpointFile = v.text; },
+       [](const C& c) { return c.output.checkpointFile; }},
+      {"output.checkpoint_interval", "steps", "steps between checkpoints",
+       [](C& c, const V& v) { c.output.checkpointInterval = positiveInterval(v.text); },
+       [](const C& c) { return std::to_string(c.output.checkpointInterval); }},
+
+      {"map.method", "", "direct | cutoff | pme",
+       [](C& c, const V& v) { c.map.method = oneOf(v.text, {"direct", "cutoff", "pme"}); },
+       [](const C& c) { return c.map.method; }},
+      {"map.spacing", "nm", "map grid spacing",
+       [](C& c, const V& v) { c.map.spacing = positive(toDouble(v.text), "nm"); },
+       [](const C& c) { return formatNumber(c.map.spacing); }},
+      {"map.extent", "", "box | atoms (padded bounding box)",
+       [](C& c, const V& v) { c.map.extent = oneOf(v.text, {"box", "atoms"}); },
+       [](const C& c) { return c.map.extent; }},
+      {"map.padding", "nm", "padding around the atoms (extent = atoms)",
+       [](C& c, const V& v) { c.map.padding = nonNegative(toDouble(v.text), "nm"); },
+       [](const C& c) { return formatNumber(c.map.padding); }},
+      {"map.cutoff", "nm", "cutoff (method = cutoff)",
+       [](C& c, const V& v) { c.map.cutoff = positive(toDouble(v.text), "nm"); },
+       [](const C& c) { return formatNumber(c.map.cutoff); }},
+      {"map.periodic", "bool", "minimum image (method = direct)",
+       [](C& c, const V& v) { c.map.periodic = toBool(v.text); },
+       [](const C& c) { return boolText(c.map.periodic); }},
+      {"map.interval", "steps", "steps between sampled frames",
+       [](C& c, const V& v) { c.map.interval = positiveInterval(v.text); },
+       [](const C& c) { return std::to_string(c.map.interval); }},
+      {"map.file", "", "output map: .dx (OpenDX) or .mrc/.ccp4",
+       [](C& c, const V& v) {
+         if (v.text.empty()) throw BadValue{"must name the output map file"};
+         c.map.file = v.text;
+       },
+       [](const C& c) { return c.map.file; }},
+      {"map.units", "", "kT/e | V | kJ/mol/e",
+       [](C& c, const V& v) { c.map.units = oneOf(v.text, {"kT/e", "V", "kJ/mol/e"}); },
+       [](const C& c) { return c.map.units; }},
+      {"map.temperature", "K", "temperature of kT/e",
+       [](C& c, const V& v) { c.map.temperature = positive(toDouble(v.text), "K"); },
+       [](const C& c) { return formatNumber(c.map.temperature); }},
+      {"map.trajectory", "path", "DCD trajectory to average (faraday map)",
+       [](C& c, const V& v) { c.map.trajectory = toPath(v).string(); },
+       [](const C& c) { return c.map.trajectory; }},
+  };
+  return specs;
+}
+
+const KeySpec* findSpec(const std::string& key) {
+  for (const KeySpec& s : keySpecs())
+    if (key == s.key) return &s;
+  return nullptr;
+}
+
+// ---- [atom.NAME] keys ---------------------------------------------------------------------
+
+const char* const kAtomFields[] = {"mass", "charge", "sigma", "epsilon"};
+
+/// Splits "atom.NAME.field"; false when `key` is not of that form.
+bool splitAtomKey(const std::string& key, std::string& name, std::string& field) {
+  if (key.rfind("atom.", 0) != 0) return false;
+  const std::size_t dot = key.rfind('.');
+  if (dot <= 5) return false;
+  name = key.substr(5, dot - 5);
+  field = key.substr(dot + 1);
+  for (const char* f : kAtomFields)
+    if (field == f) return !name.empty();
+  return false;
+}
+
+// ---- suggestions -------------------------------------------------------------------------
+
+std::size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::vector<std::string> validKeys(const std::set<std::string>& atomNames) {
+  std::vector<std::string> keys;
+  for (const KeySpec& s : keySpecs()) keys.push_back(s.key);
+  for (const std::string& name : atomNames)
+    for (const char* f : kAtomFields) keys.push_back("atom." + name + "." + f);
+  return keys;
+}
+
+std::string unknownKeyMessage(const std::string& key, const std::set<std::string>& atomNames) {
+  std::string best;
+  std::size_t bestDistance = std::string::npos;
+  for (const std::string& k : validKeys(atomNames)) {
+    const std::size_t d = editDistance(key, k);
+    if (d < bestDistance) bestDistance = d, best = k;
+  }
+  std::string msg = "unknown key '" + key + "'";
+  if (!best.empty() && bestDistance <= std::max<std::size_t>(3, key.size() / 3))
+    msg += "; did you mean '" + best + "'?";
+  else
+    msg += " (see 'faraday run --help' for the list of keys)";
+  return msg;
+}
+
+// ---- reading the file ------------------------------------------------------------------------
+
+/// The raw key/value pairs of one source with their origins, in order.
+struct RawEntry {
+  std::string key;
+  Value value;
+};
+
+/// Line numbers of every key and the sections seen, from a plain scan of the INI text;
+/// also rejects lines that are neither a section, a key = value pair nor a comment.
+struct IniIndex {
+  std::map<std::string, long> lineOfKey;  ///< the line that sets the key (each key at most once)
+  std::set<std::string> sections;
+};
+
+IniIndex scanIni(const std::string& file, const std::string& text) {
+  IniIndex index;
+  std::istringstream in(text);
+  std::string line, section;
+  long number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    std::string t = line;
+    const auto hash = t.find('#');
+    if (hash != std::string::npos) t = t.substr(0, hash);
+    t = trimmed(t);
+    if (t.empty()) continue;
+    if (t.front() == '[') {
+      if (t.back() != ']' || t.size() < 3) throw fileError(file, number, "malformed section header '" + t + "'");
+      section = trimmed(t.substr(1, t.size() - 2));
+      index.sections.insert(section);
+      continue;
+    }
+    const auto eq = t.find('=');
+    if (eq == std::string::npos || trimmed(t.substr(0, eq)).empty())
+      throw fileError(file, number, "expected 'key = value' or '[section]', got '" + t + "'");
+    const std::string name = trimmed(t.substr(0, eq));
+    const std::string key = section.empty() ? name : section + "." + name;
+    const auto seen = index.lineOfKey.find(key);
+    if (seen != index.lineOfKey.end())
+      throw fileError(file, number, "key '" + key + "' is set twice (first on line " + std::to_string(seen->second) + ")");
+    index.lineOfKey[key] = number;
+  }
+  return index;
+}
+
+po::options_description optionsDescription() {
+  po::options_description desc("Faraday configuration");
+  for (const KeySpec& s : keySpecs()) desc.add_options()(s.key, po::value<std::string>(), s.help);
+  return desc;
+}
+
+std::string readText(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    if (!fs::exists(file)) throw fileError(file.string(), 0, "config file not found");
+    throw fileError(file.string(), 0, "cannot read the config file");
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<RawEntry> readFileEntries(const fs::path& file, IniIndex& index) {
+  const std::string text = readText(file);
+  index = scanIni(file.string(), text);
+  std::istringstream in(text);
+  po::parsed_options parsed(nullptr);
+  try {
+    parsed = po::parse_config_file(in, optionsDescription(), /*allow_unregistered=*/true);
+  } catch (const po::error& e) {
+    throw fileError(file.string(), 0, e.what());
+  }
+  const fs::path base = fs::absolute(file).parent_path();
+  std::vector<RawEntry> entries;
+  for (const po::option& o : parsed.options) {
+    const auto it = index.lineOfKey.find(o.string_key);
+    Origin origin{file.string(), it == index.lineOfKey.end() ? 0 : it->second, base};
+    entries.push_back({o.string_key, {o.value.empty() ? "" : unquoted(o.value.front()), origin}});
+  }
+  return entries;
+}
+
+// ---- reading the command line -------------------------------------------------------------
+
+/// "--key=value" and "--key value" tokens as "--key=value".
+std::vector<std::string> normalizeOverrides(const std::vector<std::string>& overrides) {
+  std::vector<std::string> tokens;
+  for (std::size_t i = 0; i < overrides.size(); ++i) {
+    const std::string& t = overrides[i];
+    if (t.rfind("--", 0) != 0 || t.size() < 3) throw Error("command line: expected --section.key=value, got '" + t + "'");
+    if (t.find('=') != std::string::npos) {
+      // Boost refuses "--key=" with nothing after it: pass an explicit empty string.
+      tokens.push_back(t.back() == '=' ? t + "\"\"" : t);
+      continue;
+    }
+    if (i + 1 >= overrides.size() || overrides[i + 1].rfind("--", 0) == 0)
+      throw Error("command line: key '" + t.substr(2) + "': missing value");
+    const std::string& value = overrides[++i];
+    tokens.push_back(t + "=" + (value.empty() ? std::string("\"\"") : value));
+  }
+  return tokens;
+}
+
+std::vector<RawEntry> readCommandLine(const std::vector<std::string>& overrides) {
+  const std::vector<std::string> tokens = normalizeOverrides(overrides);
+  po::parsed_options parsed(nullptr);
+  try {
+    const int style = po::command_line_style::unix_style & ~po::command_line_style::allow_guessing;
+    parsed = po::command_line_parser(tokens).options(optionsDescription()).style(style).allow_unregistered().run();
+  } catch (const po::error& e) {
+    throw Error(std::string("command line: ") + e.what());
+  }
+  const fs::path cwd = fs::current_path();
+  std::vector<RawEntry> entries;
+  for (const po::option& o : parsed.options) {
+    if (o.string_key.empty()) throw Error("command line: unexpected argument '" + o.original_tokens.front() + "'");
+    entries.push_back({o.string_key, {o.value.empty() ? "" : unquoted(o.value.front()), Origin{"", 0, cwd}}});
+  }
+  return entries;
+}
+
+// ---- assembling the Config -----------------------------------------------------------------
+
+struct AtomFields {
+  std::map<std::string, Value> values;  ///< field -> value
+  Origin firstSeen;
+};
+
+void checkKnown(const std::vector<RawEntry>& entries, const std::set<std::string>& atomNames) {
+  for (const RawEntry& e : entries) {
+    std::string name, field;
+    if (findSpec(e.key) || splitAtomKey(e.key, name, field)) continue;
+    const std::string msg = unknownKeyMessage(e.key, atomNames);
+    if (e.value.origin.file.empty()) throw Error("command line: " + msg);
+    throw fileError(e.value.origin.file, e.value.origin.line, msg);
+  }
+}
+
+AtomType makeAtomType(const std::string& name, const AtomFields& fields) {
+  AtomType t;
+  t.name = name;
+  for (const char* f : kAtomFields) {
+    const auto it = fields.values.find(f);
+    const std::string key = "atom." + name + "." + f;
+    if (it == fields.values.end()) throw Error(fields.firstSeen.where(key) + ": required key is missing");
+    try {
+      const double v = toDouble(it->second.text);
+      const std::string field = f;
+      if (field == "mass") t.mass = positive(v, "amu");
+      if (field == "charge") t.charge = v;
+      if (field == "sigma") t.sigma = nonNegative(v, "nm");
+      if (field == "epsilon") t.epsilon = nonNegative(v, "kJ/mol");
+    } catch (const BadValue& b) {
+      throw Error(it->second.origin.where(key) + ": " + b.what);
+    }
+  }
+  return t;
+}
+
+std::vector<AtomType> buildAtomTypes(const std::vector<RawEntry>& entries) {
+  std::vector<std::string> order;
+  std::map<std::string, AtomFields> atoms;
+  for (const RawEntry& e : entries) {
+    std::string name, field;
+    if (!splitAtomKey(e.key, name, field)) continue;
+    if (!atoms.count(name)) {
+      order.push_back(name);
+      atoms[name].firstSeen = e.value.origin;
+    }
+    atoms[name].values[field] = e.value;
+  }
+  std::vector<AtomType> types;
+  for (const std::string& name : order) types.push_back(makeAtomType(name, atoms[name]));
+  return types;
+}
+
+void applyValues(Config& config, const std::vector<RawEntry>& entries) {
+  for (const RawEntry& e : entries) {
+    const KeySpec* spec = findSpec(e.key);
+    if (!spec) continue;
+    try {
+      spec->set(config, e.value);
+    } catch (const BadValue& b) {
+      throw Error(e.value.origin.where(e.key) + ": " + b.what);
+    }
+  }
+}
+
+/// Every key in use, section by section: the fixed sections, the atom types, then the map
+/// keys (only when a map is requested).
+void fillEffective(Config& config) {
+  auto& out = config.effective;
+  out.clear();
+  for (const KeySpec& s : keySpecs())
+    if (std::string(s.key).rfind("map.", 0) != 0) out.emplace_back(s.key, s.get(config));
+  for (const AtomType& t : config.atomTypes) {
+    out.emplace_back("atom." + t.name + ".mass", formatNumber(t.mass));
+    out.emplace_back("atom." + t.name + ".charge", formatNumber(t.charge));
+    out.emplace_back("atom." + t.name + ".sigma", formatNumber(t.sigma));
+    out.emplace_back("atom." + t.name + ".epsilon", formatNumber(t.epsilon));
+  }
+  out.emplace_back("map.enabled", boolText(config.map.enabled));
+  if (!config.map.enabled) return;
+  for (const KeySpec& s : keySpecs())
+    if (std::string(s.key).rfind("map.", 0) == 0) out.emplace_back(s.key, s.get(config));
+}
+
+void checkRequired(const Config& config, const fs::path& file) {
+  if (config.system.coordinates.empty()) {
+    const std::string where = file.empty() ? "command line" : file.string();
+    throw Error(where + ": key 'system.coordinates': required key is missing (the .gro or .pdb file)");
+  }
+  if (config.atomTypes.empty()) {
+    const std::string where = file.empty() ? "command line" : file.string();
+    throw Error(where + ": no [atom.NAME] section: every atom name in the coordinates needs mass, charge, sigma, epsilon");
+  }
+}
+
+bool mapRequested(const std::vector<RawEntry>& entries, const IniIndex& index) {
+  if (index.sections.count("map")) return true;
+  for (const RawEntry& e : entries)
+    if (e.key.rfind("map.", 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+Config loadConfig(const fs::path& file, const std::vector<std::string>& overrides) {
+  Config config;
+  IniIndex index;
+  std::vector<RawEntry> entries;
+  if (!file.empty()) {
+    config.configFile = fs::absolute(file).lexically_normal();
+    entries = readFileEntries(file, index);
+  }
+  // Outputs go to the current folder unless output.directory says otherwise.
+  config.output.directory = fs::current_path();
+  const std::vector<RawEntry> cli = readCommandLine(overrides);
+  entries.insert(entries.end(), cli.begin(), cli.end());
+
+  std::set<std::string> atomNames;
+  for (const RawEntry& e : entries) {
+    std::string name, field;
+    if (splitAtomKey(e.key, name, field)) atomNames.insert(name);
+  }
+  checkKnown(entries, atomNames);
+  applyValues(config, entries);
+  config.atomTypes = buildAtomTypes(entries);
+  config.map.enabled = mapRequested(entries, index);
+  checkRequired(config, file);
+  fillEffective(config);
+  return config;
+}
+
+std::string configHelp() {
+  const Config defaults;
+  std::string out =
+      "Configuration keys. In a config file, [section] then 'key = value'; on the command line\n"
+      "--section.key=value or --section.key value. Relative paths in a file are resolved against\n"
+      "the file's folder, on the command line against the current folder.\n";
+  std::string section;
+  char line[512];
+  for (const KeySpec& s : keySpecs()) {
+    const std::string key = s.key;
+    const std::string sec = key.substr(0, key.find('.'));
+    if (sec != section) {
+      section = sec;
+      out += "\n[" + section + "]\n";
+      if (section == "map") out += "  (a [map] section or any map.* key turns on potential-map averaging)\n";
+    }
+    std::string def = s.get(defaults);
+    if (key == "output.directory") def = "current folder";
+    if (def.empty()) def = "\"\"";
+    std::snprintf(line, sizeof line, "  %-34s default %-14s %-7s %s\n", key.c_str(), def.c_str(), s.unit, s.help);
+    out += line;
+  }
+  out += "\n[atom.NAME]  one section per atom name in the coordinates file (all four keys required)\n";
+  const char* atomHelp[][3] = {{"mass", "amu", "mass (> 0)"},
+                               {"charge", "e", "charge"},
+                               {"sigma", "nm", "LJ sigma (>= 0; Lorentz-Berthelot mixing)"},
+                               {"epsilon", "kJ/mol", "LJ well depth (>= 0)"}};
+  for (const auto& a : atomHelp) {
+    std::snprintf(line, sizeof line, "  %-34s default %-14s %-7s %s\n", (std::string("atom.NAME.") + a[0]).c_str(),
+                  "(required)", a[1], a[2]);
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace faraday

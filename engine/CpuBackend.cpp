@@ -1,0 +1,135 @@
+#include "engine/CpuBackend.h"
+
+#include <omp.h>
+
+#include <cstdio>
+
+#include "engine/Error.h"
+#include "integrators/InitialVelocities.h"
+
+namespace faraday {
+namespace {
+
+int resolveThreads(int requested) {
+  if (requested < 0) throw keyError("run.threads", "must be >= 0 (0 = all cores)");
+  return requested > 0 ? requested : omp_get_max_threads();
+}
+
+NonbondedOptions nonbondedOptions(const Config& config, const EwaldSetup& ewald, int threads) {
+  NonbondedOptions o;
+  o.cutoff = config.nonbonded.cutoff;
+  o.ljShift = config.nonbonded.ljShift;
+  o.ewaldBeta = ewald.method == "none" ? 0.0 : ewald.beta;
+  o.threads = threads;
+  return o;
+}
+
+}  // namespace
+
+CpuBackend::CpuBackend(const Config& config, const System& system, Timers* timers, bool useCudaReciprocal)
+    : system_(system),
+      timers_(timers),
+      threads_(resolveThreads(config.run.threads)),
+      useCudaReciprocal_(useCudaReciprocal),
+      ewald_(chooseEwaldSetup(config, system.box)),
+      list_(config.nonbonded.cutoff, config.nonbonded.buffer, threads_),
+      nonbonded_(system, nonbondedOptions(config, ewald_, threads_)),
+      dispersionCorrection_(config.nonbonded.dispersionCorrection),
+      ljShift_(config.nonbonded.ljShift) {
+  validate(config);
+  integrator_ = makeCpuIntegrator(config.integrator, system, threads_);
+  reciprocal_ = makeReciprocalSolver(ewald_, system, useCudaReciprocal, threads_);
+  if (ewald_.method != "none") {
+    coulombSelf_ = ewaldSelfEnergy(ewald_.beta, system.charge);
+    std::fprintf(stderr, "%s\n", describe(ewald_).c_str());
+  }
+}
+
+void CpuBackend::validate(const Config& config) const {
+  if (!system_.box.isValid()) throw Error("the box must be rectangular with positive edges");
+  if (!(2 * config.nonbonded.cutoff < system_.box.shortestEdge()))
+    throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
+                                           std::to_string(0.5 * system_.box.shortestEdge()) + " nm)");
+  if (system_.mass.size() != system_.size() || system_.charge.size() != system_.size())
+    throw Error("system: mass and charge arrays must have one entry per particle");
+}
+
+std::string CpuBackend::name() const {
+  return useCudaReciprocal_ ? "cpu (reciprocal space on CUDA)" : "cpu";
+}
+
+void CpuBackend::setState(const State& state, const std::vector<Vec3>& listReference) {
+  if (state.positions.size() != system_.size() || state.velocities.size() != system_.size())
+    throw Error("state: positions and velocities must have one entry per particle");
+  if (!listReference.empty() && listReference.size() != system_.size())
+    throw Error("state: the neighbor-list reference must have one entry per particle");
+  state_ = state;
+  // A State that never had a box (all zero) takes the system's.
+  if (state_.box.lengths() == Vec3{}) state_.box = system_.box;
+  if (!state_.box.isValid()) throw Error("state: the box must be rectangular with positive edges");
+  if (!(2 * list_.cutoff() < state_.box.shortestEdge()))
+    throw keyError("nonbonded.cutoff", "must be below half the shortest edge of the state's box");
+  ScopedTimer t(timers_, "neighbor");
+  // A restart rebuilds from the saved reference, so the list (and the steps at which it is
+  // rebuilt later) match the uninterrupted run exactly.
+  list_.build(listReference.empty() ? state_.positions : listReference, state_.box);
+  forces_.clear();  // forces of a previous state no longer apply
+}
+
+void CpuBackend::updateNeighborList() {
+  ScopedTimer t(timers_, "neighbor");
+  if (list_.needsRebuild(state_.positions, state_.box)) list_.build(state_.positions, state_.box);
+}
+
+void CpuBackend::addDispersionCorrection(Energies& e) const {
+  if (!dispersionCorrection_) return;
+  const DispersionCorrection d = dispersionCorrection(system_, list_.cutoff(), ljShift_, state_.box.volume());
+  e.dispersionCorrection = d.energy;
+  for (int k = 0; k < 3; ++k) e.virial.m[k][k] += d.virialDiagonal;
+}
+
+void CpuBackend::addReciprocal(Energies& e) {
+  if (!reciprocal_) return;
+  reciprocalForces_.assign(system_.size(), Vec3{});
+  const ReciprocalResult r = reciprocal_->compute(state_.positions, system_.charge, state_.box, reciprocalForces_, timers_);
+  for (std::size_t i = 0; i < forces_.size(); ++i) forces_[i] += reciprocalForces_[i];
+  e.coulombRecip = r.energy;
+  e.virial += r.virial;
+  e.coulombSelf = coulombSelf_;
+  e.coulombNetCharge = ewaldNetChargeEnergy(ewald_.beta, system_.netCharge(), state_.box.volume());
+  // E_net = -c/V gives the pressure -dE/dV = E_net/V, i.e. W_kk = E_net on each diagonal
+  // element (P = trace W / 3V). The self term does not depend on V.
+  for (int k = 0; k < 3; ++k) e.virial.m[k][k] += e.coulombNetCharge;
+}
+
+Energies CpuBackend::computeForces() {
+  if (state_.positions.size() != system_.size()) throw Error("CpuBackend: computeForces() before setState()");
+  updateNeighborList();
+  Energies e;
+  {
+    ScopedTimer t(timers_, "nonbonded");
+    const NonbondedResult nb = nonbonded_.compute(state_.positions, state_.box, list_, forces_);
+    e.lj = nb.lj;
+    e.coulombReal = nb.coulombReal;
+    e.virial = nb.virial;
+  }
+  addReciprocal(e);
+  addDispersionCorrection(e);
+  return e;
+}
+
+Energies CpuBackend::step() {
+  if (forces_.size() != system_.size()) computeForces();  // first step without computeForces()
+  {
+    ScopedTimer t(timers_, "integrate");
+    integrator_->beforeForces(state_, forces_);
+  }
+  Energies e = computeForces();
+  ScopedTimer t(timers_, "integrate");
+  integrator_->afterForces(state_, forces_);
+  return e;
+}
+
+double CpuBackend::kineticEnergy() { return faraday::kineticEnergy(system_, state_.velocities); }
+
+}  // namespace faraday

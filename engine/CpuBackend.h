@@ -1,0 +1,56 @@
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/Backend.h"
+#include "integrators/Integrator.h"
+#include "kernels/neighbor/NeighborList.h"
+#include "kernels/nonbonded/CpuNonbonded.h"
+#include "kernels/pme/Electrostatics.h"
+
+namespace faraday {
+
+/// The double-precision oracle: cell-list Verlet list, OpenMP pair loop, reciprocal space
+/// through a ReciprocalSolver (CPU FFTW PME, or the CUDA PME when `useCudaReciprocal`),
+/// velocity Verlet or Langevin BAOAB. Phase times: "neighbor", "nonbonded", "pme.*"
+/// (timed by the solver), "integrate".
+class CpuBackend : public Backend {
+ public:
+  CpuBackend(const Config& config, const System& system, Timers* timers, bool useCudaReciprocal = false);
+
+  std::string name() const override;
+  void setState(const State& state, const std::vector<Vec3>& listReference) override;
+  void getState(State& state) override { state = state_; }
+  std::vector<Vec3> listReference() override { return list_.reference(); }
+  Energies computeForces() override;
+  const std::vector<Vec3>& forces() override { return forces_; }
+  Energies step() override;
+  double kineticEnergy() override;
+  long long neighborListBuilds() const override { return list_.builds(); }
+
+  const EwaldSetup& ewaldSetup() const { return ewald_; }
+
+ private:
+  void validate(const Config& config) const;
+  void updateNeighborList();
+  void addDispersionCorrection(Energies& e) const;
+  void addReciprocal(Energies& e);
+
+  const System& system_;
+  Timers* timers_;
+  int threads_;
+  bool useCudaReciprocal_;
+  EwaldSetup ewald_;
+  NeighborList list_;
+  CpuNonbonded nonbonded_;
+  std::unique_ptr<ReciprocalSolver> reciprocal_;
+  std::unique_ptr<CpuIntegrator> integrator_;
+  bool dispersionCorrection_;
+  bool ljShift_;
+  double coulombSelf_ = 0;  ///< constant Ewald self term, kJ/mol
+  State state_;
+  std::vector<Vec3> forces_, reciprocalForces_;
+};
+
+}  // namespace faraday

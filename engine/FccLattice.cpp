@@ -1,0 +1,39 @@
+#include "engine/FccLattice.h"
+
+#include "engine/Error.h"
+#include "engine/Units.h"
+
+namespace faraday {
+
+AtomType argonType() {
+  AtomType t;
+  t.name = "AR";
+  t.mass = 39.948;
+  t.charge = 0;
+  t.sigma = 0.3405;
+  t.epsilon = 119.8 * units::kBoltzmann;
+  return t;
+}
+
+BuiltSystem fccArgon(int cells, double a) {
+  if (cells < 1 || !(a > 0)) throw Error("fccArgon: need cells >= 1 and a lattice constant > 0");
+  static const Vec3 basis[4] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
+  BuiltSystem b;
+  b.system.types = {argonType()};
+  b.system.box = Box::rectangular(cells * a, cells * a, cells * a);
+  for (int x = 0; x < cells; ++x)
+    for (int y = 0; y < cells; ++y)
+      for (int z = 0; z < cells; ++z)
+        for (const Vec3& s : basis) {
+          b.positions.push_back((Vec3{double(x), double(y), double(z)} + s + Vec3{0.25, 0.25, 0.25}) * a);
+          b.system.type.push_back(0);
+          b.system.charge.push_back(0);
+          b.system.mass.push_back(b.system.types[0].mass);
+          b.system.atomName.push_back("AR");
+          b.system.residueName.push_back("AR");
+          b.system.residueId.push_back(int(b.system.type.size()));
+        }
+  return b;
+}
+
+}  // namespace faraday

@@ -1,0 +1,50 @@
+#include "integrators/InitialVelocities.h"
+
+#include <cmath>
+
+#include "engine/Units.h"
+#include "kernels/common/Philox.h"
+
+namespace faraday {
+
+std::vector<Vec3> maxwellBoltzmannVelocities(const System& system, double temperature, std::uint64_t seed) {
+  const std::size_t n = system.size();
+  std::vector<Vec3> v(n);
+  const double kT = units::kBoltzmann * temperature;
+  // Each Cartesian component ~ N(0, kT/m); draws keyed by (seed, particle) at step 0.
+  for (std::size_t i = 0; i < n; ++i) {
+    const philox::Normal4 g = philox::normals(seed, philox::kStreamInitialVelocities, 0, std::uint32_t(i));
+    const double s = system.mass[i] > 0 ? std::sqrt(kT / system.mass[i]) : 0.0;
+    v[i] = Vec3{g.n[0], g.n[1], g.n[2]} * s;
+  }
+  removeCentreOfMassMotion(system, v);
+  const double t = temperatureOf(system, kineticEnergy(system, v));
+  const double scale = t > 0 ? std::sqrt(temperature / t) : 0.0;  // exact temperature over 3N-3
+  for (Vec3& vi : v) vi *= scale;
+  return v;
+}
+
+void removeCentreOfMassMotion(const System& system, std::vector<Vec3>& velocities) {
+  Vec3 momentum{};
+  double mass = 0;
+  for (std::size_t i = 0; i < velocities.size(); ++i) {
+    momentum += velocities[i] * system.mass[i];
+    mass += system.mass[i];
+  }
+  if (!(mass > 0)) return;
+  const Vec3 vcm = momentum / mass;
+  for (Vec3& v : velocities) v -= vcm;
+}
+
+double kineticEnergy(const System& system, const std::vector<Vec3>& velocities) {
+  double k = 0;
+  for (std::size_t i = 0; i < velocities.size(); ++i) k += system.mass[i] * norm2(velocities[i]);
+  return 0.5 * k;
+}
+
+double temperatureOf(const System& system, double kineticEnergy) {
+  const double dof = system.degreesOfFreedom();
+  return dof > 0 ? 2.0 * kineticEnergy / (dof * units::kBoltzmann) : 0.0;
+}
+
+}  // namespace faraday

@@ -1,0 +1,37 @@
+#include "integrators/Integrator.h"
+
+#include <omp.h>
+
+#include <cmath>
+
+#include "engine/Error.h"
+#include "integrators/Langevin.h"
+#include "integrators/VelocityVerlet.h"
+
+namespace faraday {
+
+CpuIntegrator::CpuIntegrator(const System& system, double dt, int threads)
+    : dt_(dt), threads_(threads > 0 ? threads : omp_get_max_threads()) {
+  if (!(dt > 0) || !std::isfinite(dt)) throw keyError("integrator.dt", "must be > 0");
+  inverseMass_.resize(system.size());
+  for (std::size_t i = 0; i < system.size(); ++i) {
+    if (!(system.mass[i] > 0))
+      throw Error("particle " + std::to_string(i) + " (" + system.types[std::size_t(system.type[i])].name +
+                  ") has mass <= 0; every [atom.NAME] needs mass > 0");
+    inverseMass_[i] = 1.0 / system.mass[i];
+  }
+}
+
+void CpuIntegrator::advanceClock(State& state) const {
+  state.step += 1;
+  state.time += dt_;
+}
+
+std::unique_ptr<CpuIntegrator> makeCpuIntegrator(const Config::IntegratorSection& config, const System& system,
+                                                 int threads) {
+  if (config.type == "verlet") return std::make_unique<VelocityVerlet>(system, config.dt, threads);
+  if (config.type == "langevin") return std::make_unique<LangevinBaoab>(system, config, threads);
+  throw keyError("integrator.type", "'" + config.type + "' is not one of verlet, langevin");
+}
+
+}  // namespace faraday

@@ -1,0 +1,184 @@
+// Cell-list construction of the full Verlet list on the CPU (OpenMP).
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "engine/Error.h"
+#include "kernels/neighbor/MinimumImage.h"
+#include "kernels/neighbor/NeighborList.h"
+
+namespace faraday {
+namespace {
+
+/// Cells per list radius along each edge: cells of edge >= radius / kReach, so a pair within
+/// the radius lies at most kReach cells apart. Two gives a 5x5x5 stencil of half-size
+/// cells, whose volume (15.6 radius^3) holds 1.7x fewer candidates than 3x3x3 full cells.
+constexpr int kReach = 2;
+
+/// Particles binned into cells of edge >= radius / kReach.
+struct CellGrid {
+  std::array<int, 3> n{1, 1, 1};   ///< cells per dimension
+  std::vector<Vec3> wrapped;       ///< positions wrapped into [0, L), nm
+  std::vector<int> cellOf;         ///< per particle
+  std::vector<int> start;          ///< CSR: atoms of cell c are atoms[start[c] .. start[c+1])
+  std::vector<int> atoms;          ///< ascending within each cell
+
+  int index(int x, int y, int z) const { return (x * n[1] + y) * n[2] + z; }
+};
+
+int cellCoordinate(double x, double length, int n) {
+  const int c = int(x / length * n);  // x is wrapped into [0, L)
+  return std::min(std::max(c, 0), n - 1);
+}
+
+CellGrid binParticles(const std::vector<Vec3>& positions, const Box& box, double radius) {
+  CellGrid g;
+  const Vec3 L = box.lengths();
+  for (int d = 0; d < 3; ++d) g.n[d] = std::max(1, int(std::floor(L[d] * kReach / radius)));
+  const int cells = g.n[0] * g.n[1] * g.n[2];
+  g.cellOf.resize(positions.size());
+  g.wrapped.resize(positions.size());
+  g.start.assign(cells + 1, 0);
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    const Vec3 r = g.wrapped[i] = box.wrap(positions[i]);
+    g.cellOf[i] = g.index(cellCoordinate(r.x, L.x, g.n[0]), cellCoordinate(r.y, L.y, g.n[1]),
+                          cellCoordinate(r.z, L.z, g.n[2]));
+    ++g.start[g.cellOf[i] + 1];
+  }
+  for (int c = 0; c < cells; ++c) g.start[c + 1] += g.start[c];
+  g.atoms.resize(positions.size());
+  std::vector<int> fill(g.start.begin(), g.start.end() - 1);
+  for (std::size_t i = 0; i < positions.size(); ++i) g.atoms[fill[g.cellOf[i]]++] = int(i);
+  return g;
+}
+
+/// Cell offsets along one dimension with n cells, each reachable cell once: when the
+/// stencil -kReach..kReach is as wide as the row of cells, offsets would name the same cell
+/// twice (e.g. -1 and +1 with n = 2), so every cell of the row is taken once instead.
+std::vector<int> offsetsAlong(int n) {
+  std::vector<int> out;
+  if (2 * kReach + 1 >= n) {
+    for (int o = 0; o < n; ++o) out.push_back(o);
+  } else {
+    for (int o = -kReach; o <= kReach; ++o) out.push_back(o);
+  }
+  return out;
+}
+
+/// Indices of the distinct cells adjacent to (and including) cell c.
+std::vector<int> adjacentCells(const CellGrid& g, int c) {
+  const int cx = c / (g.n[1] * g.n[2]), cy = (c / g.n[2]) % g.n[1], cz = c % g.n[2];
+  std::vector<int> out;
+  for (int dx : offsetsAlong(g.n[0]))
+    for (int dy : offsetsAlong(g.n[1]))
+      for (int dz : offsetsAlong(g.n[2]))
+        out.push_back(g.index((cx + dx + g.n[0]) % g.n[0], (cy + dy + g.n[1]) % g.n[1],
+                              (cz + dz + g.n[2]) % g.n[2]));
+  return out;
+}
+
+/// Appends the sorted row of particle i (all j != i within `radius`) to `row`.
+void appendRow(int i, const CellGrid& g, const std::vector<std::vector<int>>& stencils, const Vec3& L,
+               double radius2, std::vector<int>& row) {
+  const std::size_t first = row.size();
+  const Vec3 xi = g.wrapped[i], half = L * 0.5;
+  for (int c : stencils[g.cellOf[i]]) {
+    for (int k = g.start[c]; k < g.start[c + 1]; ++k) {
+      const int j = g.atoms[k];
+      const Vec3& xj = g.wrapped[j];
+      const Vec3 d{nearestImage(xi.x - xj.x, L.x, half.x), nearestImage(xi.y - xj.y, L.y, half.y),
+                   nearestImage(xi.z - xj.z, L.z, half.z)};
+      if (j != i && norm2(d) < radius2) row.push_back(j);
+    }
+  }
+  std::sort(row.begin() + std::ptrdiff_t(first), row.end());
+}
+
+void requireRectangular(const Box& box) {
+  if (!box.isValid()) throw Error("neighbor list: the box must be rectangular with positive finite edges");
+}
+
+int threadCount(int requested) { return requested > 0 ? requested : omp_get_max_threads(); }
+
+}  // namespace
+
+NeighborList::NeighborList(double cutoff, double buffer, int threads)
+    : cutoff_(cutoff), buffer_(buffer), threads_(threads) {
+  if (!(cutoff > 0)) throw keyError("nonbonded.cutoff", "must be > 0");
+  if (!(buffer >= 0)) throw keyError("nonbonded.buffer", "must be >= 0");
+}
+
+void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
+  requireRectangular(box);
+  const double radius = listRadius();
+  const CellGrid grid = binParticles(positions, box, radius);
+  std::vector<std::vector<int>> stencils(grid.start.size() - 1);
+  for (std::size_t c = 0; c < stencils.size(); ++c) stencils[c] = adjacentCells(grid, int(c));
+  const Vec3 L = box.lengths();
+  const int n = int(positions.size());
+  // Each thread builds the rows of one contiguous block of particles; the blocks are then
+  // concatenated in order, so the result does not depend on the number of threads.
+  const int maxThreads = threadCount(threads_);
+  std::vector<std::vector<int>> blocks(maxThreads);
+  std::vector<int> blockBegin(maxThreads + 1, n);
+  std::vector<std::int64_t> rowLength(std::size_t(n) + 1, 0);
+#pragma omp parallel num_threads(maxThreads) if (n >= 1024)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int begin = int(std::int64_t(n) * t / nt), end = int(std::int64_t(n) * (t + 1) / nt);
+    blockBegin[t] = begin;
+    for (int i = begin; i < end; ++i) {
+      const std::size_t before = blocks[t].size();
+      appendRow(i, grid, stencils, L, radius * radius, blocks[t]);
+      rowLength[std::size_t(i) + 1] = std::int64_t(blocks[t].size() - before);
+    }
+  }
+  setOffsets(rowLength);
+  neighbors_.resize(std::size_t(offsets_[n]));
+#pragma omp parallel for num_threads(maxThreads) if (n >= 1024)
+  for (int t = 0; t < maxThreads; ++t)
+    if (!blocks[t].empty()) std::copy(blocks[t].begin(), blocks[t].end(), neighbors_.begin() + offsets_[blockBegin[t]]);
+  reference_ = positions;
+  box_ = box;
+  ++builds_;
+}
+
+void NeighborList::setOffsets(const std::vector<std::int64_t>& rowLength) {
+  offsets_.assign(rowLength.size(), 0);
+  std::int64_t total = 0;
+  for (std::size_t i = 1; i < rowLength.size(); ++i) {
+    total += rowLength[i];
+    if (total > std::numeric_limits<int>::max())
+      throw Error("neighbor list: more than 2^31 entries; reduce nonbonded.cutoff or the system size");
+    offsets_[i] = int(total);
+  }
+}
+
+bool NeighborList::needsRebuild(const std::vector<Vec3>& positions, const Box& box) const {
+  if (builds_ == 0 || positions.size() != reference_.size()) return true;
+  if (!(box.lengths() == box_.lengths())) return true;
+  const MinimumImage image = MinimumImage::fromBox(box);
+  const double limit2 = 0.25 * buffer_ * buffer_;  // (buffer/2)^2
+  const long long n = (long long)positions.size();
+  bool moved = false;
+#pragma omp parallel for num_threads(threadCount(threads_)) reduction(|| : moved) if (n >= 16384)
+  for (long long i = 0; i < n; ++i)
+    moved = moved || norm2(image.apply(positions[i] - reference_[i])) > limit2;
+  return moved;
+}
+
+std::vector<std::pair<int, int>> bruteForcePairs(const std::vector<Vec3>& positions, const Box& box, double radius) {
+  std::vector<std::pair<int, int>> pairs;
+  const int n = int(positions.size());
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if (norm2(box.minimumImage(positions[j] - positions[i])) < radius * radius) pairs.emplace_back(i, j);
+  return pairs;
+}
+
+}  // namespace faraday

@@ -1,0 +1,60 @@
+#pragma once
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "engine/Box.h"
+#include "engine/Vec3.h"
+
+namespace faraday {
+
+/// Verlet neighbor list with a buffer (skin) for a rectangular periodic box, built with a
+/// cell list (CpuNeighborList.cpp). The list is FULL: a pair (i, j) within
+/// cutoff + buffer appears in row i and in row j. Rows are stored in CSR form
+/// (offsets, neighbors), each row sorted ascending, so that per-atom force sums run in
+/// a fixed order whatever the number of threads. Pairs are judged by their minimum-image
+/// distance; since the cutoff is below half of every box edge, each interacting pair
+/// has exactly one image within the cutoff.
+class NeighborList {
+ public:
+  /// cutoff and buffer in nm; threads = OpenMP threads for the build (0 = all).
+  NeighborList(double cutoff, double buffer, int threads = 0);
+
+  /// Builds the list for `positions` (nm, wrapped or not) in `box` and remembers them as
+  /// the reference positions.
+  void build(const std::vector<Vec3>& positions, const Box& box);
+  /// True when any particle has moved more than buffer/2 (minimum image) since the last
+  /// build, or the box changed, or the list was never built: then a pair that was beyond
+  /// cutoff + buffer may have come within the cutoff.
+  bool needsRebuild(const std::vector<Vec3>& positions, const Box& box) const;
+
+  double cutoff() const { return cutoff_; }
+  double buffer() const { return buffer_; }
+  double listRadius() const { return cutoff_ + buffer_; }
+  std::size_t size() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
+  /// Row i is neighbors()[offsets()[i] .. offsets()[i+1]).
+  const std::vector<int>& offsets() const { return offsets_; }
+  const std::vector<int>& neighbors() const { return neighbors_; }
+  /// Positions at the last build (empty before the first).
+  const std::vector<Vec3>& reference() const { return reference_; }
+  /// Number of builds so far.
+  long long builds() const { return builds_; }
+
+ private:
+  /// CSR offsets from row lengths (rowLength[i + 1] = length of row i); throws when the
+  /// list outgrows int indices.
+  void setOffsets(const std::vector<std::int64_t>& rowLength);
+
+  double cutoff_, buffer_;
+  int threads_;
+  Box box_{};
+  std::vector<int> offsets_, neighbors_;
+  std::vector<Vec3> reference_;
+  long long builds_ = 0;
+};
+
+/// O(N^2) reference: every pair i < j whose minimum-image distance is below `radius` (nm),
+/// sorted. For tests.
+std::vector<std::pair<int, int>> bruteForcePairs(const std::vector<Vec3>& positions, const Box& box, double radius);
+
+}  // namespace faraday

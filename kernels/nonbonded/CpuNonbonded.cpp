@@ -1,0 +1,150 @@
+// The CPU short-range pair loop (LJ + real-space Ewald Coulomb) over the full list.
+#include "kernels/nonbonded/CpuNonbonded.h"
+
+#include <omp.h>
+
+#include "engine/Error.h"
+#include "engine/Units.h"
+#include "kernels/neighbor/MinimumImage.h"
+
+namespace faraday {
+
+LjTable makeLjTable(const std::vector<AtomType>& types, double cutoff, bool shift) {
+  LjTable t;
+  t.types = int(types.size());
+  t.pairs.resize(types.size() * types.size());
+  for (int a = 0; a < t.types; ++a)
+    for (int b = 0; b < t.types; ++b)
+      t.pairs[std::size_t(a) * t.types + b] =
+          mixLorentzBerthelot(types[a].sigma, types[a].epsilon, types[b].sigma, types[b].epsilon, cutoff, shift);
+  return t;
+}
+
+CpuNonbonded::CpuNonbonded(const System& system, const NonbondedOptions& options)
+    : options_(options), table_(makeLjTable(system.types, options.cutoff, options.ljShift)), type_(system.type),
+      charge_(system.charge) {
+  if (!(options.cutoff > 0)) throw keyError("nonbonded.cutoff", "must be > 0");
+  scaledCharge_.resize(charge_.size());
+  for (std::size_t i = 0; i < charge_.size(); ++i) scaledCharge_[i] = units::kCoulomb * charge_[i];
+  const std::size_t n = system.size();
+  energyLj_.assign(n, 0);
+  energyCoulomb_.assign(n, 0);
+  virial_.assign(n, {});
+}
+
+void CpuNonbonded::wrapPositions(const std::vector<Vec3>& positions, const Box& box) {
+  const long long n = (long long)positions.size();
+  wrapped_.resize(positions.size());
+  const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
+#pragma omp parallel for num_threads(threads) schedule(static) if (n >= 16384)
+  for (long long i = 0; i < n; ++i) wrapped_[i] = box.wrap(positions[i]);
+}
+
+template <bool kCoulomb>
+void CpuNonbonded::computeRows(const Box& box, const NeighborList& list, std::vector<Vec3>& forces) {
+  const long long n = (long long)wrapped_.size();
+  const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
+  // Threads only when there is enough work to repay the fork and the barrier.
+  const bool parallel = list.neighbors().size() >= 32768;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64) if (parallel)
+  for (long long i = 0; i < n; ++i) {
+    const RowSums s = sumRow<kCoulomb>(int(i), box, list);
+    forces[i] = s.force;
+    // Each pair appears in two rows: half of its energy and virial belongs to each.
+    energyLj_[i] = 0.5 * s.lj;
+    energyCoulomb_[i] = 0.5 * s.coulomb;
+    for (int c = 0; c < 6; ++c) virial_[i][c] = 0.5 * s.w[c];
+  }
+}
+
+/// Row i in ascending j; pairs in the buffer (r >= cutoff) are skipped. (A branch-free
+/// masked variant that evaluates every listed pair measured 40% slower.)
+template <bool kCoulomb>
+RowSums CpuNonbonded::sumRow(int i, const Box& box, const NeighborList& list) const {
+  const Vec3 L = box.lengths(), half = L * 0.5, xi = wrapped_[i];
+  const double cutoff2 = options_.cutoff * options_.cutoff, beta = options_.ewaldBeta;
+  const LjParams<double>* ljRow = &table_.pairs[std::size_t(type_[i]) * table_.types];
+  const double qi = scaledCharge_[i];
+  const int* neighbors = list.neighbors().data();
+  RowSums s;
+  for (int k = list.offsets()[i]; k < list.offsets()[i + 1]; ++k) {
+    const int j = neighbors[k];
+    const Vec3 d{nearestImage(xi.x - wrapped_[j].x, L.x, half.x), nearestImage(xi.y - wrapped_[j].y, L.y, half.y),
+                 nearestImage(xi.z - wrapped_[j].z, L.z, half.z)};  // r_ij = x_i - x_j
+    const double r2 = norm2(d);
+    if (r2 >= cutoff2) continue;
+    const PairResult<double> lj = ljPair(r2, ljRow[type_[j]]);
+    double fOverR = lj.fOverR;
+    s.lj += lj.energy;
+    if constexpr (kCoulomb) {
+      const PairResult<double> c = ewaldRealPair(r2, qi * charge_[j], beta);
+      fOverR += c.fOverR;
+      s.coulomb += c.energy;
+    }
+    s.force += d * fOverR;
+    s.w[0] += fOverR * d.x * d.x, s.w[1] += fOverR * d.y * d.y, s.w[2] += fOverR * d.z * d.z;
+    s.w[3] += fOverR * d.x * d.y, s.w[4] += fOverR * d.x * d.z, s.w[5] += fOverR * d.y * d.z;
+  }
+  return s;
+}
+
+NonbondedResult CpuNonbonded::sumParticles() const {
+  NonbondedResult r;
+  double w[6] = {0, 0, 0, 0, 0, 0};
+  for (std::size_t i = 0; i < energyLj_.size(); ++i) {  // sequential: fixed summation order
+    r.lj += energyLj_[i];
+    r.coulombReal += energyCoulomb_[i];
+    for (int c = 0; c < 6; ++c) w[c] += virial_[i][c];
+  }
+  r.virial.m[0][0] = w[0], r.virial.m[1][1] = w[1], r.virial.m[2][2] = w[2];
+  r.virial.m[0][1] = r.virial.m[1][0] = w[3];
+  r.virial.m[0][2] = r.virial.m[2][0] = w[4];
+  r.virial.m[1][2] = r.virial.m[2][1] = w[5];
+  return r;
+}
+
+NonbondedResult CpuNonbonded::compute(const std::vector<Vec3>& positions, const Box& box, const NeighborList& list,
+                                      std::vector<Vec3>& forces) {
+  if (list.size() != positions.size() || positions.size() != type_.size())
+    throw Error("nonbonded: neighbor list, positions and system sizes differ");
+  if (list.listRadius() < options_.cutoff) throw Error("nonbonded: neighbor list radius is below the cutoff");
+  forces.resize(positions.size());
+  wrapPositions(positions, box);
+  if (options_.ewaldBeta > 0)
+    computeRows<true>(box, list, forces);
+  else
+    computeRows<false>(box, list, forces);
+  return sumParticles();
+}
+
+namespace {
+
+/// <C6>: average of C6_ij = 4 eps_ij sigma_ij^6 over the N(N-1)/2 distinct pairs,
+/// from the number of particles of each type.
+double averageC6(const System& system, const LjTable& table) {
+  std::vector<double> count(system.types.size(), 0.0);
+  for (int t : system.type) count[std::size_t(t)] += 1;
+  const double n = double(system.size());
+  if (n < 2) return 0;
+  double sum = 0;
+  for (int a = 0; a < table.types; ++a)
+    for (int b = 0; b < table.types; ++b) {
+      const double pairs = a == b ? 0.5 * count[a] * (count[a] - 1) : 0.5 * count[a] * count[b];
+      sum += pairs * table.at(a, b).c6;
+    }
+  return sum / (0.5 * n * (n - 1));
+}
+
+}  // namespace
+
+DispersionCorrection dispersionCorrection(const System& system, double cutoff, bool ljShift, double volume) {
+  const LjTable table = makeLjTable(system.types, cutoff, false);
+  const double n = double(system.size());
+  const double base = units::kPi * n * n / volume * averageC6(system, table) / (cutoff * cutoff * cutoff);
+  DispersionCorrection d;
+  d.energy = -(2.0 / 3.0) * base * (ljShift ? 2.0 : 1.0);
+  d.virialDiagonal = -(4.0 / 3.0) * base;
+  return d;
+}
+
+}  // namespace faraday

@@ -1,0 +1,91 @@
+#pragma once
+#include <array>
+#include <vector>
+
+#include "engine/System.h"
+#include "engine/Vec3.h"
+#include "kernels/neighbor/NeighborList.h"
+#include "kernels/nonbonded/PairEvaluators.h"
+
+namespace faraday {
+
+/// What the short-range pair loop computes.
+struct NonbondedOptions {
+  double cutoff = 1.0;     ///< nm; pairs at r >= cutoff are skipped
+  bool ljShift = true;     ///< potential-shift LJ so that U(cutoff) = 0
+  double ewaldBeta = 0;    ///< 1/nm; > 0 adds real-space Ewald Coulomb k_C q_i q_j erfc(beta r)/r
+  int threads = 0;         ///< OpenMP threads (0 = all)
+};
+
+/// Short-range energies (kJ/mol) and virial W = sum over pairs r_ij (x) F_ij (kJ/mol).
+struct NonbondedResult {
+  double lj = 0;
+  double coulombReal = 0;
+  Tensor3 virial;
+};
+
+/// LJ parameters of every type pair (Lorentz-Berthelot mixed), row-major types x types.
+struct LjTable {
+  int types = 0;
+  std::vector<LjParams<double>> pairs;
+  const LjParams<double>& at(int a, int b) const { return pairs[std::size_t(a) * types + b]; }
+};
+LjTable makeLjTable(const std::vector<AtomType>& types, double cutoff, bool shift);
+
+/// Sums over one row of the full list: force on i (kJ/mol/nm), pair energies (kJ/mol) and
+/// pair virials r_ij (x) F_ij (kJ/mol: xx yy zz xy xz yz).
+struct RowSums {
+  Vec3 force;
+  double lj = 0, coulomb = 0;
+  double w[6] = {0, 0, 0, 0, 0, 0};
+};
+
+/// The CPU pair loop over the full neighbor list: OpenMP over particles i, each thread
+/// summing the forces, half pair energies and half pair virials of its own rows in the
+/// (ascending) row order; the totals are then summed over particles in index order. The
+/// results are therefore bitwise identical for any number of threads.
+class CpuNonbonded {
+ public:
+  CpuNonbonded(const System& system, const NonbondedOptions& options);
+  /// Overwrites `forces` (kJ/mol/nm, resized to N) with the short-range forces at
+  /// `positions` (nm) in `box`, using `list` (built with a radius >= the cutoff).
+  NonbondedResult compute(const std::vector<Vec3>& positions, const Box& box, const NeighborList& list,
+                          std::vector<Vec3>& forces);
+  const LjTable& ljTable() const { return table_; }
+
+ private:
+  void wrapPositions(const std::vector<Vec3>& positions, const Box& box);
+  template <bool kCoulomb>
+  void computeRows(const Box& box, const NeighborList& list, std::vector<Vec3>& forces);
+  template <bool kCoulomb>
+  RowSums sumRow(int i, const Box& box, const NeighborList& list) const;
+  NonbondedResult sumParticles() const;
+
+  NonbondedOptions options_;
+  LjTable table_;
+  std::vector<int> type_;
+  std::vector<double> scaledCharge_;  ///< k_C q_i, so that qq = scaledCharge_[i] * charge_[j]
+  std::vector<double> charge_;
+  std::vector<Vec3> wrapped_;                      ///< positions wrapped into the box, nm
+  std::vector<double> energyLj_, energyCoulomb_;  ///< per particle: half of its pair energies
+  std::vector<std::array<double, 6>> virial_;     ///< per particle: half of its pair virials (xx yy zz xy xz yz)
+};
+
+/// Long-range dispersion correction (GROMACS DispCorr = EnerPres), assuming g(r) = 1
+/// beyond the cutoff and, for the shift term, inside it. With <C6> the average of
+/// C6_ij = 4 eps_ij sigma_ij^6 over the N(N-1)/2 distinct particle pairs:
+///   tail:   E = -(2/3) pi N^2/V <C6> / rc^3          (the -C6/r^6 missing beyond rc)
+///   shift:  E += -(2/3) pi N^2/V <C6> / rc^3         (only with ljShift: every pair inside
+///           rc had its dispersion raised by C6/rc^6; (N^2/2V)(4/3 pi rc^3) pairs on average)
+///   virial: W_xx = W_yy = W_zz = -(4/3) pi N^2/V <C6> / rc^3   (from the tail only:
+///           trace W = (N^2/2V) int_rc^inf 4 pi r^2 (r . F) dr with r . F = -6 C6/r^6),
+///           i.e. the pressure correction P = -(4/3) pi rho^2 <C6> / rc^3.
+/// The repulsion's shift and tail (c12 terms, ~(sigma/rc)^6 smaller) are not corrected,
+/// as in GROMACS' EnerPres.
+struct DispersionCorrection {
+  double energy = 0;       ///< kJ/mol
+  double virialDiagonal = 0;  ///< kJ/mol, added to each diagonal element of the virial
+};
+DispersionCorrection dispersionCorrection(const System& system, double cutoff, bool ljShift, double volume);
+
+}  // namespace faraday

@@ -1,0 +1,94 @@
+#pragma once
+// Pair interactions written once for the host (double, the oracle) and the device
+// (float pair math). Each evaluator takes the squared distance r2 (nm^2) and returns the
+// pair energy (kJ/mol) and the scalar F/r (kJ/mol/nm^2), with the convention
+//   F_i = fOverR * (x_i - x_j),   F_j = -F_i,   fOverR = -(dU/dr) / r,
+// so callers form the force vector from the displacement they already hold and the
+// pair virial is r_ij (x) F_ij = fOverR * r_ij (x) r_ij.
+#include <math.h>
+
+#include "engine/HostDevice.h"
+
+namespace faraday {
+
+/// Energy (kJ/mol) and F/r (kJ/mol/nm^2) of one pair.
+template <typename T>
+struct PairResult {
+  T energy;
+  T fOverR;
+};
+
+namespace pairmath {
+// Overloads by precision, usable on host and device without relying on <cmath> overload sets.
+FARADAY_HD float sqrtT(float x) { return sqrtf(x); }
+FARADAY_HD double sqrtT(double x) { return sqrt(x); }
+FARADAY_HD float expT(float x) { return expf(x); }
+FARADAY_HD double expT(double x) { return exp(x); }
+FARADAY_HD float erfcT(float x) { return erfcf(x); }
+FARADAY_HD double erfcT(double x) { return erfc(x); }
+}  // namespace pairmath
+
+/// Lennard-Jones coefficients of one type pair, in the c6/c12 form
+///   U(r) = c12 / r^12 - c6 / r^6 - shift,  c6 = 4 eps sigma^6, c12 = 4 eps sigma^12,
+/// which equals 4 eps ((sigma/r)^12 - (sigma/r)^6) - shift.
+/// shift = c12/rc^12 - c6/rc^6 (potential-shift, GROMACS' default) or 0.
+template <typename T>
+struct LjParams {
+  T c6;     ///< kJ/mol nm^6
+  T c12;    ///< kJ/mol nm^12
+  T shift;  ///< kJ/mol, subtracted from every pair inside the cutoff
+};
+
+/// Lorentz-Berthelot mixing: sigma_ij = (s_i + s_j)/2 (nm), eps_ij = sqrt(e_i e_j) (kJ/mol);
+/// `cutoff` (nm) and `shift` select the potential shift.
+inline LjParams<double> mixLorentzBerthelot(double sigmaI, double epsI, double sigmaJ, double epsJ,
+                                            double cutoff, bool shift) {
+  const double s = 0.5 * (sigmaI + sigmaJ), e = sqrt(epsI * epsJ);
+  const double s6 = s * s * s * s * s * s;
+  LjParams<double> p{4 * e * s6, 4 * e * s6 * s6, 0.0};
+  if (shift) {
+    const double ir6 = 1.0 / (cutoff * cutoff * cutoff * cutoff * cutoff * cutoff);
+    p.shift = p.c12 * ir6 * ir6 - p.c6 * ir6;
+  }
+  return p;
+}
+
+/// Lennard-Jones:  U = c12/r^12 - c6/r^6 - shift,
+///   F/r = (12 c12/r^12 - 6 c6/r^6) / r^2.
+/// 12 flops: 1 division, 3 multiplications for 1/r^6, 4 for the terms, 4 adds/subtracts.
+template <typename T>
+FARADAY_HD PairResult<T> ljPair(T r2, const LjParams<T>& p) {
+  const T ir2 = T(1) / r2;
+  const T ir6 = ir2 * ir2 * ir2;
+  const T rep = p.c12 * ir6 * ir6;  // c12 / r^12
+  const T dis = p.c6 * ir6;         // c6 / r^6
+  return {rep - dis - p.shift, (T(12) * rep - T(6) * dis) * ir2};
+}
+
+/// Real-space Ewald Coulomb with qq = k_C q_i q_j (kJ/mol nm) and beta (1/nm):
+///   U = qq erfc(beta r) / r,
+///   F/r = qq (erfc(beta r)/r + 2 beta/sqrt(pi) exp(-beta^2 r^2)) / r^2.
+/// About 12 flops plus sqrt, erfc and exp.
+template <typename T>
+FARADAY_HD PairResult<T> ewaldRealPair(T r2, T qq, T beta) {
+  constexpr T kTwoOverSqrtPi = T(1.12837916709551257390);
+  const T r = pairmath::sqrtT(r2);
+  const T ir = T(1) / r;
+  const T u = qq * pairmath::erfcT(beta * r) * ir;
+  const T g = qq * kTwoOverSqrtPi * beta * pairmath::expT(-beta * beta * r2);
+  return {u, (u + g) * ir * ir};
+}
+
+/// Plummer-softened gravity with gmm = G m_i m_j (kJ/mol nm) and softening eps2 = eps^2 (nm^2):
+///   U = -gmm / sqrt(r^2 + eps^2),
+///   F/r = -gmm / (r^2 + eps^2)^(3/2)   (attractive: F_i points from i towards j).
+/// 6 flops plus one sqrt (the classic 20-flop n-body count includes the vector work).
+template <typename T>
+FARADAY_HD PairResult<T> softenedGravityPair(T r2, T gmm, T eps2) {
+  const T s2 = r2 + eps2;
+  const T is = T(1) / pairmath::sqrtT(s2);
+  const T u = -gmm * is;
+  return {u, u * is * is};
+}
+
+}  // namespace faraday

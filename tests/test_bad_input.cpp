@@ -1,0 +1,188 @@
+// Bad input through the real executable: a one-line error naming the file and line or the
+// key, a non-zero exit code, and no output file at all.
+#include <gtest/gtest.h>
+
+#include "engine/Checkpoint.h"
+#include "tests/EngineTestSupport.h"
+
+namespace faraday::test {
+namespace {
+
+class BadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    gro = argonGro(3);  // 108 atoms, box 1.7226 nm
+    config = argonConfig();
+  }
+  /// Writes the inputs, runs `faraday run sim.cfg EXTRA`, and checks the common contract:
+  /// exit code 1, one "faraday: error:" line on stderr, nothing in the output folder.
+  CommandResult runExpectingError(const std::vector<std::string>& extra = {}) {
+    if (!gro.empty()) writeText(dir / "argon.gro", gro);
+    writeText(dir / "sim.cfg", config);
+    std::vector<std::string> args = {"run", "sim.cfg"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CommandResult r = runFaraday(dir.path(), args);
+    EXPECT_EQ(r.exitCode, 1) << r.err;
+    EXPECT_EQ(r.err.rfind("faraday: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "out")) << "an output was created";
+    return r;
+  }
+  /// The gro text with atom line `atom` (0-based) replaced.
+  void replaceAtomLine(std::size_t atom, const std::string& line) {
+    std::vector<std::string> v = lines(gro);
+    v.at(atom + 2) = line;
+    gro = joinLines(v);
+  }
+  std::string groAt(long line) const { return (dir / "argon.gro").string() + ":" + std::to_string(line) + ": "; }
+  std::string cfgAt(const std::string& needle) const {
+    // The config file is named as given on the command line.
+    return "sim.cfg:" + std::to_string(lineOf(config, needle)) + ": ";
+  }
+
+  TempDir dir;
+  std::string gro, config;
+};
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << "missing '" << (part) << "' in: " << (text)
+
+TEST_F(BadInput, NonNumericGroCoordinate) {
+  std::string line = lines(gro)[5];
+  line.replace(28, 8, "   1.x2a");
+  replaceAtomLine(3, line);
+  const CommandResult r = runExpectingError();
+  EXPECT_HAS(r.err, groAt(6) + "non-numeric y coordinate: '   1.x2a'");
+}
+
+TEST_F(BadInput, MalformedGroAtomLine) {
+  replaceAtomLine(10, "    1AR      AR   11   0.1");
+  EXPECT_HAS(runExpectingError().err, groAt(13) + "atom line too short");
+}
+
+TEST_F(BadInput, TruncatedGro) {
+  std::vector<std::string> v = lines(gro);
+  v.resize(52);
+  gro = joinLines(v);
+  EXPECT_HAS(runExpectingError().err, groAt(53) + "truncated: the file ends after 50 of 108 atoms");
+}
+
+TEST_F(BadInput, AtomCountTooLarge) {
+  std::vector<std::string> v = lines(gro);
+  v[1] = "  110";
+  gro = joinLines(v);
+  EXPECT_HAS(runExpectingError().err, groAt(111) + "wrong atom count: line 2 gives 110 atoms but the box line comes after 108");
+}
+
+TEST_F(BadInput, AtomCountTooSmall) {
+  std::vector<std::string> v = lines(gro);
+  v[1] = "  100";
+  gro = joinLines(v);
+  const CommandResult r = runExpectingError();
+  EXPECT_HAS(r.err, groAt(103) + "expected the box line");
+  EXPECT_HAS(r.err, "atom count on line 2");
+}
+
+TEST_F(BadInput, UnknownAtomName) {
+  std::string line = lines(gro)[8];
+  line.replace(10, 5, "   XE");
+  replaceAtomLine(6, line);
+  const CommandResult r = runExpectingError();
+  EXPECT_HAS(r.err, groAt(9) + "unknown atom name 'XE'");
+  EXPECT_HAS(r.err, "known: AR");
+}
+
+TEST_F(BadInput, NaNCoordinate) {
+  std::string line = lines(gro)[2];
+  line.replace(20, 8, "     nan");
+  replaceAtomLine(0, line);
+  EXPECT_HAS(runExpectingError().err, groAt(3) + "non-finite x coordinate");
+}
+
+TEST_F(BadInput, NonPositiveBox) {
+  std::vector<std::string> v = lines(gro);
+  v.back() = "   1.72260   0.00000   1.72260";
+  gro = joinLines(v);
+  EXPECT_HAS(runExpectingError().err, groAt(111) + "non-positive box length");
+}
+
+TEST_F(BadInput, TriclinicBox) {
+  std::vector<std::string> v = lines(gro);
+  v.back() = "   1.72260   1.72260   1.72260   0.00000   0.00000   0.50000   0.00000   0.00000   0.00000";
+  gro = joinLines(v);
+  EXPECT_HAS(runExpectingError().err, groAt(111) + "triclinic box: only rectangular boxes are supported");
+}
+
+TEST_F(BadInput, NonNumericConfigValue) {
+  config.replace(config.find("cutoff = 0.7"), 12, "cutoff = 0.7nm");
+  EXPECT_HAS(runExpectingError().err, cfgAt("cutoff = 0.7nm") + "key 'nonbonded.cutoff': not a number: '0.7nm'");
+}
+
+TEST_F(BadInput, NegativeSigma) {
+  config.replace(config.find("sigma = 0.3405"), 14, "sigma = -0.3405");
+  EXPECT_HAS(runExpectingError().err, cfgAt("sigma = -0.3405") + "key 'atom.AR.sigma': must be >= 0 nm");
+}
+
+TEST_F(BadInput, NegativeEpsilon) {
+  config.replace(config.find("epsilon = 0.99774"), 17, "epsilon = -0.99774");
+  EXPECT_HAS(runExpectingError().err, cfgAt("epsilon = -0.99774") + "key 'atom.AR.epsilon': must be >= 0 kJ/mol");
+}
+
+TEST_F(BadInput, CutoffLongerThanHalfTheBox) {
+  const CommandResult r = runExpectingError({"--nonbonded.cutoff=0.9"});
+  EXPECT_HAS(r.err, "key 'nonbonded.cutoff': cutoff 0.9 nm must be shorter than half the shortest box edge (0.8613 nm)");
+}
+
+TEST_F(BadInput, MissingCoordinatesFile) {
+  gro.clear();
+  EXPECT_HAS(runExpectingError().err, (dir / "argon.gro").string() + ": coordinates file not found");
+}
+
+TEST_F(BadInput, MissingConfigFile) {
+  const CommandResult r = runFaraday(dir.path(), {"run", "nothere.cfg"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_HAS(r.err, "faraday: error: nothere.cfg: config file not found");
+}
+
+TEST_F(BadInput, UnknownKeySuggestsTheClosestKey) {
+  config.replace(config.find("[run]\n"), 6, "[run]\nstpes = 10\n");
+  EXPECT_HAS(runExpectingError().err, cfgAt("stpes") + "unknown key 'run.stpes'; did you mean 'run.steps'?");
+  config = argonConfig();
+  EXPECT_HAS(runExpectingError({"--nonbonded.cutof=0.8"}).err,
+             "command line: unknown key 'nonbonded.cutof'; did you mean 'nonbonded.cutoff'?");
+}
+
+TEST_F(BadInput, DryRunValidatesAndWritesNothing) {
+  writeText(dir / "argon.gro", gro);
+  writeText(dir / "sim.cfg", config);
+  const CommandResult ok = runFaraday(dir.path(), {"run", "sim.cfg", "--dry-run"});
+  EXPECT_EQ(ok.exitCode, 0) << ok.err;
+  EXPECT_HAS(ok.out, "nonbonded.cutoff = 0.7");
+  EXPECT_HAS(ok.out, "atoms: 108");
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  // The dry run reads the coordinates too.
+  replaceAtomLine(0, "garbage");
+  EXPECT_HAS(runExpectingError({"--dry-run"}).err, groAt(3));
+}
+
+TEST_F(BadInput, BlowUpStopsNamingStepAndParticleAndKeepsTheLastGoodState) {
+  writeText(dir / "argon.gro", gro);
+  writeText(dir / "sim.cfg", config);
+  // dt = 0.5 ps is ~200 times too long for argon: atoms overlap and the forces overflow.
+  const CommandResult r = runFaraday(dir.path(), {"run", "sim.cfg", "--integrator.dt=0.5", "--run.steps=1000",
+                                                  "--output.energy_interval=1", "--output.trajectory_interval=1"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.err.rfind("faraday: error: non-finite", 0), 0u) << r.err;
+  EXPECT_HAS(r.err, " at step ");
+  EXPECT_HAS(r.err, "particle ");
+  EXPECT_HAS(r.err, "(atom name AR");
+  EXPECT_HAS(r.err, "last good state (step ");
+  EXPECT_FALSE(fs::exists(dir / "out" / "final.gro"));
+  const long long failed = std::stoll(r.err.substr(r.err.find(" at step ") + 9));
+  const Checkpoint c = readCheckpoint(dir / "out" / "state.chk", 108, "");
+  EXPECT_EQ(c.step, failed - 1);  // the potential is checked every step, the state copied every step here
+  for (const Vec3& x : c.positions) EXPECT_TRUE(isFinite(x));
+  for (const Vec3& v : c.velocities) EXPECT_TRUE(isFinite(v));
+}
+
+}  // namespace
+}  // namespace faraday::test

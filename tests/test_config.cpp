@@ -1,0 +1,203 @@
+// Config loading: INI sections, command-line overrides, paths, errors and help.
+#include <gtest/gtest.h>
+
+#include "engine/Config.h"
+#include "engine/Error.h"
+#include "tests/EngineTestSupport.h"
+
+namespace faraday::test {
+namespace {
+
+/// The message of the Error that `f` throws ("" when it throws none).
+template <typename F>
+std::string errorOf(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+class ConfigTest : public ::testing::Test {
+ protected:
+  fs::path writeConfig(const std::string& text) {
+    const fs::path file = dir / "sim.cfg";
+    writeText(file, text);
+    return file;
+  }
+  TempDir dir;
+};
+
+TEST_F(ConfigTest, ReadsSectionsIntoDottedKeysAndAtomTypes) {
+  const fs::path file = writeConfig(argonConfig(1234, 0.85) +
+                                    "\n[electrostatics]\ngrid = 32 36 40\npme_order = 6\n"
+                                    "[atom.CL]\nmass = 35.45\ncharge = -1\nsigma = 0.44\nepsilon = 0.42\n");
+  const Config c = loadConfig(file, {});
+  EXPECT_EQ(c.run.steps, 1234);
+  EXPECT_DOUBLE_EQ(c.nonbonded.cutoff, 0.85);
+  EXPECT_EQ(c.integrator.type, "langevin");
+  EXPECT_EQ(c.electrostatics.method, "none");
+  EXPECT_EQ(c.electrostatics.grid, (std::array<int, 3>{32, 36, 40}));
+  EXPECT_EQ(c.electrostatics.pmeOrder, 6);
+  ASSERT_EQ(c.atomTypes.size(), 2u);
+  EXPECT_EQ(c.atomTypes[0].name, "AR");
+  EXPECT_DOUBLE_EQ(c.atomTypes[0].sigma, 0.3405);
+  EXPECT_EQ(c.atomTypes[1].name, "CL");
+  EXPECT_DOUBLE_EQ(c.atomTypes[1].charge, -1.0);
+  EXPECT_FALSE(c.map.enabled);
+  EXPECT_EQ(c.configFile, fs::absolute(file).lexically_normal());
+}
+
+TEST_F(ConfigTest, CommandLineOverridesInBothForms) {
+  const fs::path file = writeConfig(argonConfig());
+  const Config c = loadConfig(file, {"--nonbonded.cutoff=0.75", "--run.steps", "77", "--atom.AR.epsilon=1.5",
+                                     "--integrator.type", "verlet"});
+  EXPECT_DOUBLE_EQ(c.nonbonded.cutoff, 0.75);
+  EXPECT_EQ(c.run.steps, 77);
+  EXPECT_DOUBLE_EQ(c.atomTypes.at(0).epsilon, 1.5);
+  EXPECT_DOUBLE_EQ(c.atomTypes.at(0).sigma, 0.3405);
+  EXPECT_EQ(c.integrator.type, "verlet");
+}
+
+TEST_F(ConfigTest, RelativePathsInTheFileUseItsFolderOnTheCommandLineTheCwd) {
+  fs::create_directories(dir / "sub");
+  writeText(dir / "sub" / "sim.cfg", argonConfig() + "[map]\ntrajectory = ../traj.dcd\n");
+  const Config c = loadConfig(dir / "sub" / "sim.cfg", {});
+  EXPECT_EQ(c.system.coordinates, (fs::absolute(dir.path()) / "sub" / "argon.gro").lexically_normal());
+  EXPECT_EQ(c.output.directory, (fs::absolute(dir.path()) / "sub" / "out").lexically_normal());
+  EXPECT_EQ(fs::path(c.map.trajectory), (fs::absolute(dir.path()) / "traj.dcd").lexically_normal());
+  const Config o = loadConfig(dir / "sub" / "sim.cfg", {"--system.coordinates=x.pdb"});
+  EXPECT_EQ(o.system.coordinates, (fs::current_path() / "x.pdb").lexically_normal());
+}
+
+TEST_F(ConfigTest, UnknownKeyInTheFileNamesFileLineAndSuggestsTheClosestKey) {
+  std::string text = argonConfig();
+  text.replace(text.find("cutoff ="), 8, "cutof =");
+  const fs::path file = writeConfig(text);
+  const std::string msg = errorOf([&] { loadConfig(file, {}); });
+  EXPECT_NE(msg.find(file.string() + ":" + std::to_string(lineOf(text, "cutof ="))), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unknown key 'nonbonded.cutof'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean 'nonbonded.cutoff'"), std::string::npos) << msg;
+}
+
+TEST_F(ConfigTest, UnknownKeyOnTheCommandLineSuggestsTheClosestKey) {
+  const fs::path file = writeConfig(argonConfig());
+  const std::string msg = errorOf([&] { loadConfig(file, {"--integrator.tpye=verlet"}); });
+  EXPECT_NE(msg.find("command line"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean 'integrator.type'"), std::string::npos) << msg;
+  const std::string atom = errorOf([&] { loadConfig(file, {"--atom.AR.sigm=0.3"}); });
+  EXPECT_NE(atom.find("did you mean 'atom.AR.sigma'"), std::string::npos) << atom;
+}
+
+TEST_F(ConfigTest, BadValuesNameTheKeyAndLine) {
+  struct Case {
+    std::string from, to, key, what;
+  };
+  const std::vector<Case> cases = {
+      {"cutoff = 0.7", "cutoff = abc", "nonbonded.cutoff", "not a number"},
+      {"cutoff = 0.7", "cutoff = -1", "nonbonded.cutoff", "must be > 0"},
+      {"buffer = 0.1", "buffer = 0", "nonbonded.buffer", "must be > 0"},
+      {"dt = 0.004", "dt = 0", "integrator.dt", "must be > 0"},
+      {"steps = 20", "steps = -5", "run.steps", "must be >= 0"},
+      {"steps = 20", "steps = 2.5", "run.steps", "not an integer"},
+      {"energy_interval = 10", "energy_interval = 0", "output.energy_interval", "must be > 0"},
+      {"platform = cpu", "platform = gpu", "run.platform", "unknown value 'gpu'"},
+      {"type = langevin", "type = leapfrog", "integrator.type", "unknown value 'leapfrog'"},
+      {"method = none", "method = reaction-field", "electrostatics.method", "unknown value"},
+      {"sigma = 0.3405", "sigma = -0.3", "atom.AR.sigma", "must be >= 0"},
+      {"epsilon = 0.99774", "epsilon = -1", "atom.AR.epsilon", "must be >= 0"},
+      {"mass = 39.948", "mass = 0", "atom.AR.mass", "must be > 0"},
+      {"temperature = 90\n\n[atom", "temperature = nan\n\n[atom", "system.temperature", "not a finite number"},
+  };
+  for (const Case& c : cases) {
+    std::string text = argonConfig();
+    const auto at = text.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    text.replace(at, c.from.size(), c.to);
+    const fs::path file = writeConfig(text);
+    const std::string msg = errorOf([&] { loadConfig(file, {}); });
+    const std::string firstLine = c.to.substr(0, c.to.find('\n'));
+    EXPECT_NE(msg.find(file.string() + ":" + std::to_string(lineOf(text, firstLine))), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'" + c.key + "'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(c.what), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
+  }
+}
+
+TEST_F(ConfigTest, BadCommandLineValueNamesTheKey) {
+  const fs::path file = writeConfig(argonConfig());
+  const std::string msg = errorOf([&] { loadConfig(file, {"--nonbonded.cutoff", "-0.5"}); });
+  // "-0.5" does not start with "--", so it is the value of --nonbonded.cutoff.
+  EXPECT_NE(msg.find("command line: key 'nonbonded.cutoff': must be > 0"), std::string::npos) << msg;
+  const std::string missing = errorOf([&] { loadConfig(file, {"--run.steps"}); });
+  EXPECT_NE(missing.find("'run.steps': missing value"), std::string::npos) << missing;
+}
+
+TEST_F(ConfigTest, MissingRequiredKeysAreNamed) {
+  std::string text = argonConfig();
+  text.replace(text.find("coordinates = argon.gro"), 23, "");
+  EXPECT_NE(errorOf([&] { loadConfig(writeConfig(text), {}); }).find("'system.coordinates': required"), std::string::npos);
+  text = argonConfig();
+  text.replace(text.find("epsilon = 0.99774"), 17, "");
+  const std::string msg = errorOf([&] { loadConfig(writeConfig(text), {}); });
+  EXPECT_NE(msg.find("'atom.AR.epsilon': required key is missing"), std::string::npos) << msg;
+}
+
+TEST_F(ConfigTest, MalformedLineAndMissingFileAreErrors) {
+  const std::string text = argonConfig() + "this line has no equals sign\n";
+  const fs::path file = writeConfig(text);
+  const std::string msg = errorOf([&] { loadConfig(file, {}); });
+  EXPECT_NE(msg.find(file.string() + ":" + std::to_string(lineOf(text, "no equals"))), std::string::npos) << msg;
+  const std::string missing = errorOf([&] { loadConfig(dir / "nope.cfg", {}); });
+  EXPECT_NE(missing.find("nope.cfg"), std::string::npos);
+  EXPECT_NE(missing.find("not found"), std::string::npos);
+}
+
+TEST_F(ConfigTest, QuotedEmptyValueTurnsAnOutputOff) {
+  const Config c = loadConfig(writeConfig(argonConfig() + "trajectory_file = \"\"\n"), {"--output.energy_file="});
+  EXPECT_EQ(c.output.trajectoryFile, "");
+  EXPECT_EQ(c.output.energyFile, "");
+  EXPECT_EQ(c.output.checkpointFile, "state.chk");
+}
+
+TEST_F(ConfigTest, AKeySetTwiceInTheFileIsAnError) {
+  const std::string text = argonConfig() + "\n[nonbonded]\ncutoff = 0.8\n";
+  const fs::path file = writeConfig(text);
+  const std::string msg = errorOf([&] { loadConfig(file, {}); });
+  EXPECT_NE(msg.find(file.string() + ":" + std::to_string(lineOf(text, "cutoff = 0.8"))), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'nonbonded.cutoff' is set twice (first on line " + std::to_string(lineOf(text, "cutoff = 0.7"))),
+            std::string::npos) << msg;
+}
+
+TEST_F(ConfigTest, MapIsEnabledByASectionOrAnyMapKey) {
+  EXPECT_TRUE(loadConfig(writeConfig(argonConfig() + "[map]\n"), {}).map.enabled);
+  const fs::path plain = writeConfig(argonConfig());
+  EXPECT_FALSE(loadConfig(plain, {}).map.enabled);
+  const Config c = loadConfig(plain, {"--map.spacing=0.2"});
+  EXPECT_TRUE(c.map.enabled);
+  EXPECT_DOUBLE_EQ(c.map.spacing, 0.2);
+}
+
+TEST_F(ConfigTest, EffectiveListsEveryKeyInUseAndHelpListsEveryKey) {
+  const Config c = loadConfig(writeConfig(argonConfig() + "[map]\nspacing = 0.25\n"), {"--run.steps=5"});
+  const std::string help = configHelp();
+  bool sawSteps = false, sawSpacing = false, sawSigma = false;
+  for (const auto& [key, value] : c.effective) {
+    if (key == "map.enabled") continue;  // derived, not a key
+    if (key.rfind("atom.AR.", 0) == 0)
+      EXPECT_NE(help.find("atom.NAME." + key.substr(8)), std::string::npos) << key;
+    else
+      EXPECT_NE(help.find(key), std::string::npos) << key;
+    sawSteps |= key == "run.steps" && value == "5";
+    sawSpacing |= key == "map.spacing" && value == "0.25";
+    sawSigma |= key == "atom.AR.sigma" && value == "0.3405";
+  }
+  EXPECT_TRUE(sawSteps && sawSpacing && sawSigma);
+  EXPECT_GE(c.effective.size(), 45u);  // 42 keys + 4 atom fields + map.enabled
+  EXPECT_NE(help.find("[nonbonded]"), std::string::npos);
+  EXPECT_NE(help.find("nm"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace faraday::test

@@ -1,0 +1,105 @@
+// The cell-list Verlet list against the O(N^2) pair search.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "kernels/neighbor/NeighborList.h"
+#include "tests/BackendTestSystems.h"
+
+namespace faraday::test {
+namespace {
+
+/// The list as sorted pairs i < j, after checking that it is full (each pair in both rows)
+/// and that every row is strictly ascending.
+std::vector<std::pair<int, int>> pairsOf(const NeighborList& list) {
+  std::vector<std::pair<int, int>> pairs;
+  std::set<std::pair<int, int>> lower;
+  const auto& off = list.offsets();
+  const auto& nb = list.neighbors();
+  for (int i = 0; i + 1 < int(off.size()); ++i) {
+    for (int k = off[i]; k < off[i + 1]; ++k) {
+      if (k > off[i]) EXPECT_LT(nb[k - 1], nb[k]) << "row " << i << " not strictly ascending";
+      EXPECT_NE(nb[k], i);
+      if (i < nb[k]) pairs.emplace_back(i, nb[k]);
+      else lower.emplace(nb[k], i);
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  const std::set<std::pair<int, int>> upper(pairs.begin(), pairs.end());
+  EXPECT_EQ(upper, lower) << "the list is not symmetric";
+  return pairs;
+}
+
+void expectMatchesBruteForce(int n, Vec3 L, unsigned seed, double cutoff, double buffer) {
+  const BuiltSystem b = randomLjSystem(n, L, seed, 0.1);
+  NeighborList list(cutoff, buffer);
+  list.build(b.positions, b.system.box);
+  const auto expect = bruteForcePairs(b.positions, b.system.box, cutoff + buffer);
+  EXPECT_EQ(pairsOf(list), expect) << "n " << n << " box " << L.x << " " << L.y << " " << L.z;
+  EXPECT_FALSE(expect.empty());
+}
+
+// Cells have edge >= radius/2 and the stencil reaches two cells each way, so boxes with
+// fewer than five cells per edge (edges below 2.5 list radii) take each cell once.
+TEST(NeighborList, BoxEdgesBelowTwoListRadii) { expectMatchesBruteForce(120, {2.1, 2.15, 2.18}, 1, 1.0, 0.1); }
+TEST(NeighborList, FourFiveAndSixCellsPerEdge) { expectMatchesBruteForce(250, {2.3, 2.8, 3.35}, 2, 1.0, 0.1); }
+TEST(NeighborList, MixedCellCounts) { expectMatchesBruteForce(300, {2.1, 3.4, 5.0}, 3, 1.0, 0.1); }
+TEST(NeighborList, ManyCellsLargerBox) { expectMatchesBruteForce(2000, {5.0, 5.5, 6.0}, 4, 1.0, 0.12); }
+TEST(NeighborList, ListRadiusAboveHalfBox) { expectMatchesBruteForce(150, {2.05, 2.3, 2.6}, 5, 1.0, 0.3); }
+
+TEST(NeighborList, IndependentOfThreadCount) {
+  const BuiltSystem b = randomLjSystem(1500, {4.0, 4.5, 5.0}, 6, 0.1);
+  NeighborList one(1.0, 0.1, 1), two(1.0, 0.1, 2);
+  one.build(b.positions, b.system.box);
+  two.build(b.positions, b.system.box);
+  EXPECT_EQ(one.offsets(), two.offsets());
+  EXPECT_EQ(one.neighbors(), two.neighbors());
+}
+
+/// Particles move by random amounts below buffer/2: no rebuild is asked for and the old
+/// list still holds every pair now within the cutoff. Then after a rebuild the list
+/// matches the O(N^2) search at the new positions.
+TEST(NeighborList, StaysValidWhileMovesAreBelowHalfBuffer) {
+  const double cutoff = 1.0, buffer = 0.2;
+  BuiltSystem b = randomLjSystem(600, {3.0, 3.2, 3.4}, 7, 0.1);
+  NeighborList list(cutoff, buffer);
+  list.build(b.positions, b.system.box);
+  const auto listed = pairsOf(list);
+  std::mt19937_64 rng(8);
+  std::normal_distribution<double> g(0.0, 1.0);
+  std::vector<Vec3> moved = b.positions;
+  for (Vec3& x : moved) {
+    const Vec3 dir{g(rng), g(rng), g(rng)};
+    x += dir * (0.499 * buffer / std::sqrt(norm2(dir)));  // every particle moves 0.499 buffer
+  }
+  EXPECT_FALSE(list.needsRebuild(moved, b.system.box));
+  for (const auto& p : bruteForcePairs(moved, b.system.box, cutoff))
+    EXPECT_TRUE(std::binary_search(listed.begin(), listed.end(), p)) << p.first << "-" << p.second;
+  list.build(moved, b.system.box);
+  EXPECT_EQ(pairsOf(list), bruteForcePairs(moved, b.system.box, cutoff + buffer));
+  EXPECT_EQ(list.builds(), 2);
+}
+
+/// The rebuild is asked for exactly when one particle passes buffer/2 (minimum image:
+/// a jump by a whole box length is no move).
+TEST(NeighborList, RebuildTriggersExactlyAtHalfBuffer) {
+  const double buffer = 0.1;
+  BuiltSystem b = randomLjSystem(100, {2.5, 2.5, 2.5}, 9, 0.1);
+  NeighborList list(1.0, buffer);
+  EXPECT_TRUE(list.needsRebuild(b.positions, b.system.box));  // never built
+  list.build(b.positions, b.system.box);
+  std::vector<Vec3> x = b.positions;
+  const Vec3 dir = Vec3{2, -1, 2} / 3.0;
+  x[42] = b.positions[42] + dir * (0.4999 * buffer);
+  EXPECT_FALSE(list.needsRebuild(x, b.system.box));
+  x[42] = b.positions[42] + dir * (0.5001 * buffer);
+  EXPECT_TRUE(list.needsRebuild(x, b.system.box));
+  x[42] = b.positions[42] + Vec3{2.5, 0, -2.5} + dir * (0.4999 * buffer);
+  EXPECT_FALSE(list.needsRebuild(x, b.system.box));
+  EXPECT_TRUE(list.needsRebuild(b.positions, Box::rectangular(2.5, 2.5, 2.6)));  // box changed
+}
+
+}  // namespace
+}  // namespace faraday::test
