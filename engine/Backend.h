@@ -64,4 +64,7 @@ class Backend {
 /// Phase times go to `timers` (may be null).
 std::unique_ptr<Backend> makeBackend(const Config& config, const System& system, Timers* timers);
 
+/// Whether run.platform = `platform` puts work on the GPU here (cuda, or auto with a device).
+bool platformUsesCuda(const std::string& platform);
+
 }  // namespace faraday

@@ -18,6 +18,10 @@ std::unique_ptr<Backend> makeCudaBackend(const Config& config, const System& sys
 
 }  // namespace
 
+bool platformUsesCuda(const std::string& platform) {
+  return platform == "cuda" || (platform == "auto" && cudaUsable());
+}
+
 std::unique_ptr<Backend> makeBackend(const Config& config, const System& system, Timers* timers) {
   const std::string& platform = config.run.platform;
   if (platform == "cpu") return std::make_unique<CpuBackend>(config, system, timers);

@@ -1,4 +1,5 @@
 #include "engine/Simulation.h"
+#include "kernels/dcs/MapReporter.h"
 
 #include <csignal>
 #include <cstdio>
@@ -281,6 +282,9 @@ RunResult runFromConfig(const Config& config, const RunOptions& options, std::os
   if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";
   log << std::flush;
   Simulation simulation(config, std::move(setup), std::move(checkpoint), log);
+  if (config.map.enabled)
+    simulation.addReporter(
+        makeMapReporter(config, simulation.system(), platformUsesCuda(config.run.platform), &simulation.timers()));
   return simulation.run();
 }
 

@@ -10,6 +10,7 @@
 #include "engine/Error.h"
 #include "engine/Simulation.h"
 #include "kernels/common/Device.h"
+#include "kernels/dcs/MapRun.h"
 
 namespace {
 
@@ -18,6 +19,7 @@ constexpr const char* kVersion = "0.1.0";
 const char* const kUsage =
     "usage: faraday run CONFIG [--section.key=value ...] [--dry-run] [--restart FILE]\n"
     "       faraday run --help        list every configuration key with default and unit\n"
+    "       faraday map CONFIG [--section.key=value ...]  average a potential map over map.trajectory\n"
     "       faraday bench md|pme|dcs  benchmarks\n"
     "       faraday --version | --help\n";
 
@@ -75,6 +77,7 @@ int benchCommand(const std::vector<std::string>& args) {
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "md") return faraday::benchMd(rest);
   if (args[0] == "pme") return faraday::benchPme(rest);
+  if (args[0] == "dcs") return faraday::benchDcs(rest);
   std::cerr << "faraday bench: no '" << args[0] << "' benchmark in this build\n" << faraday::benchUsage();
   return 1;
 }
@@ -91,7 +94,8 @@ int dispatch(const std::vector<std::string>& args) {
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "run") return runCommand(rest);
   if (args[0] == "bench") return benchCommand(rest);
-  throw faraday::Error("unknown command '" + args[0] + "' (expected run or bench; see faraday --help)");
+  if (args[0] == "map") return faraday::mapCommand(rest);
+  throw faraday::Error("unknown command '" + args[0] + "' (expected run, map or bench; see faraday --help)");
 }
 
 }  // namespace

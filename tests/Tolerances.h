@@ -6,7 +6,7 @@ namespace faraday::tol {
 /// rounding grows like sqrt(n) * 1e-16; 1e-12 relative leaves three orders of margin.
 inline constexpr double kDoubleSum = 1e-12;
 
-// ---- Short-range forces, neighbor list, integrators (branch cpu-forces) ----
+// ---- Short-range forces, neighbor list, integrators ----
 
 /// Central-difference step for F = -dE/dx checks, nm. The truncation error h^2/6 |U'''|
 /// (|U'''| < 1e6 kJ/mol/nm^3 for LJ pairs at r >= 0.27 nm) is ~2e-5 kJ/mol/nm, and the
@@ -45,7 +45,7 @@ inline constexpr double kPairDerivative = 1e-7;
 /// and the cancellation of the two LJ terms (bounded by using |U| + 4|c6/r^6| as scale).
 inline constexpr double kFloatPair = 2e-6;
 
-// ---- Engine I/O: coordinate files, trajectories (branch engine-io) ----
+// ---- Engine I/O: coordinate files, trajectories ----
 
 /// DCD stores Angstrom as float32: converting a double rounds to the nearest float,
 /// a relative error of at most 2^-24; one float ulp (2^-23 ~ 1.2e-7) relative leaves a
@@ -60,7 +60,7 @@ inline constexpr double kPdbRoundTrip = 1e-12;
 
 }  // namespace faraday::tol
 
-// ---- PME, Ewald and B-splines (branch cpu-pme) ----
+// ---- PME, Ewald and B-splines ----
 namespace faraday::tol {
 
 /// B-spline weights in float vs double: O(1) values after ~30 float operations,
@@ -109,7 +109,7 @@ inline constexpr double kNveFluctuationOverKinetic = 1e-3;
 
 }  // namespace faraday::tol
 
-// ---- GPU PME (branch cuda-pme) ----
+// ---- GPU PME ----
 namespace faraday::tol {
 
 /// GPU PME vs CpuPme, same beta, grid and order. The GPU forms fractional coordinates in
@@ -123,5 +123,25 @@ inline constexpr double kCudaPmeEnergy = 1e-5;
 inline constexpr double kCudaPmeForceRms = 1e-5;
 /// Virial: largest component difference over the largest |W_ab| of the CPU tensor.
 inline constexpr double kCudaPmeVirial = 1e-5;
+// ---- Potential maps (DCS) -------------------------------------------------------------
+namespace faraday::tol {
+
+/// GPU map (float pair math, rsqrtf) vs the CPU double reference, relative RMS over the
+/// lattice: the accuracy target of the map kernels. Float coordinates (rounding ~3e-7 nm
+/// at 5 nm) and rsqrtf (2 ulp) give ~1e-6 per term; the per-point sums are folded into
+/// double every 32 atoms, so accumulation adds little.
+inline constexpr double kDcsGpuRelRms = 1e-5;
+/// Any two GPU kernel variants (same float pair terms, different accumulation order and
+/// precision): a float accumulator over n <= 4000 terms of one constant-memory chunk
+/// drifts by ~u sqrt(n) = 6e-8 x 63 = 4e-6 relative; 1e-5 leaves a factor 2.5.
+inline constexpr double kDcsVariantRelRms = 1e-5;
+/// One GPU point vs k q / r for a lone charge at r >= 0.04 nm, coordinates <= 2.1 nm from
+/// the lattice origin: float rounding <= 1.2e-7 nm per coordinate (relative 3e-6 at
+/// 0.04 nm, three of them) plus rsqrtf's 2 ulp: <= 1e-5; 2e-5.
+inline constexpr double kDcsFloatPointRel = 2e-5;
+/// OpenDX values are written with 9 significant digits ("%.8e"): relative 5e-9 per value.
+inline constexpr double kDxRoundTripRel = 1e-8;
+/// MRC mode 2 stores float32: relative rounding 6e-8 per value.
+inline constexpr double kMrcRoundTripRel = 1e-7;
 
 }  // namespace faraday::tol

@@ -1,0 +1,232 @@
+#include "kernels/dcs/BenchDcs.h"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "engine/Error.h"
+#include "kernels/common/Device.h"
+#include "kernels/dcs/CudaDcs.h"
+#include "kernels/dcs/Dcs.h"
+
+namespace faraday {
+
+namespace {
+
+struct Atoms {
+  std::vector<Vec3> positions;
+  std::vector<double> charges;
+};
+
+/// n atoms uniform in [0, L) with charges +-q alternating (neutral for even n): a
+/// water-like density at L^3 = n / 100 nm^3.
+Atoms randomAtoms(std::size_t n, Vec3 L, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  Atoms a;
+  a.positions.resize(n);
+  a.charges.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a.positions[i] = {u(rng) * L.x, u(rng) * L.y, u(rng) * L.z};
+    a.charges[i] = (i % 2 ? -0.5 : 0.5) * (0.5 + u(rng));
+  }
+  return a;
+}
+
+Lattice lattice(int nx, int ny, int nz, double h) {
+  Lattice l;
+  l.origin = {0, 0, 0};
+  l.spacing = {h, h, h};
+  l.nx = nx;
+  l.ny = ny;
+  l.nz = nz;
+  return l;
+}
+
+double relRms(const std::vector<double>& a, const std::vector<double>& ref) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    num += (a[i] - ref[i]) * (a[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return std::sqrt(num / std::max(den, 1e-300));
+}
+
+struct Row {
+  std::string caseName, kernel;
+  std::size_t atoms;
+  std::string latticeText;
+  double effective, actual, seconds, error;  // error < 0: not measured
+  std::string note;
+};
+
+std::string dims(const Lattice& l) {
+  return std::to_string(l.nx) + "x" + std::to_string(l.ny) + "x" + std::to_string(l.nz);
+}
+
+
+}  // namespace
+
+int benchDcs(const std::vector<std::string>& args) {
+  bool quick = false;
+  for (const std::string& a : args) {
+    if (a == "--quick")
+      quick = true;
+    else
+      throw Error("bench dcs: unknown argument '" + a + "' (expected --quick)");
+  }
+  if (cudaDeviceCount() == 0) throw Error("bench dcs needs a CUDA device: " + cudaDeviceDescription());
+  std::printf("DCS benchmark on %s, %d OpenMP threads\n", cudaDeviceDescription().c_str(), omp_get_max_threads());
+  std::vector<Row> rows;
+  auto add = [&](Row r) {
+    rows.push_back(r);
+    std::printf("  %s | %s: %.3f ms, %.3e effective atom-evals/s\n", r.caseName.c_str(), r.kernel.c_str(),
+                1e3 * r.seconds, r.effective / r.seconds);
+    std::fflush(stdout);
+  };
+  MapOptions direct;
+  direct.method = MapMethod::Direct;
+  direct.periodic = false;
+
+  // 1. Accuracy of the accumulation modes against the CPU double reference (many atoms per
+  //    point is where a single float accumulator loses digits), and the CPU timing.
+  {
+    const Lattice l = lattice(32, 32, 8, 0.1);
+    const Atoms a = randomAtoms(quick ? 20000 : 100000, {3.2, 3.2, 0.8}, 11);
+    std::vector<double> ref;
+    const auto t0 = std::chrono::steady_clock::now();
+    cpuDirectMap(l, a.positions, a.charges, direct, ref);
+    const double cpuSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double evals = double(l.size()) * double(a.positions.size());
+    add({"accuracy", "CPU double reference (OpenMP)", a.positions.size(), dims(l), evals, evals, cpuSeconds, -1, ""});
+    for (DcsAccumulation acc : {DcsAccumulation::Float, DcsAccumulation::Kahan, DcsAccumulation::BlockedDouble}) {
+      DcsKernelStats st;
+      const std::vector<double> m = cudaPotentialMap(DcsKernel::Coalesced, acc, l, a.positions, a.charges, direct, &st, 3);
+      add({"accuracy", std::string("coalesced ") + dcsAccumulationName(acc), a.positions.size(), dims(l),
+           st.effectiveEvaluations, st.actualEvaluations, st.seconds, relRms(m, ref), "rel RMS vs CPU"});
+    }
+  }
+
+  // 2. Scatter with atomics vs gather on a small case (scatter is slow).
+  {
+    const Lattice l = lattice(64, 64, 16, 0.1);
+    const Atoms a = randomAtoms(4096, {6.4, 6.4, 1.6}, 12);
+    DcsKernelStats st;
+    const std::vector<double> g =
+        cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, l, a.positions, a.charges, direct, &st, 3);
+    const std::vector<double> s =
+        cudaPotentialMap(DcsKernel::Scatter, DcsAccumulation::Float, l, a.positions, a.charges, direct, &st, 1);
+    add({"small", "scatter (atomicAdd, bench only)", a.positions.size(), dims(l), st.effectiveEvaluations,
+         st.actualEvaluations, st.seconds, relRms(s, g), "rel RMS vs production"});
+    cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, l, a.positions, a.charges, direct, &st, 5);
+    add({"small", "gather coarsened+coalesced", a.positions.size(), dims(l), st.effectiveEvaluations,
+         st.actualEvaluations, st.seconds, -1, ""});
+    std::vector<double> ref;
+    const auto t0 = std::chrono::steady_clock::now();
+    cpuDirectMap(l, a.positions, a.charges, direct, ref);
+    const double cpuSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    add({"small", "CPU double reference (OpenMP)", a.positions.size(), dims(l), st.effectiveEvaluations,
+         st.effectiveEvaluations, cpuSeconds, relRms(g, ref), "GPU rel RMS vs CPU"});
+  }
+
+  // 3. Throughput of the gather progression (non-periodic direct, MUFU rsqrt).
+  {
+    const double ceiling = cudaRsqrtCeiling();
+    add({"throughput", "ceiling: bare rsqrt loop", 0, "-", ceiling, ceiling, 1.0, -1, "evals/s = rsqrt/s"});
+    const Lattice l = lattice(512, 256, quick ? 8 : 32, 0.1);
+    const Atoms a = randomAtoms(16000, {51.2, 25.6, 3.2}, 13);
+    std::vector<double> prod;
+    DcsKernelStats st;
+    prod = cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, l, a.positions, a.charges, direct, &st, 5);
+    struct V {
+      DcsKernel k;
+      DcsAccumulation acc;
+    };
+    for (V v : {V{DcsKernel::Gather, DcsAccumulation::Float}, V{DcsKernel::Gather, DcsAccumulation::BlockedDouble},
+                V{DcsKernel::Coarsened, DcsAccumulation::Float},
+                V{DcsKernel::Coarsened, DcsAccumulation::BlockedDouble},
+                V{DcsKernel::Coalesced, DcsAccumulation::Float}, V{DcsKernel::Coalesced, DcsAccumulation::Kahan},
+                V{DcsKernel::Coalesced, DcsAccumulation::BlockedDouble}}) {
+      const std::vector<double> m = cudaPotentialMap(v.k, v.acc, l, a.positions, a.charges, direct, &st, 5);
+      add({"throughput", std::string(dcsKernelName(v.k)) + " " + dcsAccumulationName(v.acc), a.positions.size(),
+           dims(l), st.effectiveEvaluations, st.actualEvaluations, st.seconds, relRms(m, prod),
+           "rel RMS vs production"});
+    }
+
+    // Timing studies of the production kernel's shape (coarsening, occupancy, the
+    // near-atom test per pair as before the per-row test), same case.
+    struct S {
+      DcsGatherTuning t;
+      DcsAccumulation acc;
+      const char* name;
+    };
+    constexpr auto B = DcsAccumulation::BlockedDouble;
+    for (S v : {S{{8, 1, false}, B, "study: x8 (production shape)"}, S{{4, 1, false}, B, "study: x4"},
+                S{{8, 8, false}, B, "study: x8 minBlocks 8"}, S{{8, 10, false}, B, "study: x8 minBlocks 10"},
+                S{{8, 12, false}, B, "study: x8 minBlocks 12"}, S{{16, 1, false}, B, "study: x16"},
+                S{{16, 6, false}, B, "study: x16 minBlocks 6"},
+                S{{8, 1, true}, B, "study: x8 test per pair"},
+                S{{8, 10, true}, B, "study: x8 test per pair minBlocks 10"},
+                S{{8, 1, false}, DcsAccumulation::Float, "study: x8 float"}}) {
+      const std::vector<double> m =
+          cudaPotentialMap(DcsKernel::Coalesced, v.acc, l, a.positions, a.charges, direct, &st, 5, &v.t);
+      add({"study", v.name, a.positions.size(), dims(l), st.effectiveEvaluations, st.actualEvaluations, st.seconds,
+           relRms(m, prod), "rel RMS vs production"});
+    }
+    // Tail effect: a lattice 4x larger in z (more waves per launch).
+    {
+      Lattice big = l;
+      big.nz *= 4;
+      cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, big, a.positions, a.charges, direct, &st, 3);
+      add({"study", "production, 4x more slices", a.positions.size(), dims(big), st.effectiveEvaluations,
+           st.actualEvaluations, st.seconds, -1, ""});
+    }
+  }
+
+  // 4. Cutoff binned vs direct, 1M atoms at water density on a 0.1 nm lattice.
+  {
+    const std::size_t n = quick ? 100000 : 1000000;
+    const double L = std::cbrt(double(n) / 100.0);
+    const Atoms a = randomAtoms(n, {L, L, L}, 14);
+    const Lattice full = Lattice::fromBox(Box::rectangular(L, L, L), 0.1);
+    MapOptions cut;
+    cut.method = MapMethod::Cutoff;
+    cut.cutoff = 1.2;
+    cut.periodic = false;
+    DcsKernelStats st;
+    cudaPotentialMap(DcsKernel::CutoffBinned, kProductionAccumulation, full, a.positions, a.charges, cut, &st, 3);
+    char note[128];
+    std::snprintf(note, sizeof note, "rc 1.2 nm, cap %d, %lld overflow atoms (host %.1f ms)", cut.binCapacity,
+                  st.overflowAtoms, 1e3 * st.hostOverflowSeconds);
+    add({"1M cutoff", "cutoff binned", n, dims(full), st.effectiveEvaluations, st.actualEvaluations, st.seconds, -1,
+         note});
+    std::snprintf(note, sizeof note, "of which host binning + upload %.1f ms", 1e3 * st.binningSeconds);
+    add({"1M cutoff", "cutoff binned: kernel alone", n, dims(full), st.effectiveEvaluations, st.actualEvaluations,
+         st.kernelSeconds, -1, note});
+    const double cutoffSeconds = st.seconds;
+    Lattice slices = full;
+    slices.nz = 24;  // enough slices to fill the GPU (4 would leave it mostly idle)
+    cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, slices, a.positions, a.charges, direct, &st, 2);
+    const double scale = double(full.nz) / double(slices.nz);
+    std::snprintf(note, sizeof note, "%d of %d z-slices timed, x%.1f extrapolated; %.0fx the cutoff time", slices.nz,
+                  full.nz, scale, st.seconds * scale / cutoffSeconds);
+    add({"1M direct", "gather coarsened+coalesced", n, dims(full), st.effectiveEvaluations * scale,
+         st.actualEvaluations * scale, st.seconds * scale, -1, note});
+  }
+
+  std::printf("\n%-14s %-34s %8s %-12s %9s %9s %10s %9s %9s %9s %s\n", "case", "kernel", "atoms", "lattice",
+              "eff.evals", "act.evals", "time ms", "eff/s", "act/s", "error", "note");
+  for (const Row& r : rows) {
+    char err[16] = "-";
+    if (r.error >= 0) std::snprintf(err, sizeof err, "%.2e", r.error);
+    std::printf("%-14s %-34s %8zu %-12s %9.2e %9.2e %10.3f %9.2e %9.2e %9s %s\n", r.caseName.c_str(),
+                r.kernel.c_str(), r.atoms, r.latticeText.c_str(), r.effective, r.actual, 1e3 * r.seconds,
+                r.effective / r.seconds, r.actual / r.seconds, err, r.note.c_str());
+  }
+  return 0;
+}
+
+}  // namespace faraday

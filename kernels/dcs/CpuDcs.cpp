@@ -1,0 +1,125 @@
+// CPU double-precision reference for potential maps (see Dcs.h).
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/Error.h"
+#include "engine/Units.h"
+#include "kernels/dcs/Dcs.h"
+#include "kernels/dcs/DcsPair.h"
+
+namespace faraday {
+
+MapMethod parseMapMethod(const std::string& text) {
+  if (text == "direct") return MapMethod::Direct;
+  if (text == "cutoff") return MapMethod::Cutoff;
+  if (text == "pme") return MapMethod::Pme;
+  throw keyError("map.method", "unknown method '" + text + "' (expected direct | cutoff | pme)");
+}
+
+void checkMapOptions(const MapOptions& o) {
+  if (o.method == MapMethod::Pme)
+    throw keyError("map.method", "pme potential maps are not available yet; use direct or cutoff");
+  if (o.periodic && !o.box.isValid()) throw keyError("map.periodic", "needs a valid rectangular box");
+  if (o.method == MapMethod::Cutoff) {
+    if (!(o.cutoff > 0) || !std::isfinite(o.cutoff)) throw keyError("map.cutoff", "must be a positive number of nm");
+    if (o.periodic && !(o.cutoff < 0.5 * o.box.shortestEdge()))
+      throw keyError("map.cutoff", "must be below half the shortest box edge (" +
+                                       std::to_string(0.5 * o.box.shortestEdge()) + " nm) for a periodic map");
+  }
+  if (o.binCapacity < 1) throw Error("potential map: bin capacity must be >= 1");
+}
+
+namespace {
+void checkSizes(const Lattice& lattice, const std::vector<Vec3>& positions, const std::vector<double>& charges,
+                std::vector<double>& map) {
+  if (positions.size() != charges.size()) throw Error("potential map: positions and charges differ in count");
+  if (map.size() != lattice.size()) map.assign(lattice.size(), 0.0);
+}
+}  // namespace
+
+void cpuDirectMap(const Lattice& lattice, const std::vector<Vec3>& positions, const std::vector<double>& charges,
+                  const MapOptions& options, std::vector<double>& map) {
+  checkSizes(lattice, positions, charges, map);
+  const std::size_t n = positions.size();
+  const Box box = options.box;
+  const bool periodic = options.periodic;
+#pragma omp parallel for schedule(dynamic) collapse(2)
+  for (int k = 0; k < lattice.nz; ++k)
+    for (int j = 0; j < lattice.ny; ++j)
+      for (int i = 0; i < lattice.nx; ++i) {
+        const Vec3 p = lattice.point(i, j, k);
+        double phi = 0;
+        for (std::size_t a = 0; a < n; ++a) {
+          Vec3 d = p - positions[a];
+          if (periodic) d = box.minimumImage(d);
+          const double r2 = norm2(d);
+          phi += dcs::directTerm(charges[a], r2, 1.0 / std::sqrt(r2));
+        }
+        map[lattice.index(i, j, k)] += units::kCoulomb * phi;
+      }
+}
+
+void cpuCutoffMap(const Lattice& lattice, const std::vector<Vec3>& positions, const std::vector<double>& charges,
+                  const MapOptions& options, std::vector<double>& map) {
+  checkSizes(lattice, positions, charges, map);
+  const double rc = options.cutoff, rc2 = rc * rc, inv_rc2 = 1.0 / rc2;
+  const bool periodic = options.periodic;
+  const Vec3 L = periodic ? options.box.lengths() : Vec3{0, 0, 0};
+  const int images = periodic ? 1 : 0;  // atoms wrapped into the box; images -1..1 reach every point within rc
+  std::vector<Vec3> atoms(positions);
+  if (periodic)
+    for (Vec3& r : atoms) r = options.box.wrap(r);
+  const Vec3 o = lattice.origin, h = lattice.spacing;
+  // Index range of points along one axis within `reach` of coordinate c: [lo, hi] clipped.
+  auto range = [](double c, double reach, double origin, double step, int count, int& lo, int& hi) {
+    lo = std::max(0, int(std::ceil((c - reach - origin) / step)));
+    hi = std::min(count - 1, int(std::floor((c + reach - origin) / step)));
+  };
+#pragma omp parallel for schedule(dynamic)
+  for (int k = 0; k < lattice.nz; ++k) {
+    const double z = o.z + k * h.z;
+    for (std::size_t a = 0; a < atoms.size(); ++a) {
+      const double q = charges[a];
+      if (q == 0.0) continue;
+      for (int sz = -images; sz <= images; ++sz) {
+        const double dz = z - (atoms[a].z + sz * L.z);
+        const double ryz2 = rc2 - dz * dz;
+        if (ryz2 <= 0) continue;
+        for (int sy = -images; sy <= images; ++sy) {
+          const double ay = atoms[a].y + sy * L.y;
+          int j0, j1;
+          range(ay, std::sqrt(ryz2), o.y, h.y, lattice.ny, j0, j1);
+          for (int j = j0; j <= j1; ++j) {
+            const double dy = o.y + j * h.y - ay;
+            const double rx2 = ryz2 - dy * dy;
+            if (rx2 <= 0) continue;
+            for (int sx = -images; sx <= images; ++sx) {
+              const double ax = atoms[a].x + sx * L.x;
+              int i0, i1;
+              range(ax, std::sqrt(rx2), o.x, h.x, lattice.nx, i0, i1);
+              double* row = &map[lattice.index(0, j, k)];
+              for (int i = i0; i <= i1; ++i) {
+                const double dx = o.x + i * h.x - ax;
+                const double r2 = dx * dx + dy * dy + dz * dz;
+                row[i] += units::kCoulomb * dcs::cutoffTerm(q, r2, 1.0 / std::sqrt(r2), inv_rc2);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+void cpuPotentialMap(const Lattice& lattice, const std::vector<Vec3>& positions, const std::vector<double>& charges,
+                     const MapOptions& options, std::vector<double>& map) {
+  checkMapOptions(options);
+  if (options.method == MapMethod::Direct)
+    cpuDirectMap(lattice, positions, charges, options, map);
+  else
+    cpuCutoffMap(lattice, positions, charges, options, map);
+}
+
+}  // namespace faraday

@@ -1,0 +1,520 @@
+// CUDA kernels for potential maps by direct Coulomb summation (SEEDS.md 000/001).
+// Layers: per-pair terms (DcsPair.h) -> per-kernel loops -> __global__ -> host drivers.
+// Coordinates on the device are relative to the lattice origin (subtracted in double on
+// the host), so lattice point (i, j, k) is at (i hx, j hy, k hz) in float.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "engine/Error.h"
+#include "engine/Units.h"
+#include "kernels/common/CudaCheck.h"
+#include "kernels/common/DeviceBuffer.h"
+#include "kernels/dcs/CudaDcs.h"
+#include "kernels/dcs/CudaDcsDetail.cuh"
+#include "kernels/dcs/DcsPair.h"
+
+namespace faraday {
+using namespace dcs::detail;
+
+const char* dcsKernelName(DcsKernel k) {
+  switch (k) {
+    case DcsKernel::Scatter: return "scatter (atomics)";
+    case DcsKernel::Gather: return "gather";
+    case DcsKernel::Coarsened: return "gather coarsened x8";
+    case DcsKernel::Coalesced: return "gather coarsened+coalesced";
+    case DcsKernel::CutoffBinned: return "cutoff binned";
+  }
+  return "?";
+}
+const char* dcsAccumulationName(DcsAccumulation a) {
+  switch (a) {
+    case DcsAccumulation::Float: return "float";
+    case DcsAccumulation::Kahan: return "kahan";
+    case DcsAccumulation::BlockedDouble: return "blocked-double";
+  }
+  return "?";
+}
+DcsKernel productionKernel(MapMethod method) {
+  return method == MapMethod::Cutoff ? DcsKernel::CutoffBinned : DcsKernel::Coalesced;
+}
+
+namespace {
+
+// ---- constant memory ------------------------------------------------------------
+/// Atoms {x, y, z, q} of one chunk: 4000 x 16 bytes = 64000 bytes, under the 64 KB bank.
+constexpr int kChunkAtoms = 4000;
+/// Atoms are padded to a multiple of this with zero charges far away (the blocked
+/// accumulation folds every kAtomBlock atoms; inner loops get a fixed trip count).
+constexpr int kAtomBlock = 32;
+__constant__ float4 c_atoms[kChunkAtoms];
+
+
+// ---- accumulators ----------------------------------------------------------------
+template <DcsAccumulation A>
+struct Accumulator;
+template <>
+struct Accumulator<DcsAccumulation::Float> {
+  float s = 0.f;
+  __device__ void add(float t) { s += t; }
+  __device__ void endBlock() {}
+  __device__ double total() const { return double(s); }
+};
+template <>
+struct Accumulator<DcsAccumulation::Kahan> {
+  float s = 0.f, c = 0.f;  // c: the low-order part lost so far (Kahan 1965)
+  __device__ void add(float t) {
+    const float y = t - c;
+    const float u = s + y;
+    c = (u - s) - y;
+    s = u;
+  }
+  __device__ void endBlock() {}
+  __device__ double total() const { return double(s) - double(c); }
+};
+template <>
+struct Accumulator<DcsAccumulation::BlockedDouble> {
+  float s = 0.f;  // at most kAtomBlock terms: error ~ sqrt(32) ulp of the block sum
+  double d = 0.0;
+  __device__ void add(float t) { s += t; }
+  __device__ void endBlock() {
+    d += double(s);
+    s = 0.f;
+  }
+  __device__ double total() const { return d + double(s); }
+};
+
+struct PeriodicBox {
+  float L[3];     // nm
+  float invL[3];  // 1/nm
+};
+
+template <bool kPeriodic>
+__device__ inline float minimumImage(float d, float L, float invL) {
+  if (kPeriodic) d -= L * rintf(d * invL);
+  return d;
+}
+
+// ---- (b, c, d) gather: thread per lattice point(s), atoms from constant memory -------
+/// kCoarsen points per thread along x; kCoalesced puts them blockDim.x apart (a warp
+/// writes 32 consecutive doubles per point index), else adjacent. Per atom and thread:
+/// 1 constant read (broadcast), dy, dz, dy^2+dz^2 once, then per point 1 sub, 1 fma,
+/// 1 rsqrt, 1 mul-add (plus 2 ops for the minimum image when periodic).
+template <int kCoarsen, bool kCoalesced, bool kPeriodic, DcsAccumulation A, int kMinBlocks = 1, bool kPerPairTest = false>
+__global__ void __launch_bounds__(128, kMinBlocks) gatherKernel(LatticeDims g, PeriodicBox box, int nAtoms, double* map) {
+  const int j = blockIdx.y * blockDim.y + threadIdx.y;
+  const int k = blockIdx.z;
+  const int i0 = kCoalesced ? blockIdx.x * blockDim.x * kCoarsen + threadIdx.x
+                            : (blockIdx.x * blockDim.x + threadIdx.x) * kCoarsen;
+  const int step = kCoalesced ? blockDim.x : 1;
+  const float y = j * g.hy, z = k * g.hz;
+  float x[kCoarsen];
+#pragma unroll
+  for (int c = 0; c < kCoarsen; ++c) x[c] = (i0 + c * step) * g.hx;
+  Accumulator<A> acc[kCoarsen];
+  for (int a0 = 0; a0 < nAtoms; a0 += kAtomBlock) {
+#pragma unroll 4
+    for (int a = a0; a < a0 + kAtomBlock; ++a) {
+      const float4 atom = c_atoms[a];
+      const float dy = minimumImage<kPeriodic>(y - atom.y, box.L[1], box.invL[1]);
+      const float dz = minimumImage<kPeriodic>(z - atom.z, box.L[2], box.invL[2]);
+      const float dyz2 = fmaf(dy, dy, dz * dz);
+#pragma unroll
+      for (int c = 0; c < kCoarsen; ++c) {
+        const float dx = minimumImage<kPeriodic>(x[c] - atom.x, box.L[0], box.invL[0]);
+        const float r2 = fmaf(dx, dx, dyz2);
+        // kPerPairTest: the near-atom test of directTerm on every pair (compare + select).
+        // Without it the chunk must hold only atoms farther than kMinDistance from every
+        // lattice row (splitNearRowAtoms), so r >= kMinDistance holds for every pair.
+        if (kPerPairTest)
+          acc[c].add(dcs::directTerm(atom.w, r2, dcs::fastRsqrt(r2)));
+        else
+          acc[c].add(atom.w * dcs::fastRsqrt(r2));
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < kCoarsen; ++c) acc[c].endBlock();
+  }
+  if (j >= g.ny) return;
+#pragma unroll
+  for (int c = 0; c < kCoarsen; ++c) {
+    const int i = i0 + c * step;
+    if (i < g.nx) map[(std::size_t(k) * g.ny + j) * g.nx + i] += units::kCoulomb * acc[c].total();
+  }
+}
+
+// ---- (a) scatter: thread per atom, float atomics (benchmark only) -----------------
+/// Each thread walks every lattice point, starting its rows at its own offset so that a
+/// warp's 32 atomics hit 32 different addresses. Order of the additions is not fixed.
+__global__ void scatterKernel(LatticeDims g, const float4* __restrict__ atoms, int nAtoms, float* map) {
+  const int a = blockIdx.x * blockDim.x + threadIdx.x;
+  if (a >= nAtoms) return;
+  const float4 atom = atoms[a];
+  const int shift = a % g.nx;
+  for (int k = 0; k < g.nz; ++k) {
+    const float dz = k * g.hz - atom.z;
+    for (int j = 0; j < g.ny; ++j) {
+      const float dy = j * g.hy - atom.y;
+      const float dyz2 = fmaf(dy, dy, dz * dz);
+      float* row = map + (std::size_t(k) * g.ny + j) * g.nx;
+      for (int ii = 0; ii < g.nx; ++ii) {
+        int i = ii + shift;
+        if (i >= g.nx) i -= g.nx;
+        const float dx = i * g.hx - atom.x;
+        const float r2 = fmaf(dx, dx, dyz2);
+        atomicAdd(&row[i], dcs::directTerm(atom.w, r2, dcs::fastRsqrt(r2)));
+      }
+    }
+  }
+}
+/// The throughput ceiling of any DCS kernel: 8 independent rsqrt accumulations per thread.
+__global__ void rsqrtCeilingKernel(int iterations, float* out) {
+  float x[8], acc[8];
+#pragma unroll
+  for (int c = 0; c < 8; ++c) {
+    x[c] = 1.0f + 1e-3f * (threadIdx.x + c);
+    acc[c] = 0.f;
+  }
+  for (int it = 0; it < iterations; ++it)
+#pragma unroll
+    for (int c = 0; c < 8; ++c) {
+      acc[c] += dcs::fastRsqrt(x[c]);
+      x[c] += 1e-6f;
+    }
+  float s = 0.f;
+#pragma unroll
+  for (int c = 0; c < 8; ++c) s += acc[c];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+__global__ void floatToDoubleKernel(const float* in, std::size_t n, double scale, double* out) {
+  const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t < n) out[t] += scale * double(in[t]);
+}
+
+// ---- host side -----------------------------------------------------------------------
+PeriodicBox boxOf(const MapOptions& o) {
+  PeriodicBox p{};
+  const Vec3 L = o.box.lengths();
+  for (int d = 0; d < 3; ++d) {
+    p.L[d] = o.periodic ? float(L[d]) : 0.f;
+    p.invL[d] = o.periodic ? float(1.0 / L[d]) : 0.f;
+  }
+  return p;
+}
+
+/// Atoms relative to the lattice origin as float4 {x, y, z, q}, padded to kAtomBlock.
+std::vector<float4> packAtoms(const Lattice& l, const std::vector<Vec3>& pos, const std::vector<double>& q,
+                              bool wrap, const Box& box) {
+  std::vector<float4> out;
+  out.reserve(pos.size() + kAtomBlock);
+  for (std::size_t a = 0; a < pos.size(); ++a) {
+    const Vec3 r = (wrap ? box.wrap(pos[a]) : pos[a]) - l.origin;
+    out.push_back(make_float4(float(r.x), float(r.y), float(r.z), float(q[a])));
+  }
+  while (out.size() % kAtomBlock) out.push_back(make_float4(kFarAway, kFarAway, kFarAway, 0.f));
+  return out;
+}
+
+template <int C, bool kCoalesced, bool kPeriodic, DcsAccumulation A, int kMinBlocks = 1, bool kPerPairTest = false>
+void launchGather(const Lattice& l, const PeriodicBox& box, int nAtoms, double* map, cudaStream_t s) {
+  const dim3 block(32, 4);
+  const int pointsPerBlockX = 32 * C;
+  const dim3 grid((l.nx + pointsPerBlockX - 1) / pointsPerBlockX, (l.ny + 3) / 4, l.nz);
+  gatherKernel<C, kCoalesced, kPeriodic, A, kMinBlocks, kPerPairTest><<<grid, block, 0, s>>>(dimsOf(l), box, nAtoms, map);
+  FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
+}
+
+template <int C, bool kCoalesced, bool kPeriodic, int MB = 1>
+void launchGatherAcc(DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n, double* map,
+                     cudaStream_t s) {
+  switch (a) {
+    case DcsAccumulation::Float: launchGather<C, kCoalesced, kPeriodic, DcsAccumulation::Float, MB>(l, box, n, map, s); break;
+    case DcsAccumulation::Kahan: launchGather<C, kCoalesced, kPeriodic, DcsAccumulation::Kahan, MB>(l, box, n, map, s); break;
+    case DcsAccumulation::BlockedDouble:
+      launchGather<C, kCoalesced, kPeriodic, DcsAccumulation::BlockedDouble, MB>(l, box, n, map, s);
+      break;
+  }
+}
+
+/// Production shape of the coalesced kernel: points per thread and the __launch_bounds__
+/// minimum blocks per SM, chosen from the benchmark's timing studies (bench dcs).
+constexpr int kProductionCoarsening = 8;
+constexpr int kProductionMinBlocks = 10;  // <= 48 registers: 10 blocks of 128 threads per SM
+
+template <bool kPeriodic>
+void launchGatherVariant(DcsKernel k, DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n,
+                         double* map, cudaStream_t s) {
+  switch (k) {
+    case DcsKernel::Gather: launchGatherAcc<1, false, kPeriodic>(a, l, box, n, map, s); break;
+    case DcsKernel::Coarsened: launchGatherAcc<8, false, kPeriodic>(a, l, box, n, map, s); break;
+    case DcsKernel::Coalesced:
+      // 8 points per thread covers 256 points per block row; short rows waste fewer
+      // threads with 4 (128 per block row).
+      if (l.nx > 32 * kProductionCoarsening / 2)
+        launchGatherAcc<kProductionCoarsening, true, kPeriodic, kProductionMinBlocks>(a, l, box, n, map, s);
+      else
+        launchGatherAcc<4, true, kPeriodic>(a, l, box, n, map, s);
+      break;
+    default: throw Error("launchGatherVariant: not a gather kernel");
+  }
+}
+
+/// The benchmark's timing studies of the coalesced kernel (non-periodic only).
+void launchGatherStudy(const DcsGatherTuning& t, DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n,
+                       double* map, cudaStream_t s) {
+  constexpr auto F = DcsAccumulation::Float;
+  constexpr auto B = DcsAccumulation::BlockedDouble;
+  if (a != B && a != F) throw Error("gather study: float or blocked-double accumulation only");
+  const bool blocked = a == B;
+  const int c = t.coarsening, mb = t.minBlocksPerSm;
+  const bool pp = t.perPairTest;
+#define FARADAY_STUDY(C, MB, PP)                                                                            \
+  if (c == C && mb == MB && pp == PP) {                                                                     \
+    blocked ? launchGather<C, true, false, B, MB, PP>(l, box, n, map, s)                                   \
+            : launchGather<C, true, false, F, MB, PP>(l, box, n, map, s);                                  \
+    return;                                                                                                 \
+  }
+  FARADAY_STUDY(4, 1, false)
+  FARADAY_STUDY(8, 1, false)
+  FARADAY_STUDY(8, 8, false)
+  FARADAY_STUDY(8, 10, false)
+  FARADAY_STUDY(8, 12, false)
+  FARADAY_STUDY(16, 1, false)
+  FARADAY_STUDY(16, 6, false)
+  FARADAY_STUDY(8, 1, true)
+  FARADAY_STUDY(8, 10, true)
+#undef FARADAY_STUDY
+  throw Error("gather study: combination not compiled");
+}
+
+/// Splits packed atoms (relative to the lattice origin) into those that can never come
+/// within kMinDistance of a lattice point's row (|dy| or |dz| to every row line >= 2
+/// kMinDistance: r >= that for every point, float rounding included) and the rare rest,
+/// which the kernel with the per-pair test sums. Order within each list is kept; uncharged
+/// atoms are dropped. Each list is padded to kAtomBlock.
+void splitNearRowAtoms(const Lattice& l, const MapOptions& o, const std::vector<float4>& atoms,
+                       std::vector<float4>& regular, std::vector<float4>& nearRow) {
+  const double margin = 2 * dcs::kMinDistance;
+  const Vec3 L = o.box.lengths();
+  auto nearPlanes = [&](double c, double h, double period) {
+    const int images = o.periodic ? 1 : 0;
+    for (int n = -images; n <= images; ++n) {
+      const double v = c + n * period;
+      if (std::abs(v - std::nearbyint(v / h) * h) < margin) return true;
+    }
+    return false;
+  };
+  regular.clear();
+  nearRow.clear();
+  for (const float4& a : atoms) {
+    if (a.w == 0.f) continue;  // padding and uncharged atoms add nothing
+    const bool near = nearPlanes(a.y, l.spacing.y, L.y) && nearPlanes(a.z, l.spacing.z, L.z);
+    (near ? nearRow : regular).push_back(a);
+  }
+  // Padding: zero charge at the first regular atom's place, so the padding is as far from
+  // every lattice row as that atom (a "far away" point is not far under the minimum image:
+  // it can land exactly on a lattice point, and 0 * rsqrt(0) = 0 * inf is NaN in the
+  // untested kernel). The near-row list is summed with the per-pair test, which drops r = 0.
+  if (!regular.empty()) {
+    const float4 pad = make_float4(regular[0].x, regular[0].y, regular[0].z, 0.f);
+    while (regular.size() % kAtomBlock) regular.push_back(pad);
+  }
+  while (nearRow.size() % kAtomBlock) nearRow.push_back(make_float4(kFarAway, kFarAway, kFarAway, 0.f));
+}
+
+template <bool kPeriodic>
+void launchNearRow(DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n, double* map, cudaStream_t s) {
+  switch (a) {
+    case DcsAccumulation::Float: launchGather<1, false, kPeriodic, DcsAccumulation::Float, 1, true>(l, box, n, map, s); break;
+    case DcsAccumulation::Kahan: launchGather<1, false, kPeriodic, DcsAccumulation::Kahan, 1, true>(l, box, n, map, s); break;
+    case DcsAccumulation::BlockedDouble:
+      launchGather<1, false, kPeriodic, DcsAccumulation::BlockedDouble, 1, true>(l, box, n, map, s);
+      break;
+  }
+}
+
+/// Adds the direct map of `atoms` (packed) into `map`, one constant-memory chunk per launch:
+/// first the regular atoms with kernel `k`, then the near-row atoms (usually none) with the
+/// per-pair-tested gather. The order is fixed, so the result is deterministic.
+void runGather(DcsKernel k, DcsAccumulation a, const Lattice& l, const MapOptions& o,
+               const std::vector<float4>& atoms, double* map, cudaStream_t s, const DcsGatherTuning* study = nullptr) {
+  if (study && o.periodic) throw Error("gather study: non-periodic only");
+  const PeriodicBox box = boxOf(o);
+  std::vector<float4> regular, nearRow;
+  if (study && study->perPairTest)
+    regular = atoms;  // timing study: every atom through the per-pair test
+  else
+    splitNearRowAtoms(l, o, atoms, regular, nearRow);
+  for (std::size_t first = 0; first < regular.size(); first += kChunkAtoms) {
+    const int n = int(std::min<std::size_t>(kChunkAtoms, regular.size() - first));
+    FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_atoms, regular.data() + first, n * sizeof(float4), 0,
+                                               cudaMemcpyHostToDevice, s));
+    if (study)
+      launchGatherStudy(*study, a, l, box, n, map, s);
+    else if (o.periodic)
+      launchGatherVariant<true>(k, a, l, box, n, map, s);
+    else
+      launchGatherVariant<false>(k, a, l, box, n, map, s);
+  }
+  for (std::size_t first = 0; first < nearRow.size(); first += kChunkAtoms) {
+    const int n = int(std::min<std::size_t>(kChunkAtoms, nearRow.size() - first));
+    FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_atoms, nearRow.data() + first, n * sizeof(float4), 0,
+                                               cudaMemcpyHostToDevice, s));
+    if (o.periodic)
+      launchNearRow<true>(a, l, box, n, map, s);
+    else
+      launchNearRow<false>(a, l, box, n, map, s);
+  }
+}
+
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { FARADAY_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(s); }
+};
+struct Events {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  Events() {
+    FARADAY_CUDA_CHECK(cudaEventCreate(&start));
+    FARADAY_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~Events() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+};
+
+void checkInputs(const Lattice& l, const std::vector<Vec3>& pos, const std::vector<double>& q,
+                 const MapOptions& o) {
+  checkMapOptions(o);
+  if (pos.size() != q.size()) throw Error("potential map: positions and charges differ in count");
+  if (l.size() == 0) throw Error("potential map: empty lattice");
+}
+
+}  // namespace
+
+std::vector<double> cudaPotentialMap(DcsKernel kernel, DcsAccumulation accumulation, const Lattice& l,
+                                     const std::vector<Vec3>& pos, const std::vector<double>& q,
+                                     const MapOptions& o, DcsKernelStats* stats, int repeats,
+                                     const DcsGatherTuning* study) {
+  checkInputs(l, pos, q, o);
+  Stream stream;
+  Events ev;
+  DeviceBuffer<double> map("potential map", l.size());
+  DeviceBuffer<float> fmap;
+  DeviceBuffer<float4> dAtoms, dBins("cutoff bins", 1);
+  std::vector<double> hostPart;
+  DcsKernelStats st;
+  std::vector<float> times;
+  const bool wrap = o.periodic && kernel != DcsKernel::CutoffBinned;
+  const std::vector<float4> atoms = packAtoms(l, pos, q, wrap, o.box);
+  if (kernel == DcsKernel::Scatter) {
+    if (o.periodic) throw Error("the scatter map kernel is non-periodic only (benchmark)");
+    fmap = DeviceBuffer<float>("potential map (float, scatter)", l.size());
+    dAtoms.upload(atoms, stream.s);
+  }
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    map.zero(stream.s);
+    hostPart.assign(l.size(), 0.0);
+    FARADAY_CUDA_CHECK(cudaEventRecord(ev.start, stream.s));
+    switch (kernel) {
+      case DcsKernel::Scatter: {
+        fmap.zero(stream.s);
+        scatterKernel<<<(int(atoms.size()) + 127) / 128, 128, 0, stream.s>>>(dimsOf(l), dAtoms.data(),
+                                                                              int(atoms.size()), fmap.data());
+        FARADAY_CUDA_CHECK_LAUNCH("scatterKernel");
+        floatToDoubleKernel<<<int((l.size() + 255) / 256), 256, 0, stream.s>>>(fmap.data(), l.size(),
+                                                                               units::kCoulomb, map.data());
+        FARADAY_CUDA_CHECK_LAUNCH("floatToDoubleKernel");
+        break;
+      }
+      case DcsKernel::CutoffBinned:
+        if (o.method != MapMethod::Cutoff) throw Error("the cutoff-binned kernel needs map.method = cutoff");
+        runCutoffBinned(l, o, pos, q, map, dBins, hostPart, stream.s, &st);
+        break;
+      default: runGather(kernel, accumulation, l, o, atoms, map.data(), stream.s, study); break;
+    }
+    FARADAY_CUDA_CHECK(cudaEventRecord(ev.stop, stream.s));
+    FARADAY_CUDA_CHECK(cudaEventSynchronize(ev.stop));
+    float ms = 0;
+    FARADAY_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+    times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  std::vector<double> out = map.toHost(stream.s);
+  for (std::size_t p = 0; p < out.size(); ++p) out[p] += hostPart[p];
+  if (stats) {
+    *stats = st;
+    stats->seconds = 1e-3 * times[times.size() / 2];
+    stats->effectiveEvaluations = double(l.size()) * double(pos.size());
+    if (kernel != DcsKernel::CutoffBinned) stats->actualEvaluations = stats->effectiveEvaluations;
+  }
+  return out;
+}
+
+double cudaRsqrtCeiling() {
+  int sms = 0;
+  FARADAY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int blocks = sms * 16, threads = 256, iterations = 20000;
+  DeviceBuffer<float> out("rsqrt ceiling output", std::size_t(blocks) * threads);
+  Stream stream;
+  Events ev;
+  float best = 1e30f;
+  for (int r = 0; r < 4; ++r) {  // the first launch warms up
+    FARADAY_CUDA_CHECK(cudaEventRecord(ev.start, stream.s));
+    rsqrtCeilingKernel<<<blocks, threads, 0, stream.s>>>(iterations, out.data());
+    FARADAY_CUDA_CHECK_LAUNCH("rsqrtCeilingKernel");
+    FARADAY_CUDA_CHECK(cudaEventRecord(ev.stop, stream.s));
+    FARADAY_CUDA_CHECK(cudaEventSynchronize(ev.stop));
+    float ms = 0;
+    FARADAY_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+    if (r > 0) best = std::min(best, ms);
+  }
+  return double(blocks) * threads * iterations * 8 / (1e-3 * best);
+}
+
+struct CudaMapAccumulator::Impl {
+  Lattice lattice;
+  MapOptions options;
+  Stream stream;
+  DeviceBuffer<double> sum{"potential map sum", 1};
+  DeviceBuffer<float4> bins{"cutoff bins", 1};
+  std::vector<double> hostSum;  // overflow atoms of the cutoff kernel
+};
+
+CudaMapAccumulator::CudaMapAccumulator(const Lattice& lattice, const MapOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  checkMapOptions(options);
+  impl_->lattice = lattice;
+  impl_->options = options;
+  impl_->sum.resize(lattice.size());
+  impl_->sum.zero(impl_->stream.s);
+  impl_->hostSum.assign(lattice.size(), 0.0);
+}
+CudaMapAccumulator::~CudaMapAccumulator() = default;
+
+void CudaMapAccumulator::addFrame(const std::vector<Vec3>& positions, const std::vector<double>& charges,
+                                  const Box& box, Timers* timers) {
+  ScopedTimer timer(timers, "map.gpu");
+  MapOptions o = impl_->options;
+  if (o.periodic) o.box = box;
+  checkInputs(impl_->lattice, positions, charges, o);
+  cudaStream_t s = impl_->stream.s;
+  if (o.method == MapMethod::Cutoff) {
+    runCutoffBinned(impl_->lattice, o, positions, charges, impl_->sum, impl_->bins, impl_->hostSum, s, nullptr);
+  } else {
+    const std::vector<float4> atoms = packAtoms(impl_->lattice, positions, charges, o.periodic, o.box);
+    runGather(DcsKernel::Coalesced, kProductionAccumulation, impl_->lattice, o, atoms, impl_->sum.data(), s);
+  }
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+std::vector<double> CudaMapAccumulator::sum() const {
+  std::vector<double> out = impl_->sum.toHost(impl_->stream.s);
+  for (std::size_t p = 0; p < out.size(); ++p) out[p] += impl_->hostSum[p];
+  return out;
+}
+
+}  // namespace faraday

@@ -1,0 +1,28 @@
+#pragma once
+// Pieces shared by the CUDA map kernels' translation units (each has its own 64 KB of
+// __constant__ memory: the gather kernels' atom chunks, the cutoff kernel's offset list).
+#include <vector>
+
+#include "kernels/common/DeviceBuffer.h"
+#include "kernels/dcs/CudaDcs.h"
+
+namespace faraday::dcs::detail {
+
+struct LatticeDims {
+  int nx, ny, nz;
+  float hx, hy, hz;  // nm
+};
+inline LatticeDims dimsOf(const Lattice& l) {
+  return {l.nx, l.ny, l.nz, float(l.spacing.x), float(l.spacing.y), float(l.spacing.z)};
+}
+/// A padding atom: zero charge, far from every lattice point (r^2 ~ 3e12 nm^2, finite in float).
+constexpr float kFarAway = 1.0e6f;
+
+/// Launches the cutoff-binned kernel asynchronously on `s` (adding into `map`), sums the
+/// overflow atoms on the host (OpenMP) into `hostPart` while it runs, and returns without
+/// waiting for the device (the caller synchronises before reading either part).
+void runCutoffBinned(const Lattice& l, const MapOptions& o, const std::vector<Vec3>& pos,
+                     const std::vector<double>& q, DeviceBuffer<double>& map, DeviceBuffer<float4>& dBins,
+                     std::vector<double>& hostPart, cudaStream_t s, DcsKernelStats* stats);
+
+}  // namespace faraday::dcs::detail

@@ -1,0 +1,29 @@
+// CUDA potential maps in a build without CUDA: every entry point says so.
+#if !defined(FARADAY_HAVE_CUDA)
+#include "engine/Error.h"
+#include "kernels/dcs/CudaDcs.h"
+
+namespace faraday {
+namespace {
+[[noreturn]] void noCuda() { throw Error("potential map: this build has no CUDA support"); }
+}  // namespace
+const char* dcsKernelName(DcsKernel) { return "?"; }
+const char* dcsAccumulationName(DcsAccumulation) { return "?"; }
+DcsKernel productionKernel(MapMethod method) {
+  return method == MapMethod::Cutoff ? DcsKernel::CutoffBinned : DcsKernel::Coalesced;
+}
+std::vector<double> cudaPotentialMap(DcsKernel, DcsAccumulation, const Lattice&, const std::vector<Vec3>&,
+                                     const std::vector<double>&, const MapOptions&, DcsKernelStats*, int,
+                                     const DcsGatherTuning*) {
+  noCuda();
+}
+double cudaRsqrtCeiling() { noCuda(); }
+struct CudaMapAccumulator::Impl {};
+CudaMapAccumulator::CudaMapAccumulator(const Lattice&, const MapOptions&) { noCuda(); }
+CudaMapAccumulator::~CudaMapAccumulator() = default;
+void CudaMapAccumulator::addFrame(const std::vector<Vec3>&, const std::vector<double>&, const Box&, Timers*) {
+  noCuda();
+}
+std::vector<double> CudaMapAccumulator::sum() const { noCuda(); }
+}  // namespace faraday
+#endif

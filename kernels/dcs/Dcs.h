@@ -1,0 +1,50 @@
+#pragma once
+// Electrostatic potential maps by direct Coulomb summation (DCS): the potential
+// phi(r_j) = k_C sum_i q_i / |r_j - r_i| (kJ/(mol e)) on every point of a lattice, the
+// cutoff-switched variant, and the CPU double-precision reference that the CUDA kernels
+// (CudaDcs.h) are tested against.
+#include <string>
+#include <vector>
+
+#include "engine/Box.h"
+#include "engine/Vec3.h"
+#include "kernels/dcs/Lattice.h"
+
+namespace faraday {
+
+enum class MapMethod { Direct, Cutoff, Pme };
+
+/// Parses map.method (direct | cutoff | pme); throws Error naming map.method otherwise.
+MapMethod parseMapMethod(const std::string& text);
+
+struct MapOptions {
+  MapMethod method = MapMethod::Direct;
+  /// Minimum image per pair (rectangular `box`). Direct: each atom contributes its image
+  /// nearest to the lattice point, a sum over the one minimum-image cell (not an Ewald
+  /// sum; costs ~3 extra flops per pair for x, y and z are hoisted per row). Cutoff: all
+  /// images within the cutoff (the cutoff must be below half the shortest box edge).
+  bool periodic = false;
+  Box box;                ///< nm (periodic only)
+  double cutoff = 1.2;    ///< nm (method = cutoff)
+  int binCapacity = 16;   ///< atoms per bin of the GPU cutoff kernel (the rest overflow to the host)
+  double binSide = 0;     ///< nm; 0 = chosen so bins are ~60% full on average
+};
+
+/// Throws Error when the options cannot be used with `positions` (cutoff >= half the box, ...).
+void checkMapOptions(const MapOptions& options);
+
+/// CPU reference, double precision, OpenMP over z-slices. Adds the map of one frame,
+/// kJ/(mol e), to `map` (size lattice.size(), x fastest). positions nm, charges e.
+/// Each point sums its atoms in input order (deterministic for any thread count).
+void cpuDirectMap(const Lattice& lattice, const std::vector<Vec3>& positions, const std::vector<double>& charges,
+                  const MapOptions& options, std::vector<double>& map);
+/// Cutoff-switched sum (DcsPair.h cutoffTerm), atom-outer over the points within the
+/// cutoff, each z-slice owned by one thread (no write conflicts; each point still sums its
+/// atoms in input order). Used as the reference and for the GPU kernel's overflow atoms.
+void cpuCutoffMap(const Lattice& lattice, const std::vector<Vec3>& positions, const std::vector<double>& charges,
+                  const MapOptions& options, std::vector<double>& map);
+/// Dispatches on options.method; Pme throws Error (not available yet).
+void cpuPotentialMap(const Lattice& lattice, const std::vector<Vec3>& positions, const std::vector<double>& charges,
+                     const MapOptions& options, std::vector<double>& map);
+
+}  // namespace faraday

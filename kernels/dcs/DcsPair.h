@@ -1,0 +1,47 @@
+#pragma once
+// The per-pair terms of a potential map, written once for the CPU reference and the
+// CUDA kernels. Potential in kJ/(mol e) once multiplied by units::kCoulomb; these
+// return q / r (e/nm) without the constant.
+#include "engine/HostDevice.h"
+
+namespace faraday::dcs {
+
+/// Lattice points closer than this to an atom (nm) skip that atom's term: the Coulomb
+/// potential is singular at the atom, and a map point sitting on a nucleus carries no
+/// meaning. VMD does the same (the term is dropped, not clamped). 1e-4 nm is far below
+/// any map spacing (>= 0.01 nm) and far above float rounding of coordinates (~1e-6 nm).
+inline constexpr double kMinDistance = 1e-4;
+inline constexpr double kMinDistance2 = kMinDistance * kMinDistance;
+
+/// Direct term q / r for r^2 = r2 (nm^2), rinv = 1/r, q in e; 0 when r < kMinDistance.
+/// Flops: 1 compare + select, 1 mul (fused into the caller's add) besides the rsqrt.
+template <typename T>
+FARADAY_HD T directTerm(T q, T r2, T rinv) {
+  return q * (r2 >= T(kMinDistance2) ? rinv : T(0));
+}
+
+/// Cutoff term with the switching of Rodrigues et al. (2008), as in VMD's cutoff maps:
+///   q / r * (1 - r^2/rc^2)^2   for r < rc, else 0.
+/// Value and first derivative vanish at rc, so the map is continuous (and smooth) at the
+/// cutoff; it needs only r^2 and 1/r (no extra square root). inv_rc2 = 1/rc^2 (nm^-2).
+/// Flops: 1 fma + 1 max (s), 1 compare + select, 2 mul, besides the rsqrt.
+template <typename T>
+FARADAY_HD T cutoffTerm(T q, T r2, T rinv, T inv_rc2) {
+  T s = T(1) - r2 * inv_rc2;
+  s = s > T(0) ? s : T(0);
+  return q * (r2 >= T(kMinDistance2) ? rinv : T(0)) * (s * s);
+}
+
+#if defined(__CUDACC__)
+/// 1/sqrt(x) in one special-function instruction (MUFU.RSQ) with denormal inputs flushed
+/// to zero. Plain rsqrtf (no -ftz) wraps MUFU in a denormal fix-up of ~3 more instructions
+/// per pair, which costs a third of the gather kernels' throughput; r^2 here is either 0
+/// (rsqrt = inf, then dropped by the kMinDistance test) or far above the denormal range.
+__device__ __forceinline__ float fastRsqrt(float x) {
+  float y;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+#endif
+
+}  // namespace faraday::dcs

@@ -1,0 +1,102 @@
+#include "kernels/dcs/MapReporter.h"
+
+#include <cstdio>
+
+#include "engine/Error.h"
+#include "kernels/dcs/CudaDcs.h"
+#include "kernels/dcs/MapWriters.h"
+
+namespace faraday {
+
+PotentialMapAverager::PotentialMapAverager(const Config::MapSection& map, const System& system, bool useCuda,
+                                           Timers* timers)
+    : map_(map), charges_(system.charge), useCuda_(useCuda), timers_(timers) {
+  checkLatticeSpacing(map.spacing);
+  options_.method = parseMapMethod(map.method);
+  options_.periodic = map.periodic;
+  options_.box = system.box;
+  options_.cutoff = map.cutoff;
+  mapUnitFactor(map.units, map.temperature);  // validates map.units / map.temperature now, not at the end
+  if (map.extent != "box" && map.extent != "atoms")
+    throw keyError("map.extent", "unknown extent '" + map.extent + "' (expected box | atoms)");
+  if (map.interval <= 0) throw keyError("map.interval", "must be a positive number of steps");
+  checkMapOptions(options_);
+  if (map.extent == "box") {
+    lattice_ = Lattice::fromBox(system.box, map.spacing);
+    started_ = false;  // accumulators are created with the first frame
+  }
+}
+
+PotentialMapAverager::~PotentialMapAverager() = default;
+
+void PotentialMapAverager::start(const std::vector<Vec3>& positions) {
+  if (map_.extent == "atoms") lattice_ = Lattice::fromAtoms(positions, map_.spacing, map_.padding);
+  if (useCuda_)
+    gpu_ = std::make_unique<CudaMapAccumulator>(lattice_, options_);
+  else
+    sum_.assign(lattice_.size(), 0.0);
+  started_ = true;
+}
+
+void PotentialMapAverager::addFrame(const std::vector<Vec3>& positions, const Box& box) {
+  if (positions.size() != charges_.size())
+    throw Error("potential map: frame has " + std::to_string(positions.size()) + " atoms, the system " +
+                std::to_string(charges_.size()));
+  if (!started_) start(positions);
+  if (gpu_) {
+    gpu_->addFrame(positions, charges_, box, timers_);
+  } else {
+    ScopedTimer timer(timers_, "map.cpu");
+    MapOptions o = options_;
+    if (o.periodic) o.box = box;
+    cpuPotentialMap(lattice_, positions, charges_, o, sum_);
+  }
+  ++frames_;
+}
+
+std::vector<double> PotentialMapAverager::average() const {
+  if (frames_ == 0) return {};
+  std::vector<double> avg = gpu_ ? gpu_->sum() : sum_;
+  for (double& v : avg) v /= double(frames_);
+  return avg;
+}
+
+void PotentialMapAverager::write(const std::filesystem::path& file) const {
+  if (frames_ == 0) throw Error("potential map: no frame was sampled, nothing to write to " + file.string());
+  const double factor = mapUnitFactor(map_.units, map_.temperature);
+  std::vector<double> v = average();
+  for (double& x : v) x *= factor;
+  char comment[256];
+  std::snprintf(comment, sizeof comment, "Faraday electrostatic potential (%s, %s), average of %lld frames, units %s%s",
+                map_.method.c_str(), map_.periodic ? "periodic" : "non-periodic", frames_, map_.units.c_str(),
+                map_.units == "kT/e" ? (" at " + std::to_string(map_.temperature) + " K").c_str() : "");
+  writeMap(file, lattice_, v, comment);
+}
+
+std::filesystem::path mapOutputPath(const Config& config) {
+  const std::filesystem::path f = config.map.file;
+  return f.is_absolute() ? f : config.output.directory / f;
+}
+
+MapReporter::MapReporter(const Config& config, const System& system, bool useCuda, Timers* timers)
+    : averager_(config.map, system, useCuda, timers), interval_(config.map.interval), file_(mapOutputPath(config)) {
+  std::filesystem::path ext = file_.extension();
+  if (ext != ".dx" && ext != ".mrc" && ext != ".ccp4" && ext != ".map")
+    throw keyError("map.file", "'" + file_.string() + "': unknown map format (use .dx, .mrc, .ccp4 or .map)");
+}
+
+void MapReporter::report(const State& state, const Energies&, double) {
+  if (state.step == lastStep_) return;  // the same step reported twice (e.g. the final step) counts once
+  lastStep_ = state.step;
+  averager_.addFrame(state.positions, state.box);
+}
+
+void MapReporter::finish(const State&) {
+  if (averager_.frames() > 0) averager_.write(file_);
+}
+
+std::unique_ptr<Reporter> makeMapReporter(const Config& config, const System& system, bool useCuda, Timers* timers) {
+  return std::make_unique<MapReporter>(config, system, useCuda, timers);
+}
+
+}  // namespace faraday

@@ -1,0 +1,25 @@
+#pragma once
+// `faraday map map.cfg`: the potential map averaged over every frame of map.trajectory.
+#include <string>
+#include <vector>
+
+#include "engine/Config.h"
+#include "engine/System.h"
+#include "engine/Timers.h"
+
+namespace faraday {
+
+/// Averages the map of `system` (charges from its atom types) over all frames of
+/// config.map.trajectory (DCD) and writes config.map.file (relative to output.directory).
+/// useCuda picks the GPU kernels. A trajectory whose atom count differs from the system's
+/// throws Error naming the file and both counts. Prints one summary line; returns 0.
+int mapMain(const Config& config, const System& system, bool useCuda, Timers* timers = nullptr);
+
+/// Builds the system from the config (system.coordinates and [atom.NAME] types), chooses
+/// the platform from run.platform (auto = CUDA when a device is usable) and averages the map.
+int mapMain(const Config& config);
+
+/// `faraday map CONFIG [--section.key=value ...]`.
+int mapCommand(const std::vector<std::string>& args);
+
+}  // namespace faraday

@@ -1,0 +1,27 @@
+#pragma once
+// Potential-map files: OpenDX (APBS/VMD dialect) and MRC/CCP4 mode 2, written atomically.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "kernels/dcs/Lattice.h"
+
+namespace faraday {
+
+/// Factor that converts a potential in kJ/(mol e) to map.units: "kJ/mol/e" (1), "kT/e"
+/// (1 / (k_B T), T = temperature in K), "V" (units::kVoltPerKjMolE). Throws Error naming map.units.
+double mapUnitFactor(const std::string& units, double temperature);
+
+/// OpenDX as APBS writes it: gridpositions counts, origin and deltas in Angstrom, values
+/// `type double`, 3 per line with z fastest, then the field components. `values` are in
+/// the lattice's x-fastest order, already in the output unit.
+void writeOpenDx(const std::filesystem::path& file, const Lattice& lattice, const std::vector<double>& values,
+                 const std::string& comment);
+/// MRC/CCP4 mode 2 (float32): 1024-byte header (cell in Angstrom, axes x,y,z, origin in
+/// Angstrom, "MAP " word, little-endian machine stamp), then the values x fastest.
+void writeMrc(const std::filesystem::path& file, const Lattice& lattice, const std::vector<double>& values);
+/// Chooses the format by extension: .dx -> OpenDX; .mrc, .ccp4, .map -> MRC. Else Error naming map.file.
+void writeMap(const std::filesystem::path& file, const Lattice& lattice, const std::vector<double>& values,
+              const std::string& comment);
+
+}  // namespace faraday
