@@ -123,6 +123,9 @@ inline constexpr double kCudaPmeEnergy = 1e-5;
 inline constexpr double kCudaPmeForceRms = 1e-5;
 /// Virial: largest component difference over the largest |W_ab| of the CPU tensor.
 inline constexpr double kCudaPmeVirial = 1e-5;
+
+}  // namespace faraday::tol
+
 // ---- Potential maps (DCS) -------------------------------------------------------------
 namespace faraday::tol {
 
