@@ -3,6 +3,7 @@
 // paths to the source tree and the built executable.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "kernels/common/Device.h"
@@ -16,7 +17,16 @@ namespace faraday::test {
       GTEST_SKIP() << "GPU test skipped: " << ::faraday::cudaDeviceDescription();       \
   } while (0)
 
-inline std::string sourceDir() { return FARADAY_SOURCE_DIR; }
-inline std::string faradayExecutable() { return FARADAY_EXECUTABLE; }
+/// The source tree and the faraday executable: fixed at build time, overridable by the
+/// environment variables FARADAY_SOURCE_DIR and FARADAY_EXECUTABLE when the built tests run
+/// elsewhere (e.g. copied to a GPU machine).
+inline std::string sourceDir() {
+  const char* env = std::getenv("FARADAY_SOURCE_DIR");
+  return env && *env ? env : FARADAY_SOURCE_DIR;
+}
+inline std::string faradayExecutable() {
+  const char* env = std::getenv("FARADAY_EXECUTABLE");
+  return env && *env ? env : FARADAY_EXECUTABLE;
+}
 
 }  // namespace faraday::test
