@@ -11,19 +11,24 @@
 namespace faraday::test {
 namespace {
 
-/// The list as sorted pairs i < j, after checking that it is full (each pair in both rows)
-/// and that every row is strictly ascending.
+/// The list as sorted particle pairs i < j, after checking that it is full (each pair in
+/// both rows), that every row is strictly ascending, and that order() is a permutation.
 std::vector<std::pair<int, int>> pairsOf(const NeighborList& list) {
   std::vector<std::pair<int, int>> pairs;
   std::set<std::pair<int, int>> lower;
   const auto& off = list.offsets();
   const auto& nb = list.neighbors();
-  for (int i = 0; i + 1 < int(off.size()); ++i) {
-    for (int k = off[i]; k < off[i + 1]; ++k) {
-      if (k > off[i]) EXPECT_LT(nb[k - 1], nb[k]) << "row " << i << " not strictly ascending";
-      EXPECT_NE(nb[k], i);
-      if (i < nb[k]) pairs.emplace_back(i, nb[k]);
-      else lower.emplace(nb[k], i);
+  const auto& order = list.order();
+  std::vector<int> sortedOrder = order;
+  std::sort(sortedOrder.begin(), sortedOrder.end());
+  for (std::size_t s = 0; s < sortedOrder.size(); ++s) EXPECT_EQ(sortedOrder[s], int(s)) << "order is no permutation";
+  for (int s = 0; s + 1 < int(off.size()); ++s) {
+    for (int k = off[s]; k < off[s + 1]; ++k) {
+      if (k > off[s]) EXPECT_LT(nb[k - 1], nb[k]) << "row " << s << " not strictly ascending";
+      EXPECT_NE(nb[k], s);
+      const int i = order[s], j = order[nb[k]];
+      if (i < j) pairs.emplace_back(i, j);
+      else lower.emplace(j, i);
     }
   }
   std::sort(pairs.begin(), pairs.end());
@@ -56,6 +61,7 @@ TEST(NeighborList, IndependentOfThreadCount) {
   two.build(b.positions, b.system.box);
   EXPECT_EQ(one.offsets(), two.offsets());
   EXPECT_EQ(one.neighbors(), two.neighbors());
+  EXPECT_EQ(one.order(), two.order());
 }
 
 /// Particles move by random amounts below buffer/2: no rebuild is asked for and the old

@@ -94,11 +94,11 @@ AtomRanges adjacentRanges(const CellGrid& g, int c) {
   return out;
 }
 
-/// Appends the sorted row of particle i (all j != i within `radius`) to `row`. Candidates
+/// Appends the sorted row of slot s (all slots k != s within `radius`) to `row`. Candidates
 /// are written unconditionally and kept by advancing the end only when within the radius:
 /// about three in four candidates are rejected in no predictable pattern, so a branch would
 /// mispredict often.
-void appendRow(int i, const CellGrid& g, const AtomRanges& ranges, const Vec3& L, double radius2,
+void appendRow(int s, const CellGrid& g, const AtomRanges& ranges, const Vec3& L, double radius2,
                std::vector<int>& row) {
   const std::size_t first = row.size();
   std::size_t candidates = 0;
@@ -106,14 +106,14 @@ void appendRow(int i, const CellGrid& g, const AtomRanges& ranges, const Vec3& L
   row.resize(first + candidates);
   int* out = row.data() + first;
   std::size_t kept = 0;
-  const Vec3 xi = g.wrapped[i], half = L * 0.5;
+  const Vec3 xs = g.sorted[s], half = L * 0.5;
   for (const auto& [begin, end] : ranges) {
     for (int k = begin; k < end; ++k) {
-      const Vec3& xj = g.sorted[k];
-      const Vec3 d{nearestImage(xi.x - xj.x, L.x, half.x), nearestImage(xi.y - xj.y, L.y, half.y),
-                   nearestImage(xi.z - xj.z, L.z, half.z)};
-      out[kept] = g.atoms[k];
-      kept += (norm2(d) < radius2) & (g.atoms[k] != i);
+      const Vec3& xk = g.sorted[k];
+      const Vec3 d{nearestImage(xs.x - xk.x, L.x, half.x), nearestImage(xs.y - xk.y, L.y, half.y),
+                   nearestImage(xs.z - xk.z, L.z, half.z)};
+      out[kept] = k;
+      kept += (norm2(d) < radius2) & (k != s);
     }
   }
   row.resize(first + kept);
@@ -142,7 +142,7 @@ void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
   for (std::size_t c = 0; c < stencils.size(); ++c) stencils[c] = adjacentRanges(grid, int(c));
   const Vec3 L = box.lengths();
   const int n = int(positions.size());
-  // Each thread builds the rows of one contiguous block of particles; the blocks are then
+  // Each thread builds the rows of one contiguous block of slots; the blocks are then
   // concatenated in order, so the result does not depend on the number of threads.
   const int maxThreads = threadCount(threads_);
   std::vector<std::vector<int>> blocks(maxThreads);
@@ -153,10 +153,11 @@ void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
     const int begin = int(std::int64_t(n) * t / nt), end = int(std::int64_t(n) * (t + 1) / nt);
     blockBegin[t] = begin;
-    for (int i = begin; i < end; ++i) {
+    for (int slot = begin; slot < end; ++slot) {
       const std::size_t before = blocks[t].size();
-      appendRow(i, grid, stencils[std::size_t(grid.cellOf[i])], L, radius * radius, blocks[t]);
-      rowLength[std::size_t(i) + 1] = std::int64_t(blocks[t].size() - before);
+      const int cell = grid.cellOf[std::size_t(grid.atoms[slot])];
+      appendRow(slot, grid, stencils[std::size_t(cell)], L, radius * radius, blocks[t]);
+      rowLength[std::size_t(slot) + 1] = std::int64_t(blocks[t].size() - before);
     }
   }
   setOffsets(rowLength);
@@ -164,6 +165,7 @@ void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
 #pragma omp parallel for num_threads(maxThreads) if (n >= 1024)
   for (int t = 0; t < maxThreads; ++t)
     if (!blocks[t].empty()) std::copy(blocks[t].begin(), blocks[t].end(), neighbors_.begin() + offsets_[blockBegin[t]]);
+  order_ = grid.atoms;
   reference_ = positions;
   box_ = box;
   ++builds_;

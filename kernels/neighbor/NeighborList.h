@@ -9,12 +9,16 @@
 namespace faraday {
 
 /// Verlet neighbor list with a buffer (skin) for a rectangular periodic box, built with a
-/// cell list (CpuNeighborList.cpp). The list is FULL: a pair (i, j) within
-/// cutoff + buffer appears in row i and in row j. Rows are stored in CSR form
-/// (offsets, neighbors), each row sorted ascending, so that per-atom force sums run in
-/// a fixed order whatever the number of threads. Pairs are judged by their minimum-image
-/// distance; since the cutoff is below half of every box edge, each interacting pair
-/// has exactly one image within the cutoff.
+/// cell list (CpuNeighborList.cpp). Particles are numbered in cell order ("slots": slot s
+/// holds particle order()[s]), so that particles close in space are close in memory; the
+/// pair loop then reads neighbours from cache whatever the order of the input (a shuffled
+/// 256k-atom liquid ran 3.8x slower in input order). The list is FULL: a pair of slots
+/// (s, k) within cutoff + buffer appears in row s and in row k. Rows are stored in CSR form
+/// (offsets, neighbors: slot numbers), each row sorted ascending, so that per-particle
+/// force sums run in a fixed order whatever the number of threads. The slot order depends
+/// only on the positions at the build. Pairs are judged by their minimum-image distance;
+/// since the cutoff is below half of every box edge, each interacting pair has exactly one
+/// image within the cutoff.
 class NeighborList {
  public:
   /// cutoff and buffer in nm; threads = OpenMP threads for the build (0 = all).
@@ -32,9 +36,11 @@ class NeighborList {
   double buffer() const { return buffer_; }
   double listRadius() const { return cutoff_ + buffer_; }
   std::size_t size() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
-  /// Row i is neighbors()[offsets()[i] .. offsets()[i+1]).
+  /// Row s (of particle order()[s]) is the slots neighbors()[offsets()[s] .. offsets()[s+1]).
   const std::vector<int>& offsets() const { return offsets_; }
   const std::vector<int>& neighbors() const { return neighbors_; }
+  /// order()[s] = the particle in slot s: particles by cell, ascending index within a cell.
+  const std::vector<int>& order() const { return order_; }
   /// Positions at the last build (empty before the first).
   const std::vector<Vec3>& reference() const { return reference_; }
   /// Number of builds so far.
@@ -48,7 +54,7 @@ class NeighborList {
   double cutoff_, buffer_;
   int threads_;
   Box box_{};
-  std::vector<int> offsets_, neighbors_;
+  std::vector<int> offsets_, neighbors_, order_;
   std::vector<Vec3> reference_;
   long long builds_ = 0;
 };

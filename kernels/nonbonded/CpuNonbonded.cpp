@@ -32,39 +32,52 @@ CpuNonbonded::CpuNonbonded(const System& system, const NonbondedOptions& options
   virial_.assign(n, {});
 }
 
-void CpuNonbonded::wrapPositions(const std::vector<Vec3>& positions, const Box& box) {
+/// Positions (wrapped into the box), types and charges in the list's slot order, so the
+/// pair loop reads neighbours from contiguous memory.
+void CpuNonbonded::gatherSlots(const std::vector<Vec3>& positions, const Box& box, const NeighborList& list) {
   const long long n = (long long)positions.size();
+  const int* order = list.order().data();
   wrapped_.resize(positions.size());
+  slotType_.resize(positions.size());
+  slotCharge_.resize(positions.size());
+  slotScaledCharge_.resize(positions.size());
   const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
 #pragma omp parallel for num_threads(threads) schedule(static) if (n >= 16384)
-  for (long long i = 0; i < n; ++i) wrapped_[i] = box.wrap(positions[i]);
+  for (long long s = 0; s < n; ++s) {
+    const int p = order[s];
+    wrapped_[s] = box.wrap(positions[p]);
+    slotType_[s] = type_[p];
+    slotCharge_[s] = charge_[p];
+    slotScaledCharge_[s] = scaledCharge_[p];
+  }
 }
 
 template <bool kCoulomb>
 void CpuNonbonded::computeRows(const Box& box, const NeighborList& list, std::vector<Vec3>& forces) {
   const long long n = (long long)wrapped_.size();
+  const int* order = list.order().data();
   const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
   // Threads only when there is enough work to repay the fork and the barrier.
   const bool parallel = list.neighbors().size() >= 32768;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 64) if (parallel)
-  for (long long i = 0; i < n; ++i) {
-    const RowSums s = sumRow<kCoulomb>(int(i), box, list);
-    forces[i] = s.force;
+  for (long long slot = 0; slot < n; ++slot) {
+    const RowSums s = sumRow<kCoulomb>(int(slot), box, list);
+    forces[order[slot]] = s.force;
     // Each pair appears in two rows: half of its energy and virial belongs to each.
-    energyLj_[i] = 0.5 * s.lj;
-    energyCoulomb_[i] = 0.5 * s.coulomb;
-    for (int c = 0; c < 6; ++c) virial_[i][c] = 0.5 * s.w[c];
+    energyLj_[slot] = 0.5 * s.lj;
+    energyCoulomb_[slot] = 0.5 * s.coulomb;
+    for (int c = 0; c < 6; ++c) virial_[slot][c] = 0.5 * s.w[c];
   }
 }
 
-/// Row i in ascending j; pairs in the buffer (r >= cutoff) are skipped. (A branch-free
-/// masked variant that evaluates every listed pair measured 40% slower.)
+/// Row of slot i in ascending slot j; pairs in the buffer (r >= cutoff) are skipped. (A
+/// branch-free masked variant that evaluates every listed pair measured 40% slower.)
 template <bool kCoulomb>
 RowSums CpuNonbonded::sumRow(int i, const Box& box, const NeighborList& list) const {
   const Vec3 L = box.lengths(), half = L * 0.5, xi = wrapped_[i];
   const double cutoff2 = options_.cutoff * options_.cutoff, beta = options_.ewaldBeta;
-  const LjParams<double>* ljRow = &table_.pairs[std::size_t(type_[i]) * table_.types];
-  const double qi = scaledCharge_[i];
+  const LjParams<double>* ljRow = &table_.pairs[std::size_t(slotType_[i]) * table_.types];
+  const double qi = slotScaledCharge_[i];
   const int* neighbors = list.neighbors().data();
   RowSums s;
   for (int k = list.offsets()[i]; k < list.offsets()[i + 1]; ++k) {
@@ -73,11 +86,11 @@ RowSums CpuNonbonded::sumRow(int i, const Box& box, const NeighborList& list) co
                  nearestImage(xi.z - wrapped_[j].z, L.z, half.z)};  // r_ij = x_i - x_j
     const double r2 = norm2(d);
     if (r2 >= cutoff2) continue;
-    const PairResult<double> lj = ljPair(r2, ljRow[type_[j]]);
+    const PairResult<double> lj = ljPair(r2, ljRow[slotType_[j]]);
     double fOverR = lj.fOverR;
     s.lj += lj.energy;
     if constexpr (kCoulomb) {
-      const PairResult<double> c = ewaldRealPair(r2, qi * charge_[j], beta);
+      const PairResult<double> c = ewaldRealPair(r2, qi * slotCharge_[j], beta);
       fOverR += c.fOverR;
       s.coulomb += c.energy;
     }
@@ -91,7 +104,7 @@ RowSums CpuNonbonded::sumRow(int i, const Box& box, const NeighborList& list) co
 NonbondedResult CpuNonbonded::sumParticles() const {
   NonbondedResult r;
   double w[6] = {0, 0, 0, 0, 0, 0};
-  for (std::size_t i = 0; i < energyLj_.size(); ++i) {  // sequential: fixed summation order
+  for (std::size_t i = 0; i < energyLj_.size(); ++i) {  // sequential over slots: fixed order
     r.lj += energyLj_[i];
     r.coulombReal += energyCoulomb_[i];
     for (int c = 0; c < 6; ++c) w[c] += virial_[i][c];
@@ -108,8 +121,9 @@ NonbondedResult CpuNonbonded::compute(const std::vector<Vec3>& positions, const 
   if (list.size() != positions.size() || positions.size() != type_.size())
     throw Error("nonbonded: neighbor list, positions and system sizes differ");
   if (list.listRadius() < options_.cutoff) throw Error("nonbonded: neighbor list radius is below the cutoff");
+  if (list.order().size() != positions.size()) throw Error("nonbonded: the neighbor list was never built");
   forces.resize(positions.size());
-  wrapPositions(positions, box);
+  gatherSlots(positions, box, list);
   if (options_.ewaldBeta > 0)
     computeRows<true>(box, list, forces);
   else

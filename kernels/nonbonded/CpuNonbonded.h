@@ -40,10 +40,10 @@ struct RowSums {
   double w[6] = {0, 0, 0, 0, 0, 0};
 };
 
-/// The CPU pair loop over the full neighbor list: OpenMP over particles i, each thread
-/// summing the forces, half pair energies and half pair virials of its own rows in the
-/// (ascending) row order; the totals are then summed over particles in index order. The
-/// results are therefore bitwise identical for any number of threads.
+/// The CPU pair loop over the full neighbor list, in the list's slot (cell) order: OpenMP
+/// over rows, each row summing its particle's force, half pair energies and half pair
+/// virials in ascending neighbour order; the totals are then summed over slots in order.
+/// The results are therefore bitwise identical for any number of threads.
 class CpuNonbonded {
  public:
   CpuNonbonded(const System& system, const NonbondedOptions& options);
@@ -54,7 +54,7 @@ class CpuNonbonded {
   const LjTable& ljTable() const { return table_; }
 
  private:
-  void wrapPositions(const std::vector<Vec3>& positions, const Box& box);
+  void gatherSlots(const std::vector<Vec3>& positions, const Box& box, const NeighborList& list);
   template <bool kCoulomb>
   void computeRows(const Box& box, const NeighborList& list, std::vector<Vec3>& forces);
   template <bool kCoulomb>
@@ -63,12 +63,15 @@ class CpuNonbonded {
 
   NonbondedOptions options_;
   LjTable table_;
-  std::vector<int> type_;
-  std::vector<double> scaledCharge_;  ///< k_C q_i, so that qq = scaledCharge_[i] * charge_[j]
-  std::vector<double> charge_;
-  std::vector<Vec3> wrapped_;                      ///< positions wrapped into the box, nm
-  std::vector<double> energyLj_, energyCoulomb_;  ///< per particle: half of its pair energies
-  std::vector<std::array<double, 6>> virial_;     ///< per particle: half of its pair virials (xx yy zz xy xz yz)
+  std::vector<int> type_;              ///< per particle
+  std::vector<double> charge_;         ///< per particle, e
+  std::vector<double> scaledCharge_;   ///< per particle k_C q_i, so that qq = k_C q_i * q_j
+  // Per slot of the neighbor list (slot s holds particle list.order()[s]):
+  std::vector<Vec3> wrapped_;                    ///< positions wrapped into the box, nm
+  std::vector<int> slotType_;
+  std::vector<double> slotCharge_, slotScaledCharge_;
+  std::vector<double> energyLj_, energyCoulomb_;  ///< half of the slot's pair energies
+  std::vector<std::array<double, 6>> virial_;     ///< half of its pair virials (xx yy zz xy xz yz)
 };
 
 /// Long-range dispersion correction (GROMACS DispCorr = EnerPres), assuming g(r) = 1
