@@ -13,7 +13,8 @@ std::vector<std::pair<std::string, Timers::Entry>> Timers::ordered() const {
 
 double Timers::total() const {
   double t = 0;
-  for (const auto& [name, e] : entries_) t += e.seconds;
+  for (const auto& [name, e] : entries_)
+    if (e.depth == 0) t += e.seconds;
   return t;
 }
 
@@ -25,7 +26,8 @@ std::string Timers::table(const std::string& title, double wallSeconds) const {
   out += line;
   const double denom = wallSeconds > 0 ? wallSeconds : std::max(total(), 1e-300);
   for (const auto& [name, e] : ordered()) {
-    std::snprintf(line, sizeof line, "%-24s %12.4f %8.2f %10lld %12.4f\n", name.c_str(), e.seconds,
+    const std::string shown = std::string(2 * std::size_t(e.depth), ' ') + name;
+    std::snprintf(line, sizeof line, "%-24s %12.4f %8.2f %10lld %12.4f\n", shown.c_str(), e.seconds,
                   100.0 * e.seconds / denom, e.calls, e.calls ? 1e3 * e.seconds / double(e.calls) : 0.0);
     out += line;
   }

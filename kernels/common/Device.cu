@@ -19,9 +19,18 @@ int cudaDeviceCount() {
 std::string cudaDeviceDescription() {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
+  if (e == cudaErrorInsufficientDriver) {
+    cudaGetLastError();
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "no usable CUDA device: no NVIDIA driver, or one older than this build's CUDA %d.%d",
+                  runtime / 1000, (runtime % 1000) / 10);
+    return buf;
+  }
   if (e != cudaSuccess) {
     cudaGetLastError();
-    return std::string("no CUDA device: ") + cudaGetErrorString(e);
+    return std::string("no usable CUDA device: ") + cudaGetErrorString(e);
   }
   if (n == 0) return "no CUDA device present";
   cudaDeviceProp p{};
