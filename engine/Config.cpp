@@ -162,9 +162,13 @@ const std::vector<KeySpec>& keySpecs() {
          c.electrostatics.ewaldRtol = r;
        },
        [](const C& c) { return formatNumber(c.electrostatics.ewaldRtol); }},
-      {"electrostatics.fourier_spacing", "nm", "largest PME grid spacing",
-       [](C& c, const V& v) { c.electrostatics.fourierSpacing = positive(toDouble(v.text), "nm"); },
-       [](const C& c) { return formatNumber(c.electrostatics.fourierSpacing); }},
+      {"electrostatics.fourier_spacing", "nm", "largest PME grid spacing, or auto (from ewald_rtol and pme_order)",
+       [](C& c, const V& v) {
+         c.electrostatics.fourierSpacing = v.text == "auto" ? 0.0 : positive(toDouble(v.text), "nm");
+       },
+       [](const C& c) {
+         return c.electrostatics.fourierSpacing == 0 ? std::string("auto") : formatNumber(c.electrostatics.fourierSpacing);
+       }},
       {"electrostatics.pme_order", "", "B-spline order, 4..8",
        [](C& c, const V& v) {
          const long long n = toInteger(v.text);

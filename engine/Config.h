@@ -36,7 +36,7 @@ struct Config {
   struct ElectrostaticsSection {
     std::string method = "pme";          ///< electrostatics.method: pme | ewald | none
     double ewaldRtol = 1e-5;             ///< electrostatics.ewald_rtol: erfc(beta rc) = rtol
-    double fourierSpacing = 0.12;        ///< electrostatics.fourier_spacing, nm
+    double fourierSpacing = 0.12;        ///< electrostatics.fourier_spacing, nm (0 = auto: from ewald_rtol and pme_order)
     int pmeOrder = 4;                    ///< electrostatics.pme_order: 4..8
     std::array<int, 3> grid{0, 0, 0};    ///< electrostatics.grid: "NX NY NZ", 0 0 0 = from spacing
     double ewaldKspaceRtol = 0;          ///< electrostatics.ewald_kspace_rtol: plain Ewald k cut (0 = ewald_rtol)

@@ -60,6 +60,18 @@ TEST_F(ConfigTest, CommandLineOverridesInBothForms) {
   EXPECT_EQ(c.integrator.type, "verlet");
 }
 
+TEST_F(ConfigTest, FourierSpacingAcceptsAuto) {
+  const fs::path file = writeConfig(argonConfig());
+  const Config c = loadConfig(file, {"--electrostatics.fourier_spacing=auto"});
+  EXPECT_EQ(c.electrostatics.fourierSpacing, 0.0);
+  bool shown = false;
+  for (const auto& [key, value] : c.effective)
+    if (key == "electrostatics.fourier_spacing") shown = value == "auto";
+  EXPECT_TRUE(shown);
+  EXPECT_THROW(loadConfig(file, {"--electrostatics.fourier_spacing=-0.1"}), Error);
+  EXPECT_THROW(loadConfig(file, {"--electrostatics.fourier_spacing=automatic"}), Error);
+}
+
 TEST_F(ConfigTest, RelativePathsInTheFileUseItsFolderOnTheCommandLineTheCwd) {
   fs::create_directories(dir / "sub");
   writeText(dir / "sub" / "sim.cfg", argonConfig() + "[map]\ntrajectory = ../traj.dcd\n");

@@ -258,6 +258,23 @@ TEST(EwaldSetupTest, SpacingRuleShrinksWithTighterTolerance) {
   EXPECT_LT(pmeSpacingForRtol(beta, 4, 1e-5), pmeSpacingForRtol(beta, 8, 1e-5));
 }
 
+TEST(EwaldSetupTest, AutoSpacingFollowsTheToleranceRule) {
+  Config c;
+  c.nonbonded.cutoff = 1.0;
+  c.electrostatics.ewaldRtol = 1e-5;
+  c.electrostatics.pmeOrder = 5;
+  c.electrostatics.fourierSpacing = 0;  // fourier_spacing = auto
+  const Box box = Box::rectangular(4.0, 5.0, 6.0);
+  const EwaldSetup s = chooseEwaldSetup(c, box);
+  const double h = pmeSpacingForRtol(s.beta, 5, 1e-5);
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(s.pme.grid[d], nextFftSize(int(std::ceil(box.lengths()[d] / h - 1e-9)))) << "dimension " << d;
+    EXPECT_LE(box.lengths()[d] / s.pme.grid[d], h);
+  }
+  c.electrostatics.ewaldRtol = 1e-6;  // a tighter tolerance gives a finer grid
+  EXPECT_GT(chooseEwaldSetup(c, box).pme.grid[0], s.pme.grid[0]);
+}
+
 TEST(ReciprocalFactory, ChoosesSolverByMethod) {
   System system;
   system.box = Box::rectangular(3, 3, 3);

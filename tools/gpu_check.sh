@@ -35,6 +35,11 @@ dcs_args=""; [ "$mode" = quick ] && dcs_args=--quick
 (cd "$out" && "$faraday" bench dcs $dcs_args) >"$out/bench_dcs.log" 2>&1
 tail -45 "$out/bench_dcs.log"
 
+echo "== bench md (CPU backend, all cores)"
+md_sizes=10,20,40; [ "$mode" = quick ] && md_sizes=10,20
+"$faraday" bench md --sizes=$md_sizes >"$out/bench_md.log" 2>&1
+tail -12 "$out/bench_md.log"
+
 echo "== NaCl melt, platform cuda vs cpu (PME every step)"
 for p in cpu cuda; do
   "$faraday" run "$root/systems/nacl_melt/sim.cfg" --run.platform=$p --run.steps=500 \

@@ -55,6 +55,9 @@ EwaldSetup chooseEwaldSetup(const Config& config, const Box& box) {
   s.pme.beta = s.beta;
   s.pme.order = e.pmeOrder;
   const Vec3 L = box.lengths();
+  // fourier_spacing = auto (stored as 0): the spacing at which the PME reciprocal force
+  // error stays below ewald_rtol for this order (pmeSpacingForRtol).
+  const double spacing = e.fourierSpacing == 0 ? pmeSpacingForRtol(s.beta, s.pme.order, e.ewaldRtol) : e.fourierSpacing;
   for (int d = 0; d < 3; ++d) {
     if (e.grid[d] > 0) {
       if (e.grid[d] < s.pme.order)
@@ -63,9 +66,9 @@ EwaldSetup chooseEwaldSetup(const Config& config, const Box& box) {
       s.pme.grid[d] = e.grid[d];
       continue;  // an explicit grid is used as given
     } else {
-      if (!(e.fourierSpacing > 0)) throw keyError("electrostatics.fourier_spacing", "must be > 0");
+      if (!(spacing > 0)) throw keyError("electrostatics.fourier_spacing", "must be > 0 or auto");
       // The 1e-9 keeps an exact multiple (3.6 / 0.12) from rounding up to the next size.
-      s.pme.grid[d] = nextFftSize(int(std::ceil(L[d] / e.fourierSpacing - 1e-9)));
+      s.pme.grid[d] = nextFftSize(int(std::ceil(L[d] / spacing - 1e-9)));
     }
     if (s.pme.grid[d] < 2 * s.pme.order)
       s.pme.grid[d] = nextFftSize(2 * s.pme.order);  // the spline support must fit the grid twice
