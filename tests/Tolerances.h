@@ -148,3 +148,37 @@ inline constexpr double kDxRoundTripRel = 1e-8;
 inline constexpr double kMrcRoundTripRel = 1e-7;
 
 }  // namespace faraday::tol
+
+// ---- PME potential maps ---------------------------------------------------------------
+namespace faraday::tol {
+
+/// CPU PME map vs the plain Ewald potential at random points (error over the RMS of the
+/// Ewald reciprocal potential), as a multiple of the measured reciprocal PME force error
+/// (RMS |F_PME - F_Ewald| / RMS |F_Ewald|) with the same beta, grid and order. The map
+/// interpolates the same grid with the splines themselves instead of their derivatives,
+/// so its error is of the same order as the force error; measured 0.20 x (order 4,
+/// 0.12 nm: 4.5e-4 vs 2.3e-3) and 0.10 x (order 6, 0.06 nm: 1.9e-7 vs 1.9e-6) on 300
+/// random ions at melt density, beta 3.47 /nm.
+inline constexpr double kPmeMapVsForceError = 0.5;
+/// Same, absolute, at order 6 and 0.06 nm (beta h ~0.2): measured 1.9e-7.
+inline constexpr double kPmeMapTightVsEwald = 1e-6;
+/// 1/2 sum_i q_i phi(r_i) vs E_total - E_self with the same CpuPme: the same grid
+/// contracted in a different order, double rounding over ~300 atoms and ~1e4 grid points.
+inline constexpr double kPmeMapEnergyIdentityRel = 1e-10;
+/// The same sum vs the plain Ewald energy minus the self energy, over |E_rec|: the PME
+/// energy error at order 5, 0.1 nm (measured 3.3e-5).
+inline constexpr double kPmeMapEnergyVsEwaldRel = 1e-4;
+/// Points related by a symmetry of the cube about a lone charge: the PME grid is not
+/// symmetric about an arbitrary charge position only through its aliasing error (order 6,
+/// 0.1 nm: measured 1.6e-6).
+inline constexpr double kPmeMapSymmetryRel = 1e-5;
+/// Mean of the map of a lone charge over a lattice tiling the box, over the map's RMS:
+/// the lattice sum of the real-space term differs from its integral by quadrature error
+/// (measured 1.9e-4 at 0.1 nm; a missing or mis-signed background term would give 3.3e-2).
+inline constexpr double kPmeMapZeroMeanRel = 1e-3;
+/// GPU PME map vs the CPU reference, relative RMS over the lattice (the map target). The
+/// GPU works in double throughout (fixed-point charge grid at 9e-13 e resolution, double
+/// cuFFT): expected ~1e-12; 1e-5 is the accuracy the map promises.
+inline constexpr double kPmeMapGpuRelRms = 1e-5;
+
+}  // namespace faraday::tol

@@ -8,6 +8,7 @@
 #include "engine/Units.h"
 #include "kernels/dcs/Dcs.h"
 #include "kernels/dcs/DcsPair.h"
+#include "kernels/dcs/PmeMap.h"
 
 namespace faraday {
 
@@ -19,8 +20,16 @@ MapMethod parseMapMethod(const std::string& text) {
 }
 
 void checkMapOptions(const MapOptions& o) {
-  if (o.method == MapMethod::Pme)
-    throw keyError("map.method", "pme potential maps are not available yet; use direct or cutoff");
+  if (o.method == MapMethod::Pme) {
+    if (!o.periodic)
+      throw keyError("map.periodic", "must be true for map.method = pme (the Ewald potential is periodic)");
+    if (!(o.pme.beta > 0))
+      throw keyError("electrostatics.method", "map.method = pme needs Ewald electrostatics (pme or ewald)");
+    if (!(o.ewaldCutoff > 0)) throw keyError("nonbonded.cutoff", "must be > 0 for map.method = pme");
+    if (o.box.isValid() && !(o.ewaldCutoff < 0.5 * o.box.shortestEdge()))
+      throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
+                                             std::to_string(0.5 * o.box.shortestEdge()) + " nm) for map.method = pme");
+  }
   if (o.periodic && !o.box.isValid()) throw keyError("map.periodic", "needs a valid rectangular box");
   if (o.method == MapMethod::Cutoff) {
     if (!(o.cutoff > 0) || !std::isfinite(o.cutoff)) throw keyError("map.cutoff", "must be a positive number of nm");
@@ -118,6 +127,8 @@ void cpuPotentialMap(const Lattice& lattice, const std::vector<Vec3>& positions,
   checkMapOptions(options);
   if (options.method == MapMethod::Direct)
     cpuDirectMap(lattice, positions, charges, options, map);
+  else if (options.method == MapMethod::Pme)
+    cpuPmeMap(lattice, positions, charges, options, map);
   else
     cpuCutoffMap(lattice, positions, charges, options, map);
 }

@@ -9,6 +9,7 @@
 #include "engine/Box.h"
 #include "engine/Vec3.h"
 #include "kernels/dcs/Lattice.h"
+#include "kernels/pme/ReciprocalSolver.h"
 
 namespace faraday {
 
@@ -28,6 +29,8 @@ struct MapOptions {
   double cutoff = 1.2;    ///< nm (method = cutoff)
   int binCapacity = 16;   ///< atoms per bin of the GPU cutoff kernel (the rest overflow to the host)
   double binSide = 0;     ///< nm; 0 = chosen so bins are ~60% full on average
+  PmeParams pme;          ///< method = pme: beta (1/nm), grid and order of the run's electrostatics
+  double ewaldCutoff = 0; ///< nm, method = pme: real-space cutoff of the Ewald split (nonbonded.cutoff)
 };
 
 /// Throws Error when the options cannot be used with `positions` (cutoff >= half the box, ...).
@@ -43,7 +46,7 @@ void cpuDirectMap(const Lattice& lattice, const std::vector<Vec3>& positions, co
 /// atoms in input order). Used as the reference and for the GPU kernel's overflow atoms.
 void cpuCutoffMap(const Lattice& lattice, const std::vector<Vec3>& positions, const std::vector<double>& charges,
                   const MapOptions& options, std::vector<double>& map);
-/// Dispatches on options.method; Pme throws Error (not available yet).
+/// Dispatches on options.method (Pme: cpuPmeMap of PmeMap.h).
 void cpuPotentialMap(const Lattice& lattice, const std::vector<Vec3>& positions, const std::vector<double>& charges,
                      const MapOptions& options, std::vector<double>& map);
 

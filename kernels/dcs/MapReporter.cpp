@@ -5,17 +5,23 @@
 #include "engine/Error.h"
 #include "kernels/dcs/CudaDcs.h"
 #include "kernels/dcs/MapWriters.h"
+#include "kernels/dcs/PmeMap.h"
 
 namespace faraday {
 
 PotentialMapAverager::PotentialMapAverager(const Config::MapSection& map, const System& system, bool useCuda,
-                                           Timers* timers)
+                                           Timers* timers, const EwaldSetup* ewald)
     : map_(map), charges_(system.charge), useCuda_(useCuda), timers_(timers) {
   checkLatticeSpacing(map.spacing);
   options_.method = parseMapMethod(map.method);
   options_.periodic = map.periodic;
   options_.box = system.box;
   options_.cutoff = map.cutoff;
+  if (options_.method == MapMethod::Pme) {
+    if (!map.periodic)
+      throw keyError("map.periodic", "must be true for map.method = pme (the Ewald potential is periodic)");
+    applyEwaldSetup(ewald ? *ewald : EwaldSetup{}, options_);
+  }
   mapUnitFactor(map.units, map.temperature);  // validates map.units / map.temperature now, not at the end
   if (map.extent != "box" && map.extent != "atoms")
     throw keyError("map.extent", "unknown extent '" + map.extent + "' (expected box | atoms)");
@@ -31,10 +37,15 @@ PotentialMapAverager::~PotentialMapAverager() = default;
 
 void PotentialMapAverager::start(const std::vector<Vec3>& positions) {
   if (map_.extent == "atoms") lattice_ = Lattice::fromAtoms(positions, map_.spacing, map_.padding);
-  if (useCuda_)
+  if (options_.method == MapMethod::Pme) {
+    if (useCuda_)
+      gpuPme_ = std::make_unique<CudaPmeMap>(lattice_, options_);
+    else
+      cpuPme_ = std::make_unique<CpuPmeMap>(options_);
+  } else if (useCuda_) {
     gpu_ = std::make_unique<CudaMapAccumulator>(lattice_, options_);
-  else
-    sum_.assign(lattice_.size(), 0.0);
+  }
+  if (!gpu_ && !gpuPme_) sum_.assign(lattice_.size(), 0.0);
   started_ = true;
 }
 
@@ -45,6 +56,10 @@ void PotentialMapAverager::addFrame(const std::vector<Vec3>& positions, const Bo
   if (!started_) start(positions);
   if (gpu_) {
     gpu_->addFrame(positions, charges_, box, timers_);
+  } else if (gpuPme_) {
+    gpuPme_->addFrame(positions, charges_, box, timers_);
+  } else if (cpuPme_) {
+    cpuPme_->addFrame(lattice_, positions, charges_, box, sum_, timers_);
   } else {
     ScopedTimer timer(timers_, "map.cpu");
     MapOptions o = options_;
@@ -56,7 +71,7 @@ void PotentialMapAverager::addFrame(const std::vector<Vec3>& positions, const Bo
 
 std::vector<double> PotentialMapAverager::average() const {
   if (frames_ == 0) return {};
-  std::vector<double> avg = gpu_ ? gpu_->sum() : sum_;
+  std::vector<double> avg = gpu_ ? gpu_->sum() : gpuPme_ ? gpuPme_->sum() : sum_;
   for (double& v : avg) v /= double(frames_);
   return avg;
 }
@@ -73,13 +88,19 @@ void PotentialMapAverager::write(const std::filesystem::path& file) const {
   writeMap(file, lattice_, v, comment);
 }
 
+EwaldSetup mapEwaldSetup(const Config& config, const System& system) {
+  if (config.map.method != "pme") return {};
+  return chooseEwaldSetup(config, system.box);
+}
+
 std::filesystem::path mapOutputPath(const Config& config) {
   const std::filesystem::path f = config.map.file;
   return f.is_absolute() ? f : config.output.directory / f;
 }
 
 MapReporter::MapReporter(const Config& config, const System& system, bool useCuda, Timers* timers)
-    : averager_(config.map, system, useCuda, timers), interval_(config.map.interval), file_(mapOutputPath(config)) {
+    : averager_(config.map, system, useCuda, timers, std::make_unique<EwaldSetup>(mapEwaldSetup(config, system)).get()),
+      interval_(config.map.interval), file_(mapOutputPath(config)) {
   std::filesystem::path ext = file_.extension();
   if (ext != ".dx" && ext != ".mrc" && ext != ".ccp4" && ext != ".map")
     throw keyError("map.file", "'" + file_.string() + "': unknown map format (use .dx, .mrc, .ccp4 or .map)");

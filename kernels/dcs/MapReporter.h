@@ -15,6 +15,9 @@
 namespace faraday {
 
 class CudaMapAccumulator;
+class CpuPmeMap;
+class CudaPmeMap;
+struct EwaldSetup;
 
 /// Sums the map of every frame added (double, on the host or on the device) and gives the
 /// average. The lattice is built from the box (map.extent = box) at construction, or from
@@ -22,7 +25,9 @@ class CudaMapAccumulator;
 class PotentialMapAverager {
  public:
   /// Validates the [map] keys (throws Error naming the key). charges in e per particle.
-  PotentialMapAverager(const Config::MapSection& map, const System& system, bool useCuda, Timers* timers);
+  /// `ewald` (map.method = pme only; may be null otherwise): the run's Ewald parameters.
+  PotentialMapAverager(const Config::MapSection& map, const System& system, bool useCuda, Timers* timers,
+                       const EwaldSetup* ewald = nullptr);
   ~PotentialMapAverager();
   /// Adds one frame: positions nm, box nm (periodic maps use it for the minimum image).
   void addFrame(const std::vector<Vec3>& positions, const Box& box);
@@ -44,6 +49,8 @@ class PotentialMapAverager {
   Lattice lattice_;
   std::vector<double> sum_;  // CPU path
   std::unique_ptr<CudaMapAccumulator> gpu_;
+  std::unique_ptr<CpuPmeMap> cpuPme_;  // method = pme
+  std::unique_ptr<CudaPmeMap> gpuPme_;
   long long frames_ = 0;
 };
 
@@ -67,6 +74,10 @@ class MapReporter : public Reporter {
 };
 
 std::unique_ptr<Reporter> makeMapReporter(const Config& config, const System& system, bool useCuda, Timers* timers);
+
+/// The Ewald parameters a pme map needs (chooseEwaldSetup for the system's box); an
+/// empty setup (method none) when map.method is not pme.
+EwaldSetup mapEwaldSetup(const Config& config, const System& system);
 
 /// map.file resolved against output.directory.
 std::filesystem::path mapOutputPath(const Config& config);

@@ -9,6 +9,7 @@
 #include "engine/SystemSetup.h"
 #include "kernels/common/Device.h"
 #include "kernels/dcs/MapReporter.h"
+#include "kernels/pme/Electrostatics.h"
 
 namespace faraday {
 
@@ -17,7 +18,8 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
   const auto t0 = std::chrono::steady_clock::now();
   DcdReader dcd(config.map.trajectory, (long long)system.size());  // atom-count mismatch: Error naming the file
   if (dcd.frames() == 0) throw fileError(config.map.trajectory, 0, "trajectory has no frames");
-  PotentialMapAverager averager(config.map, system, useCuda, timers);
+  const EwaldSetup ewald = mapEwaldSetup(config, system);
+  PotentialMapAverager averager(config.map, system, useCuda, timers, &ewald);
   DcdFrame frame;
   for (long long f = 0; f < dcd.frames(); ++f) {
     dcd.readFrame(f, frame);

@@ -1,0 +1,151 @@
+#pragma once
+// The per-point work of the PME potential map (PmeMap.h), written once for the CPU
+// reference (double, OpenMP over points) and the CUDA kernels (double, a thread per
+// point): the real-space gather over neighbour cells and the B-spline interpolation of
+// the reciprocal potential grid. Both visit their terms in the same fixed order.
+#include <math.h>
+
+#include <vector>
+
+#include "engine/Box.h"
+#include "engine/HostDevice.h"
+#include "engine/Vec3.h"
+#include "kernels/dcs/DcsPair.h"
+#include "kernels/pme/BSpline.h"
+
+namespace faraday::pmemap {
+
+/// A charged atom wrapped into the box: position nm, charge e.
+struct alignas(32) Site {
+  double x, y, z, q;
+};
+
+/// Atoms sorted into cells of side >= the real-space cutoff (at least one cell per axis);
+/// the atoms of cell (cx, cy, cz), c = (cz n_y + cy) n_x + cx, are sites[start[c] ..
+/// start[c + 1]), in input order.
+struct CellView {
+  double L[3];    ///< box edges, nm
+  int n[3];       ///< cells per axis
+  double rc2;     ///< cutoff^2, nm^2
+  double beta;    ///< 1/nm
+  const int* start;
+  const Site* sites;
+};
+
+/// Host: builds the sorted sites and cell starts for `box` (skips q = 0).
+inline void buildCells(const std::vector<Vec3>& positions, const std::vector<double>& charges, const Box& box,
+                       double cutoff, double beta, CellView& view, std::vector<int>& start,
+                       std::vector<Site>& sites) {
+  const Vec3 L = box.lengths();
+  for (int d = 0; d < 3; ++d) {
+    view.L[d] = L[d];
+    const int n = int(floor(L[d] / cutoff));
+    view.n[d] = n < 1 ? 1 : n;
+  }
+  view.rc2 = cutoff * cutoff;
+  view.beta = beta;
+  const int cells = view.n[0] * view.n[1] * view.n[2];
+  std::vector<int> cellOf(positions.size(), -1);
+  start.assign(cells + 1, 0);
+  for (std::size_t a = 0; a < positions.size(); ++a) {
+    if (charges[a] == 0.0) continue;
+    const Vec3 r = box.wrap(positions[a]);
+    int c[3];
+    for (int d = 0; d < 3; ++d) {
+      c[d] = int(r[d] / L[d] * view.n[d]);
+      if (c[d] >= view.n[d]) c[d] = view.n[d] - 1;
+      if (c[d] < 0) c[d] = 0;
+    }
+    cellOf[a] = (c[2] * view.n[1] + c[1]) * view.n[0] + c[0];
+    ++start[cellOf[a] + 1];
+  }
+  for (int c = 0; c < cells; ++c) start[c + 1] += start[c];
+  sites.resize(start[cells]);
+  std::vector<int> fill(start.begin(), start.end() - 1);
+  for (std::size_t a = 0; a < positions.size(); ++a) {
+    if (cellOf[a] < 0) continue;
+    const Vec3 r = box.wrap(positions[a]);
+    sites[fill[cellOf[a]]++] = Site{r.x, r.y, r.z, charges[a]};
+  }
+  view.start = start.data();
+  view.sites = sites.data();
+}
+
+/// Cell index along one axis of a coordinate x (nm), wrapped into [0, n).
+FARADAY_HD int cellIndex(double x, double L, int n) {
+  double s = x / L;
+  s -= floor(s);
+  int c = int(s * n);
+  return c >= n ? n - 1 : (c < 0 ? 0 : c);
+}
+
+/// sum_i q_i erfc(beta r_i)/r_i (e/nm; times k_C for kJ/(mol e)) over the atoms within the
+/// cutoff of point p (nm), minimum image (cutoff < half the shortest edge). With >= 3
+/// cells on an axis the neighbour cells are c-1, c, c+1 (cell side >= cutoff); with fewer,
+/// every cell of that axis once. Cells in z, y, x order, atoms in cell order.
+FARADAY_HD double realSpaceSum(const CellView& v, double px, double py, double pz) {
+  const int cx = cellIndex(px, v.L[0], v.n[0]);
+  const int cy = cellIndex(py, v.L[1], v.n[1]);
+  const int cz = cellIndex(pz, v.L[2], v.n[2]);
+  const int mx = v.n[0] >= 3 ? 3 : v.n[0], my = v.n[1] >= 3 ? 3 : v.n[1], mz = v.n[2] >= 3 ? 3 : v.n[2];
+  double sum = 0;
+  for (int c = 0; c < mz; ++c) {
+    const int z = v.n[2] >= 3 ? (cz - 1 + c + v.n[2]) % v.n[2] : c;
+    for (int b = 0; b < my; ++b) {
+      const int y = v.n[1] >= 3 ? (cy - 1 + b + v.n[1]) % v.n[1] : b;
+      for (int a = 0; a < mx; ++a) {
+        const int x = v.n[0] >= 3 ? (cx - 1 + a + v.n[0]) % v.n[0] : a;
+        const int cell = (z * v.n[1] + y) * v.n[0] + x;
+        for (int s = v.start[cell]; s < v.start[cell + 1]; ++s) {
+          const Site at = v.sites[s];
+          double dx = px - at.x, dy = py - at.y, dz = pz - at.z;
+          dx -= v.L[0] * rint(dx / v.L[0]);
+          dy -= v.L[1] * rint(dy / v.L[1]);
+          dz -= v.L[2] * rint(dz / v.L[2]);
+          const double r2 = dx * dx + dy * dy + dz * dz;
+          if (r2 >= v.rc2 || r2 < dcs::kMinDistance2) continue;
+          const double r = sqrt(r2);
+          sum += at.q * erfc(v.beta * r) / r;
+        }
+      }
+    }
+  }
+  return sum;
+}
+
+/// The reciprocal potential grid dE_rec/dQ(k) (kJ/(mol e)), x slowest, z fastest.
+struct GridView {
+  int K[3];
+  int order;
+  double L[3];  ///< nm
+  const double* grid;
+};
+
+/// sum_k theta_x theta_y theta_z grid(k) at point p (nm): the smooth-PME reciprocal
+/// potential, with the weights of the force gathering (BSpline.h convention).
+FARADAY_HD double interpolateGrid(const GridView& g, double px, double py, double pz) {
+  const double p[3] = {px, py, pz};
+  double theta[3][pme::kMaxSplineOrder];
+  int first[3];
+  for (int d = 0; d < 3; ++d) {
+    double s = p[d] / g.L[d];
+    s -= floor(s);
+    double w;
+    pme::splitGridCoordinate<double>(s * g.K[d], g.K[d], g.order, first[d], w);
+    pme::bsplineWeights<double>(w, g.order, theta[d], nullptr);
+  }
+  double phi = 0;
+  for (int i = 0; i < g.order; ++i) {
+    const int ix = (first[0] + i) % g.K[0];
+    for (int j = 0; j < g.order; ++j) {
+      const int iy = (first[1] + j) % g.K[1];
+      const double* row = g.grid + ((long long)ix * g.K[1] + iy) * (long long)g.K[2];
+      double t = 0;
+      for (int k = 0; k < g.order; ++k) t += theta[2][k] * row[(first[2] + k) % g.K[2]];
+      phi += theta[0][i] * theta[1][j] * t;
+    }
+  }
+  return phi;
+}
+
+}  // namespace faraday::pmemap
