@@ -43,11 +43,14 @@ DcsKernel productionKernel(MapMethod method) {
 namespace {
 
 // ---- constant memory ------------------------------------------------------------
-/// Atoms {x, y, z, q} of one chunk: 4000 x 16 bytes = 64000 bytes, under the 64 KB bank.
-constexpr int kChunkAtoms = 4000;
-/// Atoms are padded to a multiple of this with zero charges far away (the blocked
-/// accumulation folds every kAtomBlock atoms; inner loops get a fixed trip count).
-constexpr int kAtomBlock = 32;
+/// Atoms {x, y, z, q} of one chunk: 4096 x 16 bytes = the whole 64 KB bank (this
+/// translation unit has no other __constant__ data).
+constexpr int kChunkAtoms = 4096;
+/// Atoms are padded to a multiple of this with zero charges (the blocked accumulation folds
+/// every kFold <= kAtomBlock atoms, kFold dividing kAtomBlock; inner loops get a fixed trip
+/// count). kChunkAtoms is a multiple, so every chunk is too.
+constexpr int kAtomBlock = 128;
+static_assert(kChunkAtoms % kAtomBlock == 0, "chunks must hold whole atom blocks");
 __constant__ float4 c_atoms[kChunkAtoms];
 
 
@@ -75,7 +78,7 @@ struct Accumulator<DcsAccumulation::Kahan> {
 };
 template <>
 struct Accumulator<DcsAccumulation::BlockedDouble> {
-  float s = 0.f;  // at most kAtomBlock terms: error ~ sqrt(32) ulp of the block sum
+  float s = 0.f;  // at most kFold terms: rounding error ~ sqrt(kFold) ulp of the block sum
   double d = 0.0;
   __device__ void add(float t) { s += t; }
   __device__ void endBlock() {
@@ -101,7 +104,8 @@ __device__ inline float minimumImage(float d, float L, float invL) {
 /// writes 32 consecutive doubles per point index), else adjacent. Per atom and thread:
 /// 1 constant read (broadcast), dy, dz, dy^2+dz^2 once, then per point 1 sub, 1 fma,
 /// 1 rsqrt, 1 mul-add (plus 2 ops for the minimum image when periodic).
-template <int kCoarsen, bool kCoalesced, bool kPeriodic, DcsAccumulation A, int kMinBlocks = 1, bool kPerPairTest = false>
+template <int kCoarsen, bool kCoalesced, bool kPeriodic, DcsAccumulation A, int kMinBlocks = 1, bool kPerPairTest = false,
+          int kFold = 32>
 __global__ void __launch_bounds__(128, kMinBlocks) gatherKernel(LatticeDims g, PeriodicBox box, int nAtoms, double* map) {
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
   const int k = blockIdx.z;
@@ -113,9 +117,9 @@ __global__ void __launch_bounds__(128, kMinBlocks) gatherKernel(LatticeDims g, P
 #pragma unroll
   for (int c = 0; c < kCoarsen; ++c) x[c] = (i0 + c * step) * g.hx;
   Accumulator<A> acc[kCoarsen];
-  for (int a0 = 0; a0 < nAtoms; a0 += kAtomBlock) {
+  for (int a0 = 0; a0 < nAtoms; a0 += kFold) {
 #pragma unroll 4
-    for (int a = a0; a < a0 + kAtomBlock; ++a) {
+    for (int a = a0; a < a0 + kFold; ++a) {
       const float4 atom = c_atoms[a];
       const float dy = minimumImage<kPeriodic>(y - atom.y, box.L[1], box.invL[1]);
       const float dz = minimumImage<kPeriodic>(z - atom.z, box.L[2], box.invL[2]);
@@ -141,6 +145,67 @@ __global__ void __launch_bounds__(128, kMinBlocks) gatherKernel(LatticeDims g, P
   for (int c = 0; c < kCoarsen; ++c) {
     const int i = i0 + c * step;
     if (i < g.nx) map[(std::size_t(k) * g.ny + j) * g.nx + i] += units::kCoulomb * acc[c].total();
+  }
+}
+
+// ---- (d') production direct: coalesced rows, warp-sized tasks, grid-stride loop ---------
+/// A task is one row segment of 32 kCoarsen points (k, j, i0 + lane + 32 c), owned by one
+/// warp: y and z (so dy, dz, dy^2 + dz^2) are warp-uniform, writes are coalesced. The grid
+/// holds only as many blocks as fit on the GPU at once and every warp walks the tasks with a
+/// fixed stride, so the last partial wave is one task per warp instead of one block tile
+/// (with block tiles, 4096 tiles over 1320 resident blocks leave a 10%-full fourth wave in
+/// every launch). The map is bitwise the same for any grid: each point's sum runs over the
+/// same atoms in the same order, folded every kFold atoms.
+/// Per atom and warp: uniform constant loads (ULDC) of the atom, dy, dz, dy^2 + dz^2, x - ax
+/// (5 instructions); per point: dx (FFMA), r^2 (FFMA), MUFU.RSQ, the charge-weighted add
+/// (FFMA); per kFold atoms and point: F2F.F64.F32 + DADD.
+template <int kCoarsen, bool kPeriodic, DcsAccumulation A, int kMinBlocks, int kFold, int kUnroll = 4>
+__global__ void __launch_bounds__(128, kMinBlocks)
+    rowTaskKernel(LatticeDims g, PeriodicBox box, int nAtoms, int segmentsPerRow, int nTasks, double* map) {
+  const int lane = threadIdx.x & 31;
+  const int warpsPerBlock = blockDim.x >> 5;
+  const int nGroups = (nTasks + warpsPerBlock - 1) / warpsPerBlock;
+  // The loop runs over groups of warpsPerBlock tasks with a block-uniform trip count, so
+  // the atom loop stays in uniform control flow and reads the atoms into uniform registers
+  // (ULDC); a warp past the last task recomputes the last one and does not store it.
+  for (int group = blockIdx.x; group < nGroups; group += gridDim.x) {
+    const int myTask = group * warpsPerBlock + (threadIdx.x >> 5);
+    const bool store = myTask < nTasks;
+    const int task = store ? myTask : nTasks - 1;
+    const int seg = task % segmentsPerRow;
+    const int row = task / segmentsPerRow;
+    const int j = row % g.ny, k = row / g.ny;
+    const int i0 = seg * 32 * kCoarsen + lane;
+    const float y = j * g.hy, z = k * g.hz;
+    // x of point c is (i0 + 32 c) hx: per atom t = i0 hx - ax (one FFMA), per point
+    // dx = 32 c hx + t (one FFMA with an immediate), so the thread keeps 2 registers for
+    // its x coordinates instead of kCoarsen (room for the task loop under the register cap).
+    const float xi0 = float(i0);
+    Accumulator<A> acc[kCoarsen];
+    for (int a0 = 0; a0 < nAtoms; a0 += kFold) {
+#pragma unroll kUnroll
+      for (int a = a0; a < a0 + kFold; ++a) {
+        const float4 atom = c_atoms[a];
+        const float dy = minimumImage<kPeriodic>(y - atom.y, box.L[1], box.invL[1]);
+        const float dz = minimumImage<kPeriodic>(z - atom.z, box.L[2], box.invL[2]);
+        const float dyz2 = fmaf(dy, dy, dz * dz);
+        const float t = fmaf(xi0, g.hx, -atom.x);
+#pragma unroll
+        for (int c = 0; c < kCoarsen; ++c) {
+          const float dx = minimumImage<kPeriodic>(c == 0 ? t : fmaf(float(32 * c), g.hx, t), box.L[0], box.invL[0]);
+          // The chunk holds only atoms farther than kMinDistance from every lattice row
+          // (splitNearRowAtoms): r >= kMinDistance for every pair, no test needed.
+          acc[c].add(atom.w * dcs::fastRsqrt(fmaf(dx, dx, dyz2)));
+        }
+      }
+#pragma unroll
+      for (int c = 0; c < kCoarsen; ++c) acc[c].endBlock();
+    }
+#pragma unroll
+    for (int c = 0; c < kCoarsen; ++c) {
+      const int i = i0 + 32 * c;
+      if (store && i < g.nx) map[(std::size_t(k) * g.ny + j) * g.nx + i] += units::kCoulomb * acc[c].total();
+    }
   }
 }
 
@@ -217,12 +282,13 @@ std::vector<float4> packAtoms(const Lattice& l, const std::vector<Vec3>& pos, co
   return out;
 }
 
-template <int C, bool kCoalesced, bool kPeriodic, DcsAccumulation A, int kMinBlocks = 1, bool kPerPairTest = false>
+template <int C, bool kCoalesced, bool kPeriodic, DcsAccumulation A, int kMinBlocks = 1, bool kPerPairTest = false,
+          int kFold = 32>
 void launchGather(const Lattice& l, const PeriodicBox& box, int nAtoms, double* map, cudaStream_t s) {
   const dim3 block(32, 4);
   const int pointsPerBlockX = 32 * C;
   const dim3 grid((l.nx + pointsPerBlockX - 1) / pointsPerBlockX, (l.ny + 3) / 4, l.nz);
-  gatherKernel<C, kCoalesced, kPeriodic, A, kMinBlocks, kPerPairTest><<<grid, block, 0, s>>>(dimsOf(l), box, nAtoms, map);
+  gatherKernel<C, kCoalesced, kPeriodic, A, kMinBlocks, kPerPairTest, kFold><<<grid, block, 0, s>>>(dimsOf(l), box, nAtoms, map);
   FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
 }
 
@@ -238,10 +304,49 @@ void launchGatherAcc(DcsAccumulation a, const Lattice& l, const PeriodicBox& box
   }
 }
 
-/// Production shape of the coalesced kernel: points per thread and the __launch_bounds__
-/// minimum blocks per SM, chosen from the benchmark's timing studies (bench dcs).
+/// The row-task kernel on `s`: a grid of at most the blocks resident at once (occupancy of
+/// this instantiation on device 0), capped by the task count.
+template <int C, bool kPeriodic, DcsAccumulation A, int MB, int kFold, int kUnroll = 4>
+void launchRowTasks(const Lattice& l, const PeriodicBox& box, int nAtoms, double* map, cudaStream_t s,
+                    bool persistent = true) {
+  constexpr int kThreads = 128;
+  static const int resident = [] {
+    int sms = 0, perSm = 0;
+    FARADAY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    FARADAY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &perSm, rowTaskKernel<C, kPeriodic, A, MB, kFold, kUnroll>, kThreads, 0));
+    return std::max(1, sms * perSm);
+  }();
+  const long long segments = (l.nx + 32 * C - 1) / (32 * C);
+  const long long tasks = segments * l.ny * l.nz;
+  if (tasks > (1LL << 30)) throw Error("potential map: lattice too large for one direct launch");
+  const int warpsPerBlock = kThreads / 32;
+  const long long groups = (tasks + warpsPerBlock - 1) / warpsPerBlock;
+  const int blocks = int(persistent ? std::min<long long>(groups, resident) : groups);
+  rowTaskKernel<C, kPeriodic, A, MB, kFold, kUnroll><<<blocks, kThreads, 0, s>>>(dimsOf(l), box, nAtoms, int(segments),
+                                                                         int(tasks), map);
+  FARADAY_CUDA_CHECK_LAUNCH("rowTaskKernel");
+}
+
+/// Production shape of the coalesced kernel: points per thread, the __launch_bounds__
+/// minimum blocks per SM (caps registers) and atoms per float block, chosen from the
+/// benchmark's timing and accuracy studies (bench dcs; NOTES.md).
 constexpr int kProductionCoarsening = 8;
 constexpr int kProductionMinBlocks = 10;  // <= 48 registers: 10 blocks of 128 threads per SM
+constexpr int kProductionFold = 128;
+static_assert(kAtomBlock % kProductionFold == 0, "the fold must divide the atom padding");
+
+template <int C, bool kPeriodic, int MB, int kFold>
+void launchRowTasksAcc(DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n, double* map,
+                       cudaStream_t s) {
+  switch (a) {
+    case DcsAccumulation::Float: launchRowTasks<C, kPeriodic, DcsAccumulation::Float, MB, kFold>(l, box, n, map, s); break;
+    case DcsAccumulation::Kahan: launchRowTasks<C, kPeriodic, DcsAccumulation::Kahan, MB, kFold>(l, box, n, map, s); break;
+    case DcsAccumulation::BlockedDouble:
+      launchRowTasks<C, kPeriodic, DcsAccumulation::BlockedDouble, MB, kFold>(l, box, n, map, s);
+      break;
+  }
+}
 
 template <bool kPeriodic>
 void launchGatherVariant(DcsKernel k, DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n,
@@ -250,12 +355,12 @@ void launchGatherVariant(DcsKernel k, DcsAccumulation a, const Lattice& l, const
     case DcsKernel::Gather: launchGatherAcc<1, false, kPeriodic>(a, l, box, n, map, s); break;
     case DcsKernel::Coarsened: launchGatherAcc<8, false, kPeriodic>(a, l, box, n, map, s); break;
     case DcsKernel::Coalesced:
-      // 8 points per thread covers 256 points per block row; short rows waste fewer
-      // threads with 4 (128 per block row).
+      // 8 points per thread covers 256 points per row segment; short rows waste fewer
+      // threads with 4 (128 per segment).
       if (l.nx > 32 * kProductionCoarsening / 2)
-        launchGatherAcc<kProductionCoarsening, true, kPeriodic, kProductionMinBlocks>(a, l, box, n, map, s);
+        launchRowTasksAcc<kProductionCoarsening, kPeriodic, kProductionMinBlocks, kProductionFold>(a, l, box, n, map, s);
       else
-        launchGatherAcc<4, true, kPeriodic>(a, l, box, n, map, s);
+        launchRowTasksAcc<4, kPeriodic, 1, kProductionFold>(a, l, box, n, map, s);
       break;
     default: throw Error("launchGatherVariant: not a gather kernel");
   }
@@ -268,24 +373,36 @@ void launchGatherStudy(const DcsGatherTuning& t, DcsAccumulation a, const Lattic
   constexpr auto B = DcsAccumulation::BlockedDouble;
   if (a != B && a != F) throw Error("gather study: float or blocked-double accumulation only");
   const bool blocked = a == B;
-  const int c = t.coarsening, mb = t.minBlocksPerSm;
-  const bool pp = t.perPairTest;
-#define FARADAY_STUDY(C, MB, PP)                                                                            \
-  if (c == C && mb == MB && pp == PP) {                                                                     \
-    blocked ? launchGather<C, true, false, B, MB, PP>(l, box, n, map, s)                                   \
-            : launchGather<C, true, false, F, MB, PP>(l, box, n, map, s);                                  \
+  const int c = t.coarsening, mb = t.minBlocksPerSm, fold = t.foldAtoms;
+  const bool pp = t.perPairTest, rows = t.rowTasks;
+#define FARADAY_STUDY(C, MB, PP, FOLD)                                                                      \
+  if (!rows && c == C && mb == MB && pp == PP && fold == FOLD) {                                            \
+    blocked ? launchGather<C, true, false, B, MB, PP, FOLD>(l, box, n, map, s)                             \
+            : launchGather<C, true, false, F, MB, PP, FOLD>(l, box, n, map, s);                            \
     return;                                                                                                 \
   }
-  FARADAY_STUDY(4, 1, false)
-  FARADAY_STUDY(8, 1, false)
-  FARADAY_STUDY(8, 8, false)
-  FARADAY_STUDY(8, 10, false)
-  FARADAY_STUDY(8, 12, false)
-  FARADAY_STUDY(16, 1, false)
-  FARADAY_STUDY(16, 6, false)
-  FARADAY_STUDY(8, 1, true)
-  FARADAY_STUDY(8, 10, true)
+  FARADAY_STUDY(8, 10, false, 32)
+  FARADAY_STUDY(8, 10, false, 128)
+  FARADAY_STUDY(16, 6, false, 32)
+  FARADAY_STUDY(8, 10, true, 32)
 #undef FARADAY_STUDY
+  const int unroll = t.unroll;
+  const bool persistent = t.persistent;
+#define FARADAY_STUDY_ROWS(C, MB, FOLD, U)                                                                  \
+  if (rows && !pp && c == C && mb == MB && fold == FOLD && unroll == U) {                                   \
+    blocked ? launchRowTasks<C, false, B, MB, FOLD, U>(l, box, n, map, s, persistent)                      \
+            : launchRowTasks<C, false, F, MB, FOLD, U>(l, box, n, map, s, persistent);                     \
+    return;                                                                                                 \
+  }
+  FARADAY_STUDY_ROWS(8, 10, 32, 4)
+  FARADAY_STUDY_ROWS(8, 10, 64, 4)
+  FARADAY_STUDY_ROWS(8, 10, 128, 4)
+  FARADAY_STUDY_ROWS(8, 10, 128, 8)
+  FARADAY_STUDY_ROWS(8, 8, 128, 4)
+  FARADAY_STUDY_ROWS(8, 12, 128, 4)
+  FARADAY_STUDY_ROWS(16, 6, 128, 4)
+  FARADAY_STUDY_ROWS(16, 5, 128, 4)
+#undef FARADAY_STUDY_ROWS
   throw Error("gather study: combination not compiled");
 }
 
