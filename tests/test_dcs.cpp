@@ -237,6 +237,24 @@ TEST_P(DcsGpuDirect, MatchesCpuReference) {
 }
 INSTANTIATE_TEST_SUITE_P(PeriodicOrNot, DcsGpuDirect, ::testing::Values(false, true));
 
+TEST(DcsGpu, LongRowsMatchCpuReference) {
+  FARADAY_REQUIRE_GPU();
+  // nx = 300 takes the 8-points-per-thread tiles (2 per row, the second partly outside the
+  // lattice); 16 tiles are far fewer than the GPU holds, so every tile is split over atom
+  // ranges and folded by tailFoldKernel.
+  const Lattice l = makeLattice({-0.1, 0.0, 0.05}, 0.05, 300, 7, 4);
+  const Atoms a = randomAtoms(3000, {0, 0, 0}, {15.0, 0.4, 0.3}, 33);
+  for (bool periodic : {false, true}) {
+    const MapOptions o = directOptions(periodic, Box::rectangular(15.0, 0.5, 0.4));
+    std::vector<double> ref;
+    cpuDirectMap(l, a.positions, a.charges, o, ref);
+    const std::vector<double> gpu =
+        cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, l, a.positions, a.charges, o);
+    EXPECT_LT(relRms(gpu, ref), tol::kDcsGpuRelRms) << (periodic ? "periodic" : "non-periodic");
+    EXPECT_EQ(gpu, cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, l, a.positions, a.charges, o));
+  }
+}
+
 TEST(DcsGpu, EveryVariantEqualsProductionGather) {
   FARADAY_REQUIRE_GPU();
   // nx = 70 is not a multiple of any block width: the edge guards are exercised.

@@ -93,35 +93,32 @@ static int benchDcsStudy() {
     t.minBlocksPerSm = mb;
     t.foldAtoms = fold;
     t.perPairTest = pp;
-    t.rowTasks = false;
+    t.tileKernel = false;
     return t;
   };
-  auto rows = [](int c, int mb, int fold, int unroll = 4, bool persistent = true) {
+  auto tile1d = [](int c, int mb, int fold, int unroll, bool split) {
     DcsGatherTuning t;
     t.coarsening = c;
     t.minBlocksPerSm = mb;
     t.foldAtoms = fold;
-    t.rowTasks = true;
+    t.tileKernel = true;
     t.unroll = unroll;
-    t.persistent = persistent;
+    t.splitTail = split;
     return t;
   };
   const std::vector<S> variants = {
-      {tiles(8, 10, 32), B, "tiles x8 mb10 fold32 (old production)"},
-      {tiles(8, 10, 128), B, "tiles x8 mb10 fold128"},
-      {tiles(8, 10, 32), F, "tiles x8 mb10 float (no fold)"},
-      {tiles(16, 6, 32), B, "tiles x16 mb6 fold32"},
-      {tiles(8, 10, 32, true), B, "tiles x8 mb10 fold32 test per pair"},
-      {rows(8, 10, 32), B, "rows x8 mb10 fold32"},
-      {rows(8, 10, 64), B, "rows x8 mb10 fold64"},
-      {rows(8, 10, 128), B, "rows x8 mb10 fold128"},
-      {rows(8, 10, 128, 4, false), B, "rows x8 mb10 fold128 full grid"},
-      {rows(8, 10, 128, 8), B, "rows x8 mb10 fold128 unroll8"},
-      {rows(8, 8, 128), B, "rows x8 mb8 fold128"},
-      {rows(8, 12, 128), B, "rows x8 mb12 fold128 (spills)"},
-      {rows(16, 6, 128), B, "rows x16 mb6 fold128"},
-      {rows(16, 5, 128), B, "rows x16 mb5 fold128"},
-      {rows(8, 10, 128), F, "rows x8 mb10 float (no fold)"},
+      {tiles(8, 10, 32), B, "gather x8 mb10 fold32 (old production)"},
+      {tiles(8, 10, 128), B, "gather x8 mb10 fold128"},
+      {tiles(8, 10, 32, true), B, "gather x8 mb10 fold32 test per pair"},
+      {tile1d(8, 10, 128, 4, false), B, "tiles x8 mb10 fold128 u4"},
+      {tile1d(8, 10, 128, 4, true), B, "tiles x8 mb10 fold128 u4 split"},
+      {tile1d(8, 10, 128, 8, false), B, "tiles x8 mb10 fold128 u8"},
+      {tile1d(8, 10, 128, 8, true), B, "tiles x8 mb10 fold128 u8 split"},
+      {tile1d(8, 10, 64, 4, true), B, "tiles x8 mb10 fold64 u4 split"},
+      {tile1d(8, 8, 128, 8, true), B, "tiles x8 mb8 fold128 u8 split"},
+      {tile1d(16, 5, 128, 4, true), B, "tiles x16 mb5 fold128 u4 split"},
+      {tile1d(16, 6, 128, 4, true), B, "tiles x16 mb6 fold128 u4 split"},
+      {tile1d(8, 10, 128, 4, true), F, "tiles x8 mb10 float u4 split"},
   };
   const Lattice l = lattice(512, 256, 32, 0.1);
   const Atoms a = randomAtoms(16000, {51.2, 25.6, 3.2}, 13);
@@ -174,6 +171,20 @@ static int benchDcsStudy() {
                                               direct, nullptr, 1, &variants[v].t),
                              refMany);
     row(variants[v].name, rate[v], e1, e2);
+  }
+  // Whole waves: 512x264x40 has 2 x 66 x 40 = 5280 tiles = 4 x 1320 resident blocks (x8, 10
+  // per SM on 132 SMs): no partial last wave, so its rate shows what the tail costs.
+  {
+    const Lattice w = lattice(512, 264, 40, 0.1);
+    for (std::size_t v : {std::size_t(1), std::size_t(3), std::size_t(4)}) {
+      std::vector<double> x;
+      for (int r = 0; r < 3; ++r) {
+        cudaPotentialMap(DcsKernel::Coalesced, variants[v].acc, w, a.positions, a.charges, direct, &st, 7,
+                         &variants[v].t);
+        x.push_back(st.effectiveEvaluations / st.seconds);
+      }
+      std::printf("whole waves %s: %-32s %10.3e /s\n", dims(w).c_str(), variants[v].name, median(x));
+    }
   }
   const std::vector<double> p1 =
       cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, slab, a.positions, a.charges, direct);
@@ -284,20 +295,20 @@ int benchDcs(const std::vector<std::string>& args) {
       const char* name;
     };
     constexpr auto B = DcsAccumulation::BlockedDouble;
-    auto tune = [](int c, int mb, int fold, bool rows, bool pp = false) {
+    auto tune = [](int c, int mb, int fold, bool tiles1d, bool pp = false) {
       DcsGatherTuning t;
       t.coarsening = c;
       t.minBlocksPerSm = mb;
       t.foldAtoms = fold;
-      t.rowTasks = rows;
+      t.tileKernel = tiles1d;
       t.perPairTest = pp;
       return t;
     };
-    for (S v : {S{tune(8, 10, 32, false), B, "study: tiles x8 fold32 (old production)"},
-                S{tune(8, 10, 128, true), B, "study: rows x8 fold128"},
-                S{tune(16, 6, 128, true), B, "study: rows x16 minBlocks 6"},
-                S{tune(8, 10, 32, false, true), B, "study: tiles x8 test per pair"},
-                S{tune(8, 10, 128, true), DcsAccumulation::Float, "study: rows x8 float"}}) {
+    for (S v : {S{tune(8, 10, 32, false), B, "study: gather x8 fold32 (old production)"},
+                S{tune(8, 10, 128, true), B, "study: tiles x8 fold128 split"},
+                S{tune(16, 6, 128, true), B, "study: tiles x16 minBlocks 6"},
+                S{tune(8, 10, 32, false, true), B, "study: gather x8 test per pair"},
+                S{tune(8, 10, 128, true), DcsAccumulation::Float, "study: tiles x8 float"}}) {
       const std::vector<double> m =
           cudaPotentialMap(DcsKernel::Coalesced, v.acc, l, a.positions, a.charges, direct, &st, 5, &v.t);
       add({"study", v.name, a.positions.size(), dims(l), st.effectiveEvaluations, st.actualEvaluations, st.seconds,

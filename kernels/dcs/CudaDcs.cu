@@ -148,65 +148,102 @@ __global__ void __launch_bounds__(128, kMinBlocks) gatherKernel(LatticeDims g, P
   }
 }
 
-// ---- (d') production direct: coalesced rows, warp-sized tasks, grid-stride loop ---------
-/// A task is one row segment of 32 kCoarsen points (k, j, i0 + lane + 32 c), owned by one
-/// warp: y and z (so dy, dz, dy^2 + dz^2) are warp-uniform, writes are coalesced. The grid
-/// holds only as many blocks as fit on the GPU at once and every warp walks the tasks with a
-/// fixed stride, so the last partial wave is one task per warp instead of one block tile
-/// (with block tiles, 4096 tiles over 1320 resident blocks leave a 10%-full fourth wave in
-/// every launch). The map is bitwise the same for any grid: each point's sum runs over the
-/// same atoms in the same order, folded every kFold atoms.
-/// Per atom and warp: uniform constant loads (ULDC) of the atom, dy, dz, dy^2 + dz^2, x - ax
-/// (5 instructions); per point: dx (FFMA), r^2 (FFMA), MUFU.RSQ, the charge-weighted add
-/// (FFMA); per kFold atoms and point: F2F.F64.F32 + DADD.
-template <int kCoarsen, bool kPeriodic, DcsAccumulation A, int kMinBlocks, int kFold, int kUnroll = 4>
+// ---- (d') production direct: coalesced tiles, the last partial wave split over atoms ----
+/// Same tile as gatherKernel's coalesced form (a block of 32 x 4 threads covers 4 rows of
+/// 32 kCoarsen points, a thread's points 32 apart), on a 1-D grid of tiles. A launch holds
+/// T tiles; with R blocks resident on the GPU, the last T mod R tiles would run as a mostly
+/// empty wave of lone blocks (512x256x32 lattice: 4096 tiles over 1320 resident blocks
+/// leave 136 tiles, ~1 block per SM, at the end of every launch). Those tail tiles are
+/// instead split into `parts` blocks each summing a contiguous range of the atoms into
+/// `scratch` (one slot per part and point); tailFoldKernel then adds the parts, in part
+/// order, to the map. Every launch shape is a fixed function of the lattice, the atom count
+/// and the device, so the map is bitwise repeatable.
+/// Per atom and warp: 2 uniform constant loads (ULDC.64), dy, dz, dy^2 + dz^2 (4 FP32
+/// instructions); per point: dx (FFMA of the point index), r^2 (FFMA), MUFU.RSQ, the
+/// charge-weighted add (FFMA); per kFold atoms and point: F2F.F64.F32 + DADD.
+struct TileGrid {
+  int tilesX, tilesY;  // tiles per row and per slice
+  int fullTiles;       // tiles computed whole (block b < fullTiles is tile b)
+  int log2Parts;       // blocks per tail tile: parts = 1 << log2Parts (1: no split)
+  int atomsPerPart;    // a multiple of kFold
+};
+
+template <int kCoarsen, bool kPeriodic, DcsAccumulation A, int kMinBlocks, int kFold, int kUnroll>
 __global__ void __launch_bounds__(128, kMinBlocks)
-    rowTaskKernel(LatticeDims g, PeriodicBox box, int nAtoms, int segmentsPerRow, int nTasks, double* map) {
-  const int lane = threadIdx.x & 31;
-  const int warpsPerBlock = blockDim.x >> 5;
-  const int nGroups = (nTasks + warpsPerBlock - 1) / warpsPerBlock;
-  // The loop runs over groups of warpsPerBlock tasks with a block-uniform trip count, so
-  // the atom loop stays in uniform control flow and reads the atoms into uniform registers
-  // (ULDC); a warp past the last task recomputes the last one and does not store it.
-  for (int group = blockIdx.x; group < nGroups; group += gridDim.x) {
-    const int myTask = group * warpsPerBlock + (threadIdx.x >> 5);
-    const bool store = myTask < nTasks;
-    const int task = store ? myTask : nTasks - 1;
-    const int seg = task % segmentsPerRow;
-    const int row = task / segmentsPerRow;
-    const int j = row % g.ny, k = row / g.ny;
-    const int i0 = seg * 32 * kCoarsen + lane;
-    const float y = j * g.hy, z = k * g.hz;
-    // x of point c is (i0 + 32 c) hx: per atom t = i0 hx - ax (one FFMA), per point
-    // dx = 32 c hx + t (one FFMA with an immediate), so the thread keeps 2 registers for
-    // its x coordinates instead of kCoarsen (room for the task loop under the register cap).
-    const float xi0 = float(i0);
-    Accumulator<A> acc[kCoarsen];
-    for (int a0 = 0; a0 < nAtoms; a0 += kFold) {
-#pragma unroll kUnroll
-      for (int a = a0; a < a0 + kFold; ++a) {
-        const float4 atom = c_atoms[a];
-        const float dy = minimumImage<kPeriodic>(y - atom.y, box.L[1], box.invL[1]);
-        const float dz = minimumImage<kPeriodic>(z - atom.z, box.L[2], box.invL[2]);
-        const float dyz2 = fmaf(dy, dy, dz * dz);
-        const float t = fmaf(xi0, g.hx, -atom.x);
-#pragma unroll
-        for (int c = 0; c < kCoarsen; ++c) {
-          const float dx = minimumImage<kPeriodic>(c == 0 ? t : fmaf(float(32 * c), g.hx, t), box.L[0], box.invL[0]);
-          // The chunk holds only atoms farther than kMinDistance from every lattice row
-          // (splitNearRowAtoms): r >= kMinDistance for every pair, no test needed.
-          acc[c].add(atom.w * dcs::fastRsqrt(fmaf(dx, dx, dyz2)));
-        }
-      }
-#pragma unroll
-      for (int c = 0; c < kCoarsen; ++c) acc[c].endBlock();
-    }
-#pragma unroll
-    for (int c = 0; c < kCoarsen; ++c) {
-      const int i = i0 + 32 * c;
-      if (store && i < g.nx) map[(std::size_t(k) * g.ny + j) * g.nx + i] += units::kCoulomb * acc[c].total();
-    }
+    tileKernel(LatticeDims g, PeriodicBox box, int nAtoms, TileGrid t, double* map, double* scratch) {
+  // Shifts and masks only (no integer division): the atom range stays in uniform
+  // registers, so the atoms are read with uniform constant loads (ULDC).
+  int tile = blockIdx.x, part = -1, aBegin = 0, aEnd = nAtoms;
+  if (tile >= t.fullTiles) {
+    const int e = tile - t.fullTiles;
+    tile = t.fullTiles + (e >> t.log2Parts);
+    part = e & ((1 << t.log2Parts) - 1);
+    aBegin = min(nAtoms, part * t.atomsPerPart);
+    aEnd = min(nAtoms, aBegin + t.atomsPerPart);
   }
+  const int tx = tile % t.tilesX, ty = (tile / t.tilesX) % t.tilesY, k = tile / (t.tilesX * t.tilesY);
+  const int j = ty * blockDim.y + threadIdx.y;
+  const int i0 = tx * 32 * kCoarsen + threadIdx.x;
+  // Point coordinates rounded once here (__fmul_rn: not contracted into the loop's
+  // subtractions), so the loop needs no spacing and the compiler keeps the atoms, not
+  // hx/hy/hz, in uniform registers (read by ULDC before the arithmetic).
+  const float y = __fmul_rn(float(j), g.hy), z = __fmul_rn(float(k), g.hz);
+  float x[kCoarsen];
+#pragma unroll
+  for (int c = 0; c < kCoarsen; ++c) x[c] = __fmul_rn(float(i0 + 32 * c), g.hx);
+  Accumulator<A> acc[kCoarsen];
+  for (int a0 = aBegin; a0 < aEnd; a0 += kFold) {
+#pragma unroll kUnroll
+    for (int a = a0; a < a0 + kFold; ++a) {
+      const float4 atom = c_atoms[a];
+      const float dy = minimumImage<kPeriodic>(y - atom.y, box.L[1], box.invL[1]);
+      const float dz = minimumImage<kPeriodic>(z - atom.z, box.L[2], box.invL[2]);
+      const float dyz2 = fmaf(dy, dy, dz * dz);
+#pragma unroll
+      for (int c = 0; c < kCoarsen; ++c) {
+        const float dx = minimumImage<kPeriodic>(x[c] - atom.x, box.L[0], box.invL[0]);
+        // The chunk holds only atoms farther than kMinDistance from every lattice row
+        // (splitNearRowAtoms): r >= kMinDistance for every pair, no test needed.
+        acc[c].add(atom.w * dcs::fastRsqrt(fmaf(dx, dx, dyz2)));
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < kCoarsen; ++c) acc[c].endBlock();
+  }
+  if (part >= 0) {
+    // Slot of (part, tail tile, thread, c): written for every thread, read by tailFoldKernel.
+    const int tailTiles = gridDim.x - t.fullTiles;  // = parts x tail tiles
+    const std::size_t slot0 =
+        (std::size_t(part) * (tailTiles >> t.log2Parts) + (tile - t.fullTiles)) * (128 * kCoarsen) +
+        (threadIdx.y * 32 + threadIdx.x) * kCoarsen;
+#pragma unroll
+    for (int c = 0; c < kCoarsen; ++c) scratch[slot0 + c] = acc[c].total();
+    return;
+  }
+  if (j >= g.ny) return;
+#pragma unroll
+  for (int c = 0; c < kCoarsen; ++c) {
+    const int i = i0 + 32 * c;
+    if (i < g.nx) map[(std::size_t(k) * g.ny + j) * g.nx + i] += units::kCoulomb * acc[c].total();
+  }
+}
+
+/// Adds the split tail tiles' parts to the map, part 0 first (one thread per point slot).
+template <int kCoarsen>
+__global__ void tailFoldKernel(LatticeDims g, TileGrid t, int tailTiles, const double* scratch, double* map) {
+  const std::size_t perPart = std::size_t(tailTiles) * 128 * kCoarsen;
+  const std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s >= perPart) return;
+  const int c = int(s % kCoarsen);
+  const int thread = int((s / kCoarsen) % 128);
+  const int tile = t.fullTiles + int(s / (std::size_t(128) * kCoarsen));
+  const int tx = tile % t.tilesX, ty = (tile / t.tilesX) % t.tilesY, k = tile / (t.tilesX * t.tilesY);
+  const int j = ty * 4 + thread / 32;
+  const int i = tx * 32 * kCoarsen + thread % 32 + 32 * c;
+  if (j >= g.ny || i >= g.nx) return;
+  double sum = 0.0;
+  for (int p = 0; p < (1 << t.log2Parts); ++p) sum += scratch[p * perPart + s];
+  map[(std::size_t(k) * g.ny + j) * g.nx + i] += units::kCoulomb * sum;
 }
 
 // ---- (a) scatter: thread per atom, float atomics (benchmark only) -----------------
@@ -304,63 +341,86 @@ void launchGatherAcc(DcsAccumulation a, const Lattice& l, const PeriodicBox& box
   }
 }
 
-/// The row-task kernel on `s`: a grid of at most the blocks resident at once (occupancy of
-/// this instantiation on device 0), capped by the task count.
-template <int C, bool kPeriodic, DcsAccumulation A, int MB, int kFold, int kUnroll = 4>
-void launchRowTasks(const Lattice& l, const PeriodicBox& box, int nAtoms, double* map, cudaStream_t s,
-                    bool persistent = true) {
-  constexpr int kThreads = 128;
+/// The tile kernel on `s`, with the last partial wave split (`splitTail`) when it would
+/// leave most of the GPU idle: the T mod R tail tiles are split into
+/// parts blocks each, the largest power of 2 <= min(8, R / tail tiles, atom blocks).
+template <int C, bool kPeriodic, DcsAccumulation A, int MB, int kFold, int kUnroll>
+void launchTiles(const Lattice& l, const PeriodicBox& box, int nAtoms, double* map, DeviceBuffer<double>& scratch,
+                 cudaStream_t s, bool splitTail) {
   static const int resident = [] {
     int sms = 0, perSm = 0;
     FARADAY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     FARADAY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &perSm, rowTaskKernel<C, kPeriodic, A, MB, kFold, kUnroll>, kThreads, 0));
+        &perSm, tileKernel<C, kPeriodic, A, MB, kFold, kUnroll>, 128, 0));
     return std::max(1, sms * perSm);
   }();
-  const long long segments = (l.nx + 32 * C - 1) / (32 * C);
-  const long long tasks = segments * l.ny * l.nz;
-  if (tasks > (1LL << 30)) throw Error("potential map: lattice too large for one direct launch");
-  const int warpsPerBlock = kThreads / 32;
-  const long long groups = (tasks + warpsPerBlock - 1) / warpsPerBlock;
-  const int blocks = int(persistent ? std::min<long long>(groups, resident) : groups);
-  rowTaskKernel<C, kPeriodic, A, MB, kFold, kUnroll><<<blocks, kThreads, 0, s>>>(dimsOf(l), box, nAtoms, int(segments),
-                                                                         int(tasks), map);
-  FARADAY_CUDA_CHECK_LAUNCH("rowTaskKernel");
+  TileGrid t{};
+  t.tilesX = (l.nx + 32 * C - 1) / (32 * C);
+  t.tilesY = (l.ny + 3) / 4;
+  const long long tiles = (long long)t.tilesX * t.tilesY * l.nz;
+  if (tiles > (1LL << 30)) throw Error("potential map: lattice too large for one direct launch");
+  const int tail = int(tiles >= resident ? tiles % resident : tiles);
+  const int atomBlocks = nAtoms / kFold;
+  const int maxParts = splitTail && tail > 0 ? std::min({8, resident / tail, atomBlocks}) : 1;
+  t.log2Parts = 0;
+  while ((2 << t.log2Parts) <= maxParts) ++t.log2Parts;
+  const int parts = 1 << t.log2Parts;
+  t.fullTiles = int(tiles) - (parts > 1 ? tail : 0);
+  t.atomsPerPart = ((atomBlocks + parts - 1) / parts) * kFold;
+  const int blocks = t.fullTiles + (parts > 1 ? parts * tail : 0);
+  if (parts > 1) scratch.resize(std::max<std::size_t>(scratch.size(), std::size_t(parts) * tail * 128 * C));
+  tileKernel<C, kPeriodic, A, MB, kFold, kUnroll><<<blocks, dim3(32, 4), 0, s>>>(dimsOf(l), box, nAtoms, t, map,
+                                                                                  scratch.data());
+  FARADAY_CUDA_CHECK_LAUNCH("tileKernel");
+  if (parts > 1) {
+    const std::size_t slots = std::size_t(tail) * 128 * C;
+    tailFoldKernel<C><<<int((slots + 255) / 256), 256, 0, s>>>(dimsOf(l), t, tail, scratch.data(), map);
+    FARADAY_CUDA_CHECK_LAUNCH("tailFoldKernel");
+  }
 }
 
 /// Production shape of the coalesced kernel: points per thread, the __launch_bounds__
-/// minimum blocks per SM (caps registers) and atoms per float block, chosen from the
-/// benchmark's timing and accuracy studies (bench dcs; NOTES.md).
+/// minimum blocks per SM (caps registers), atoms per float block, atoms per unrolled inner
+/// iteration and the tail split, chosen from the benchmark's timing and accuracy studies
+/// (bench dcs --study; NOTES.md).
 constexpr int kProductionCoarsening = 8;
 constexpr int kProductionMinBlocks = 10;  // <= 48 registers: 10 blocks of 128 threads per SM
 constexpr int kProductionFold = 128;
+constexpr int kProductionUnroll = 4;
+constexpr bool kProductionSplitTail = true;
 static_assert(kAtomBlock % kProductionFold == 0, "the fold must divide the atom padding");
 
-template <int C, bool kPeriodic, int MB, int kFold>
-void launchRowTasksAcc(DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n, double* map,
-                       cudaStream_t s) {
+template <int C, bool kPeriodic, int MB, int kFold, int kUnroll>
+void launchTilesAcc(DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n, double* map,
+                    DeviceBuffer<double>& scratch, cudaStream_t s, bool split) {
   switch (a) {
-    case DcsAccumulation::Float: launchRowTasks<C, kPeriodic, DcsAccumulation::Float, MB, kFold>(l, box, n, map, s); break;
-    case DcsAccumulation::Kahan: launchRowTasks<C, kPeriodic, DcsAccumulation::Kahan, MB, kFold>(l, box, n, map, s); break;
+    case DcsAccumulation::Float:
+      launchTiles<C, kPeriodic, DcsAccumulation::Float, MB, kFold, kUnroll>(l, box, n, map, scratch, s, split);
+      break;
+    case DcsAccumulation::Kahan:
+      launchTiles<C, kPeriodic, DcsAccumulation::Kahan, MB, kFold, kUnroll>(l, box, n, map, scratch, s, split);
+      break;
     case DcsAccumulation::BlockedDouble:
-      launchRowTasks<C, kPeriodic, DcsAccumulation::BlockedDouble, MB, kFold>(l, box, n, map, s);
+      launchTiles<C, kPeriodic, DcsAccumulation::BlockedDouble, MB, kFold, kUnroll>(l, box, n, map, scratch, s, split);
       break;
   }
 }
 
 template <bool kPeriodic>
 void launchGatherVariant(DcsKernel k, DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n,
-                         double* map, cudaStream_t s) {
+                         double* map, DeviceBuffer<double>& scratch, cudaStream_t s) {
   switch (k) {
     case DcsKernel::Gather: launchGatherAcc<1, false, kPeriodic>(a, l, box, n, map, s); break;
     case DcsKernel::Coarsened: launchGatherAcc<8, false, kPeriodic>(a, l, box, n, map, s); break;
     case DcsKernel::Coalesced:
-      // 8 points per thread covers 256 points per row segment; short rows waste fewer
-      // threads with 4 (128 per segment).
+      // 8 points per thread covers 256 points per tile row; short rows waste fewer
+      // threads with 4 (128 per tile row).
       if (l.nx > 32 * kProductionCoarsening / 2)
-        launchRowTasksAcc<kProductionCoarsening, kPeriodic, kProductionMinBlocks, kProductionFold>(a, l, box, n, map, s);
+        launchTilesAcc<kProductionCoarsening, kPeriodic, kProductionMinBlocks, kProductionFold, kProductionUnroll>(
+            a, l, box, n, map, scratch, s, kProductionSplitTail);
       else
-        launchRowTasksAcc<4, kPeriodic, 1, kProductionFold>(a, l, box, n, map, s);
+        launchTilesAcc<4, kPeriodic, 1, kProductionFold, kProductionUnroll>(a, l, box, n, map, scratch, s,
+                                                                            kProductionSplitTail);
       break;
     default: throw Error("launchGatherVariant: not a gather kernel");
   }
@@ -368,41 +428,36 @@ void launchGatherVariant(DcsKernel k, DcsAccumulation a, const Lattice& l, const
 
 /// The benchmark's timing studies of the coalesced kernel (non-periodic only).
 void launchGatherStudy(const DcsGatherTuning& t, DcsAccumulation a, const Lattice& l, const PeriodicBox& box, int n,
-                       double* map, cudaStream_t s) {
+                       double* map, DeviceBuffer<double>& scratch, cudaStream_t s) {
   constexpr auto F = DcsAccumulation::Float;
   constexpr auto B = DcsAccumulation::BlockedDouble;
   if (a != B && a != F) throw Error("gather study: float or blocked-double accumulation only");
   const bool blocked = a == B;
-  const int c = t.coarsening, mb = t.minBlocksPerSm, fold = t.foldAtoms;
-  const bool pp = t.perPairTest, rows = t.rowTasks;
+  const int c = t.coarsening, mb = t.minBlocksPerSm, fold = t.foldAtoms, unroll = t.unroll;
+  const bool pp = t.perPairTest, tiles1d = t.tileKernel, split = t.splitTail;
 #define FARADAY_STUDY(C, MB, PP, FOLD)                                                                      \
-  if (!rows && c == C && mb == MB && pp == PP && fold == FOLD) {                                            \
+  if (!tiles1d && c == C && mb == MB && pp == PP && fold == FOLD) {                                         \
     blocked ? launchGather<C, true, false, B, MB, PP, FOLD>(l, box, n, map, s)                             \
             : launchGather<C, true, false, F, MB, PP, FOLD>(l, box, n, map, s);                            \
     return;                                                                                                 \
   }
   FARADAY_STUDY(8, 10, false, 32)
   FARADAY_STUDY(8, 10, false, 128)
-  FARADAY_STUDY(16, 6, false, 32)
   FARADAY_STUDY(8, 10, true, 32)
 #undef FARADAY_STUDY
-  const int unroll = t.unroll;
-  const bool persistent = t.persistent;
-#define FARADAY_STUDY_ROWS(C, MB, FOLD, U)                                                                  \
-  if (rows && !pp && c == C && mb == MB && fold == FOLD && unroll == U) {                                   \
-    blocked ? launchRowTasks<C, false, B, MB, FOLD, U>(l, box, n, map, s, persistent)                      \
-            : launchRowTasks<C, false, F, MB, FOLD, U>(l, box, n, map, s, persistent);                     \
+#define FARADAY_STUDY_TILES(C, MB, FOLD, U)                                                                 \
+  if (tiles1d && !pp && c == C && mb == MB && fold == FOLD && unroll == U) {                                \
+    blocked ? launchTiles<C, false, B, MB, FOLD, U>(l, box, n, map, scratch, s, split)                     \
+            : launchTiles<C, false, F, MB, FOLD, U>(l, box, n, map, scratch, s, split);                    \
     return;                                                                                                 \
   }
-  FARADAY_STUDY_ROWS(8, 10, 32, 4)
-  FARADAY_STUDY_ROWS(8, 10, 64, 4)
-  FARADAY_STUDY_ROWS(8, 10, 128, 4)
-  FARADAY_STUDY_ROWS(8, 10, 128, 8)
-  FARADAY_STUDY_ROWS(8, 8, 128, 4)
-  FARADAY_STUDY_ROWS(8, 12, 128, 4)
-  FARADAY_STUDY_ROWS(16, 6, 128, 4)
-  FARADAY_STUDY_ROWS(16, 5, 128, 4)
-#undef FARADAY_STUDY_ROWS
+  FARADAY_STUDY_TILES(8, 10, 128, 4)
+  FARADAY_STUDY_TILES(8, 10, 128, 8)
+  FARADAY_STUDY_TILES(8, 10, 64, 4)
+  FARADAY_STUDY_TILES(8, 8, 128, 8)
+  FARADAY_STUDY_TILES(16, 5, 128, 4)
+  FARADAY_STUDY_TILES(16, 6, 128, 4)
+#undef FARADAY_STUDY_TILES
   throw Error("gather study: combination not compiled");
 }
 
@@ -456,7 +511,8 @@ void launchNearRow(DcsAccumulation a, const Lattice& l, const PeriodicBox& box, 
 /// first the regular atoms with kernel `k`, then the near-row atoms (usually none) with the
 /// per-pair-tested gather. The order is fixed, so the result is deterministic.
 void runGather(DcsKernel k, DcsAccumulation a, const Lattice& l, const MapOptions& o,
-               const std::vector<float4>& atoms, double* map, cudaStream_t s, const DcsGatherTuning* study = nullptr) {
+               const std::vector<float4>& atoms, double* map, DeviceBuffer<double>& scratch, cudaStream_t s,
+               const DcsGatherTuning* study = nullptr) {
   if (study && o.periodic) throw Error("gather study: non-periodic only");
   const PeriodicBox box = boxOf(o);
   std::vector<float4> regular, nearRow;
@@ -469,11 +525,11 @@ void runGather(DcsKernel k, DcsAccumulation a, const Lattice& l, const MapOption
     FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_atoms, regular.data() + first, n * sizeof(float4), 0,
                                                cudaMemcpyHostToDevice, s));
     if (study)
-      launchGatherStudy(*study, a, l, box, n, map, s);
+      launchGatherStudy(*study, a, l, box, n, map, scratch, s);
     else if (o.periodic)
-      launchGatherVariant<true>(k, a, l, box, n, map, s);
+      launchGatherVariant<true>(k, a, l, box, n, map, scratch, s);
     else
-      launchGatherVariant<false>(k, a, l, box, n, map, s);
+      launchGatherVariant<false>(k, a, l, box, n, map, scratch, s);
   }
   for (std::size_t first = 0; first < nearRow.size(); first += kChunkAtoms) {
     const int n = int(std::min<std::size_t>(kChunkAtoms, nearRow.size() - first));
@@ -522,6 +578,7 @@ std::vector<double> cudaPotentialMap(DcsKernel kernel, DcsAccumulation accumulat
   DeviceBuffer<double> map("potential map", l.size());
   DeviceBuffer<float> fmap;
   DeviceBuffer<float4> dAtoms, dBins("cutoff bins", 1);
+  DeviceBuffer<double> tailScratch("direct map tail parts", 1);
   std::vector<double> hostPart;
   DcsKernelStats st;
   std::vector<float> times;
@@ -551,7 +608,7 @@ std::vector<double> cudaPotentialMap(DcsKernel kernel, DcsAccumulation accumulat
         if (o.method != MapMethod::Cutoff) throw Error("the cutoff-binned kernel needs map.method = cutoff");
         runCutoffBinned(l, o, pos, q, map, dBins, hostPart, stream.s, &st);
         break;
-      default: runGather(kernel, accumulation, l, o, atoms, map.data(), stream.s, study); break;
+      default: runGather(kernel, accumulation, l, o, atoms, map.data(), tailScratch, stream.s, study); break;
     }
     FARADAY_CUDA_CHECK(cudaEventRecord(ev.stop, stream.s));
     FARADAY_CUDA_CHECK(cudaEventSynchronize(ev.stop));
@@ -598,6 +655,7 @@ struct CudaMapAccumulator::Impl {
   Stream stream;
   DeviceBuffer<double> sum{"potential map sum", 1};
   DeviceBuffer<float4> bins{"cutoff bins", 1};
+  DeviceBuffer<double> tailScratch{"direct map tail parts", 1};
   std::vector<double> hostSum;  // overflow atoms of the cutoff kernel
 };
 
@@ -623,7 +681,8 @@ void CudaMapAccumulator::addFrame(const std::vector<Vec3>& positions, const std:
     runCutoffBinned(impl_->lattice, o, positions, charges, impl_->sum, impl_->bins, impl_->hostSum, s, nullptr);
   } else {
     const std::vector<float4> atoms = packAtoms(impl_->lattice, positions, charges, o.periodic, o.box);
-    runGather(DcsKernel::Coalesced, kProductionAccumulation, impl_->lattice, o, atoms, impl_->sum.data(), s);
+    runGather(DcsKernel::Coalesced, kProductionAccumulation, impl_->lattice, o, atoms, impl_->sum.data(),
+              impl_->tailScratch, s);
   }
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(s));
 }

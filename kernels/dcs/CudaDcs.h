@@ -50,9 +50,9 @@ struct DcsGatherTuning {
   int minBlocksPerSm = 10;      ///< __launch_bounds__ minimum blocks per SM (caps registers): 5, 6, 8, 10, 12
   bool perPairTest = false;     ///< the near-atom test on every pair instead of once per atom and row
   int foldAtoms = 32;           ///< atoms summed in float before each fold into the double: 32, 64 or 128
-  bool rowTasks = false;        ///< row-task kernel (production) instead of the block-tile kernel
-  bool persistent = true;       ///< row tasks: a grid of the resident blocks only (else one block per 4 tasks)
-  int unroll = 4;               ///< row tasks: atoms per unrolled inner iteration, 4 or 8
+  bool tileKernel = false;      ///< the production tile kernel (1-D grid of tiles) instead of gatherKernel
+  bool splitTail = true;        ///< tile kernel: split the last partial wave's tiles over atom ranges
+  int unroll = 4;               ///< tile kernel: atoms per unrolled inner iteration, 4 or 8
 };
 
 /// One frame's map, kJ/(mol e), x fastest, computed with `kernel` on device 0.
