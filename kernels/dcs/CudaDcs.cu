@@ -379,14 +379,19 @@ void launchTiles(const Lattice& l, const PeriodicBox& box, int nAtoms, double* m
   }
 }
 
-/// Production shape of the coalesced kernel: points per thread, the __launch_bounds__
-/// minimum blocks per SM (caps registers), atoms per float block, atoms per unrolled inner
-/// iteration and the tail split, chosen from the benchmark's timing and accuracy studies
-/// (bench dcs --study; NOTES.md).
-constexpr int kProductionCoarsening = 8;
-constexpr int kProductionMinBlocks = 10;  // <= 48 registers: 10 blocks of 128 threads per SM
-constexpr int kProductionFold = 128;
+/// Production shapes of the coalesced tile kernel by row length, chosen from the benchmark's
+/// timing and accuracy studies (bench dcs --study; NOTES.md): points per thread, the
+/// __launch_bounds__ minimum blocks per SM (caps registers), atoms per float block, atoms
+/// per unrolled inner iteration; the last partial wave is always split over atom ranges.
+/// Long rows: 16 points per thread, 5 blocks of 128 threads per SM (<= 96 registers).
+constexpr int kProductionCoarsening = 16;
+constexpr int kProductionMinBlocks = 5;
 constexpr int kProductionUnroll = 4;
+/// Rows of 129..256 points: 8 points per thread, 8 blocks per SM (<= 64 registers), unroll 8.
+constexpr int kMidCoarsening = 8;
+constexpr int kMidMinBlocks = 8;
+constexpr int kMidUnroll = 8;
+constexpr int kProductionFold = 128;
 constexpr bool kProductionSplitTail = true;
 static_assert(kAtomBlock % kProductionFold == 0, "the fold must divide the atom padding");
 
@@ -413,14 +418,16 @@ void launchGatherVariant(DcsKernel k, DcsAccumulation a, const Lattice& l, const
     case DcsKernel::Gather: launchGatherAcc<1, false, kPeriodic>(a, l, box, n, map, s); break;
     case DcsKernel::Coarsened: launchGatherAcc<8, false, kPeriodic>(a, l, box, n, map, s); break;
     case DcsKernel::Coalesced:
-      // 8 points per thread covers 256 points per tile row; short rows waste fewer
-      // threads with 4 (128 per tile row).
-      if (l.nx > 32 * kProductionCoarsening / 2)
+      // 16 points per thread cover 512 points per tile row; shorter rows waste fewer
+      // threads with 8 (256 per tile row) or 4 (128).
+      if (l.nx > 32 * kMidCoarsening)
         launchTilesAcc<kProductionCoarsening, kPeriodic, kProductionMinBlocks, kProductionFold, kProductionUnroll>(
             a, l, box, n, map, scratch, s, kProductionSplitTail);
+      else if (l.nx > 32 * 4)
+        launchTilesAcc<kMidCoarsening, kPeriodic, kMidMinBlocks, kProductionFold, kMidUnroll>(
+            a, l, box, n, map, scratch, s, kProductionSplitTail);
       else
-        launchTilesAcc<4, kPeriodic, 1, kProductionFold, kProductionUnroll>(a, l, box, n, map, scratch, s,
-                                                                            kProductionSplitTail);
+        launchTilesAcc<4, kPeriodic, 1, kProductionFold, 4>(a, l, box, n, map, scratch, s, kProductionSplitTail);
       break;
     default: throw Error("launchGatherVariant: not a gather kernel");
   }

@@ -47,7 +47,7 @@ double cudaRsqrtCeiling();
 /// Benchmark-only variations of the coalesced direct kernel (timing studies; non-periodic).
 struct DcsGatherTuning {
   int coarsening = 8;           ///< points per thread: 8 or 16
-  int minBlocksPerSm = 10;      ///< __launch_bounds__ minimum blocks per SM (caps registers): 5, 6, 8, 10, 12
+  int minBlocksPerSm = 10;      ///< __launch_bounds__ minimum blocks per SM (caps registers): 5, 6, 8 or 10
   bool perPairTest = false;     ///< the near-atom test on every pair instead of once per atom and row
   int foldAtoms = 32;           ///< atoms summed in float before each fold into the double: 32, 64 or 128
   bool tileKernel = false;      ///< the production tile kernel (1-D grid of tiles) instead of gatherKernel
