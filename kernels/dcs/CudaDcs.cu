@@ -158,9 +158,10 @@ __global__ void __launch_bounds__(128, kMinBlocks) gatherKernel(LatticeDims g, P
 /// `scratch` (one slot per part and point); tailFoldKernel then adds the parts, in part
 /// order, to the map. Every launch shape is a fixed function of the lattice, the atom count
 /// and the device, so the map is bitwise repeatable.
-/// Per atom and warp: 2 uniform constant loads (ULDC.64), dy, dz, dy^2 + dz^2 (4 FP32
-/// instructions); per point: dx (FFMA of the point index), r^2 (FFMA), MUFU.RSQ, the
-/// charge-weighted add (FFMA); per kFold atoms and point: F2F.F64.F32 + DADD.
+/// Per atom and warp: 2 constant loads (LDC.64; the production shapes were chosen where the
+/// compiler emits these: the same loop with ULDC.64 into uniform registers ran 3x slower,
+/// NOTES.md), dy, dz, dy^2 + dz^2 (4 FP32 instructions); per point: dx (FADD), r^2 (FFMA),
+/// MUFU.RSQ, the charge-weighted add (FFMA); per kFold atoms and point: F2F.F64.F32 + DADD.
 struct TileGrid {
   int tilesX, tilesY;  // tiles per row and per slice
   int fullTiles;       // tiles computed whole (block b < fullTiles is tile b)
@@ -185,8 +186,7 @@ __global__ void __launch_bounds__(128, kMinBlocks)
   const int j = ty * blockDim.y + threadIdx.y;
   const int i0 = tx * 32 * kCoarsen + threadIdx.x;
   // Point coordinates rounded once here (__fmul_rn: not contracted into the loop's
-  // subtractions), so the loop needs no spacing and the compiler keeps the atoms, not
-  // hx/hy/hz, in uniform registers (read by ULDC before the arithmetic).
+  // subtractions), so the loop needs no spacing: dx, dy, dz are single FADDs.
   const float y = __fmul_rn(float(j), g.hy), z = __fmul_rn(float(k), g.hz);
   float x[kCoarsen];
 #pragma unroll
