@@ -237,6 +237,29 @@ TEST_P(DcsGpuDirect, MatchesCpuReference) {
 }
 INSTANTIATE_TEST_SUITE_P(PeriodicOrNot, DcsGpuDirect, ::testing::Values(false, true));
 
+TEST(DcsGpu, LongRowsMatchCpuReference) {
+  FARADAY_REQUIRE_GPU();
+  // nx = 200 and 300 take the 8- and 16-points-per-thread tiles (one tile per row, partly
+  // outside the lattice); 7 x 4 tiles are far fewer than the GPU holds, so every tile is
+  // split over atom ranges and folded by tailFoldKernel. Lattice inside the atoms' box
+  // (closest approach ~7e-3 nm): a host emulation of the float arithmetic gives 5e-7.
+  for (int nx : {200, 300}) {
+    const Lattice l = makeLattice({-0.1, 1.0, 1.0}, 0.01, nx, 7, 4);
+    const Atoms a = randomAtoms(3000, {0, 0, 0}, {3.0, 3.0, 3.0}, 33);
+    for (bool periodic : {false, true}) {
+      const MapOptions o = directOptions(periodic, Box::rectangular(3.0, 3.0, 3.0));
+      std::vector<double> ref;
+      cpuDirectMap(l, a.positions, a.charges, o, ref);
+      const std::vector<double> gpu =
+          cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, l, a.positions, a.charges, o);
+      const double err = relRms(gpu, ref);
+      std::printf("  direct nx = %d %s: relative RMS vs CPU %.3e\n", nx, periodic ? "periodic" : "non-periodic", err);
+      EXPECT_LT(err, tol::kDcsGpuRelRms) << "nx " << nx << (periodic ? " periodic" : " non-periodic");
+      EXPECT_EQ(gpu, cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, l, a.positions, a.charges, o));
+    }
+  }
+}
+
 TEST(DcsGpu, EveryVariantEqualsProductionGather) {
   FARADAY_REQUIRE_GPU();
   // nx = 70 is not a multiple of any block width: the edge guards are exercised.
@@ -361,6 +384,29 @@ TEST(DcsGpu, CutoffBinnedMatchesCpuReference) {
     EXPECT_LT(relRms(gpu, ref), tol::kDcsGpuRelRms) << (periodic ? "periodic" : "non-periodic");
     std::printf("  cutoff binned %s: relative RMS %.3e, %lld overflow atoms\n", periodic ? "periodic" : "non-periodic",
                 relRms(gpu, ref), st.overflowAtoms);
+  }
+}
+
+TEST(DcsGpu, CutoffPointOnAnAtomSkipsThatAtom) {
+  FARADAY_REQUIRE_GPU();
+  // Atoms on lattice points (and one near a point, inside the 2e-4 nm margin) take the
+  // host path with the near-atom test; the rest of the map still matches the reference.
+  const Box box = Box::rectangular(2.0, 2.0, 2.0);
+  Atoms a = randomAtoms(800, {0, 0, 0}, box.lengths(), 75);
+  a.positions[0] = {0.5, 0.7, 0.9};
+  a.positions[1] = {1.2, 0.3, 1.0};
+  a.positions[2] = {0.80005, 1.1, 0.4};
+  const Lattice l = Lattice::fromBox(box, 0.1);
+  for (bool periodic : {false, true}) {
+    const MapOptions o = cutoffOptions(0.9, periodic, box);
+    std::vector<double> ref;
+    cpuCutoffMap(l, a.positions, a.charges, o, ref);
+    DcsKernelStats st;
+    const std::vector<double> gpu =
+        cudaPotentialMap(DcsKernel::CutoffBinned, kProductionAccumulation, l, a.positions, a.charges, o, &st);
+    EXPECT_GE(st.overflowAtoms, 3) << (periodic ? "periodic" : "non-periodic");
+    for (double v : gpu) ASSERT_TRUE(std::isfinite(v));
+    EXPECT_LT(relRms(gpu, ref), tol::kDcsGpuRelRms) << (periodic ? "periodic" : "non-periodic");
   }
 }
 

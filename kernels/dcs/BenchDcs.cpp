@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -70,13 +71,143 @@ std::string dims(const Lattice& l) {
 
 }  // namespace
 
+/// Timing and accuracy study of the direct kernel's variants in one process: each variant
+/// timed in several rounds (median of 7 launches per round, rounds interleaved so that a
+/// drift of the GPU's state hits every variant), the rsqrt ceiling measured before, between
+/// and after the rounds; accuracy of each variant against the CPU double reference on a
+/// slab of the timing case and on the many-atoms case.
+static int benchDcsStudy() {
+  MapOptions direct;
+  direct.method = MapMethod::Direct;
+  direct.periodic = false;
+  struct S {
+    DcsGatherTuning t;
+    DcsAccumulation acc;
+    const char* name;
+  };
+  constexpr auto B = DcsAccumulation::BlockedDouble;
+  constexpr auto F = DcsAccumulation::Float;
+  auto tiles = [](int c, int mb, int fold, bool pp = false) {
+    DcsGatherTuning t;
+    t.coarsening = c;
+    t.minBlocksPerSm = mb;
+    t.foldAtoms = fold;
+    t.perPairTest = pp;
+    t.tileKernel = false;
+    return t;
+  };
+  auto tile1d = [](int c, int mb, int fold, int unroll, bool split) {
+    DcsGatherTuning t;
+    t.coarsening = c;
+    t.minBlocksPerSm = mb;
+    t.foldAtoms = fold;
+    t.tileKernel = true;
+    t.unroll = unroll;
+    t.splitTail = split;
+    return t;
+  };
+  const std::vector<S> variants = {
+      {tiles(8, 10, 32), B, "gather x8 mb10 fold32 (old production)"},
+      {tiles(8, 10, 128), B, "gather x8 mb10 fold128"},
+      {tiles(8, 10, 32, true), B, "gather x8 mb10 fold32 test per pair"},
+      {tile1d(8, 10, 128, 4, false), B, "tiles x8 mb10 fold128 u4"},
+      {tile1d(8, 10, 128, 4, true), B, "tiles x8 mb10 fold128 u4 split"},
+      {tile1d(8, 10, 128, 8, false), B, "tiles x8 mb10 fold128 u8"},
+      {tile1d(8, 10, 128, 8, true), B, "tiles x8 mb10 fold128 u8 split"},
+      {tile1d(8, 10, 64, 4, true), B, "tiles x8 mb10 fold64 u4 split"},
+      {tile1d(8, 8, 128, 8, true), B, "tiles x8 mb8 fold128 u8 split"},
+      {tile1d(16, 5, 128, 4, true), B, "tiles x16 mb5 fold128 u4 split"},
+      {tile1d(16, 6, 128, 4, true), B, "tiles x16 mb6 fold128 u4 split"},
+      {tile1d(8, 10, 128, 4, true), F, "tiles x8 mb10 float u4 split"},
+  };
+  const Lattice l = lattice(512, 256, 32, 0.1);
+  const Atoms a = randomAtoms(16000, {51.2, 25.6, 3.2}, 13);
+  // Accuracy: 2 slices of the timing case (same atoms) and 100000 atoms on 32x32x8.
+  Lattice slab = l;
+  slab.nz = 2;
+  const Lattice lm = lattice(32, 32, 8, 0.1);
+  const Atoms am = randomAtoms(100000, {3.2, 3.2, 0.8}, 11);
+  std::vector<double> refSlab, refMany;
+  cpuDirectMap(slab, a.positions, a.charges, direct, refSlab);
+  cpuDirectMap(lm, am.positions, am.charges, direct, refMany);
+  const int rounds = 5;
+  std::vector<std::vector<double>> rate(variants.size());
+  std::vector<double> ceilings, prodRates, prodErr(2);
+  ceilings.push_back(cudaRsqrtCeiling());
+  DcsKernelStats st;
+  for (int r = 0; r < rounds; ++r) {
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      cudaPotentialMap(DcsKernel::Coalesced, variants[v].acc, l, a.positions, a.charges, direct, &st, 7,
+                       &variants[v].t);
+      rate[v].push_back(st.effectiveEvaluations / st.seconds);
+    }
+    cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, l, a.positions, a.charges, direct, &st, 7);
+    prodRates.push_back(st.effectiveEvaluations / st.seconds);
+    if (r == rounds / 2) ceilings.push_back(cudaRsqrtCeiling());
+  }
+  ceilings.push_back(cudaRsqrtCeiling());
+  auto median = [](std::vector<double> x) {
+    std::sort(x.begin(), x.end());
+    return x[x.size() / 2];
+  };
+  std::printf("\nstudy: lattice %s, %zu atoms (%.2e evaluations); rsqrt ceiling %.3e %.3e %.3e /s\n",
+              dims(l).c_str(), a.positions.size(), double(l.size()) * double(a.positions.size()), ceilings[0],
+              ceilings[1], ceilings[2]);
+  std::printf("accuracy: rel RMS vs CPU double on %s (same atoms) and on %s with %zu atoms\n", dims(slab).c_str(),
+              dims(lm).c_str(), am.positions.size());
+  std::printf("%-40s %10s %10s %10s %7s %10s %10s\n", "variant", "median/s", "min/s", "max/s", "%ceil", "err slab",
+              "err many");
+  const double ceiling = median(ceilings);
+  auto row = [&](const char* name, const std::vector<double>& x, double e1, double e2) {
+    std::printf("%-40s %10.3e %10.3e %10.3e %6.1f%% %10.2e %10.2e\n", name, median(x),
+                *std::min_element(x.begin(), x.end()), *std::max_element(x.begin(), x.end()),
+                100 * median(x) / ceiling, e1, e2);
+  };
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    const double e1 = relRms(cudaPotentialMap(DcsKernel::Coalesced, variants[v].acc, slab, a.positions, a.charges,
+                                              direct, nullptr, 1, &variants[v].t),
+                             refSlab);
+    const double e2 = relRms(cudaPotentialMap(DcsKernel::Coalesced, variants[v].acc, lm, am.positions, am.charges,
+                                              direct, nullptr, 1, &variants[v].t),
+                             refMany);
+    row(variants[v].name, rate[v], e1, e2);
+  }
+  // Whole waves: 512x264x40 has 2 x 66 x 40 = 5280 tiles = 4 x 1320 resident blocks (x8, 10
+  // per SM on 132 SMs): no partial last wave, so its rate shows what the tail costs.
+  {
+    const Lattice w = lattice(512, 264, 40, 0.1);
+    for (std::size_t v : {std::size_t(1), std::size_t(3), std::size_t(4)}) {
+      std::vector<double> x;
+      for (int r = 0; r < 3; ++r) {
+        cudaPotentialMap(DcsKernel::Coalesced, variants[v].acc, w, a.positions, a.charges, direct, &st, 7,
+                         &variants[v].t);
+        x.push_back(st.effectiveEvaluations / st.seconds);
+      }
+      std::printf("whole waves %s: %-32s %10.3e /s\n", dims(w).c_str(), variants[v].name, median(x));
+    }
+  }
+  const std::vector<double> p1 =
+      cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, slab, a.positions, a.charges, direct);
+  const bool same =
+      p1 == cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, slab, a.positions, a.charges, direct);
+  row(same ? "production path (bitwise repeatable)" : "production path (NOT REPEATABLE)", prodRates,
+      relRms(p1, refSlab),
+      relRms(cudaPotentialMap(DcsKernel::Coalesced, kProductionAccumulation, lm, am.positions, am.charges, direct),
+             refMany));
+  return 0;
+}
+
 int benchDcs(const std::vector<std::string>& args) {
   bool quick = false;
   for (const std::string& a : args) {
     if (a == "--quick")
       quick = true;
-    else
-      throw Error("bench dcs: unknown argument '" + a + "' (expected --quick)");
+    else if (a == "--study") {
+      if (cudaDeviceCount() == 0) throw Error("bench dcs needs a CUDA device: " + cudaDeviceDescription());
+      std::printf("DCS study on %s, %d OpenMP threads\n", cudaDeviceDescription().c_str(), omp_get_max_threads());
+      return benchDcsStudy();
+    } else
+      throw Error("bench dcs: unknown argument '" + a + "' (expected --quick or --study)");
   }
   if (cudaDeviceCount() == 0) throw Error("bench dcs needs a CUDA device: " + cudaDeviceDescription());
   std::printf("DCS benchmark on %s, %d OpenMP threads\n", cudaDeviceDescription().c_str(), omp_get_max_threads());
@@ -164,13 +295,20 @@ int benchDcs(const std::vector<std::string>& args) {
       const char* name;
     };
     constexpr auto B = DcsAccumulation::BlockedDouble;
-    for (S v : {S{{8, 1, false}, B, "study: x8 (production shape)"}, S{{4, 1, false}, B, "study: x4"},
-                S{{8, 8, false}, B, "study: x8 minBlocks 8"}, S{{8, 10, false}, B, "study: x8 minBlocks 10"},
-                S{{8, 12, false}, B, "study: x8 minBlocks 12"}, S{{16, 1, false}, B, "study: x16"},
-                S{{16, 6, false}, B, "study: x16 minBlocks 6"},
-                S{{8, 1, true}, B, "study: x8 test per pair"},
-                S{{8, 10, true}, B, "study: x8 test per pair minBlocks 10"},
-                S{{8, 1, false}, DcsAccumulation::Float, "study: x8 float"}}) {
+    auto tune = [](int c, int mb, int fold, bool tiles1d, bool pp = false) {
+      DcsGatherTuning t;
+      t.coarsening = c;
+      t.minBlocksPerSm = mb;
+      t.foldAtoms = fold;
+      t.tileKernel = tiles1d;
+      t.perPairTest = pp;
+      return t;
+    };
+    for (S v : {S{tune(8, 10, 32, false), B, "study: gather x8 fold32 (old production)"},
+                S{tune(8, 10, 128, true), B, "study: tiles x8 fold128 split"},
+                S{tune(16, 6, 128, true), B, "study: tiles x16 minBlocks 6"},
+                S{tune(8, 10, 32, false, true), B, "study: gather x8 test per pair"},
+                S{tune(8, 10, 128, true), DcsAccumulation::Float, "study: tiles x8 float"}}) {
       const std::vector<double> m =
           cudaPotentialMap(DcsKernel::Coalesced, v.acc, l, a.positions, a.charges, direct, &st, 5, &v.t);
       add({"study", v.name, a.positions.size(), dims(l), st.effectiveEvaluations, st.actualEvaluations, st.seconds,

@@ -26,7 +26,7 @@ const char* dcsKernelName(DcsKernel kernel);
 enum class DcsAccumulation {
   Float,          ///< one float accumulator per point and constant-memory chunk (then added to the double map)
   Kahan,          ///< compensated float sum per point and chunk
-  BlockedDouble,  ///< float over blocks of 32 atoms, each block folded into a double (production)
+  BlockedDouble,  ///< float over blocks of atoms (128 in production), each block folded into a double (production)
 };
 const char* dcsAccumulationName(DcsAccumulation accumulation);
 
@@ -46,9 +46,13 @@ double cudaRsqrtCeiling();
 
 /// Benchmark-only variations of the coalesced direct kernel (timing studies; non-periodic).
 struct DcsGatherTuning {
-  int coarsening = 8;           ///< points per thread: 4, 8 or 16
-  int minBlocksPerSm = 1;       ///< __launch_bounds__ minimum blocks per SM (caps registers): 1, 6, 8, 10, 12
+  int coarsening = 8;           ///< points per thread: 8 or 16
+  int minBlocksPerSm = 10;      ///< __launch_bounds__ minimum blocks per SM (caps registers): 5, 6, 8 or 10
   bool perPairTest = false;     ///< the near-atom test on every pair instead of once per atom and row
+  int foldAtoms = 32;           ///< atoms summed in float before each fold into the double: 32, 64 or 128
+  bool tileKernel = false;      ///< the production tile kernel (1-D grid of tiles) instead of gatherKernel
+  bool splitTail = true;        ///< tile kernel: split the last partial wave's tiles over atom ranges
+  int unroll = 4;               ///< tile kernel: atoms per unrolled inner iteration, 4 or 8
 };
 
 /// One frame's map, kJ/(mol e), x fastest, computed with `kernel` on device 0.

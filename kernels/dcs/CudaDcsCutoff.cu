@@ -1,8 +1,8 @@
 // CUDA cutoff-binned potential map (SEEDS.md 000/001, Rodrigues et al. 2008): atoms in
 // fixed-capacity bins padded with zero charges, a neighbourhood list of bin offsets in
 // __constant__ memory, each block stages neighbour bins in shared memory for its brick of
-// lattice points; atoms that do not fit go to an overflow list summed on the host while
-// the kernel runs.
+// lattice points; atoms that do not fit, and the rare atoms that could come within
+// kMinDistance of a lattice point, go to a list summed on the host while the kernel runs.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -105,7 +105,9 @@ __global__ void __launch_bounds__(kBrickThreads) cutoffBinnedKernel(LatticeDims 
       for (int c = 0; c < kPointsZ; ++c) {
         const float dz = z[c] - s.z;
         const float r2 = fmaf(dz, dz, dxy2);
-        part[c] += dcs::cutoffTerm(s.w, r2, dcs::fastRsqrt(r2), b.inv_rc2);
+        // No near-atom test: atoms that could come within kMinDistance of a lattice
+        // point are summed on the host (buildBins), so r >= kMinDistance here.
+        part[c] += dcs::cutoffTermFar(s.w, r2, dcs::fastRsqrt(r2), b.inv_rc2);
       }
     }
 #pragma unroll
@@ -170,6 +172,19 @@ Binning buildBins(const Lattice& l, const std::vector<Vec3>& pos, const std::vec
     throw Error("potential map: cutoff bins would need more than 8 GB; use a larger bin side");
   bn.slots.assign(std::size_t(nbins) * b.capacity, make_float4(kFarAway, kFarAway, kFarAway, 0.f));
   std::vector<int> fill(nbins, 0);
+  // An atom within 2 kMinDistance of a lattice plane in all three axes (any periodic image)
+  // could come within kMinDistance of a lattice point (float rounding included): it goes
+  // to the host list, which applies the near-atom test, so the kernel needs none.
+  const double margin = 2 * dcs::kMinDistance;
+  auto nearPlanes = [&](double c, double h, double period) {
+    const int images = o.periodic ? 1 : 0;
+    for (int n = -images; n <= images; ++n) {
+      const double v = c + n * period;
+      if (std::abs(v - std::nearbyint(v / h) * h) < margin) return true;
+    }
+    return false;
+  };
+  const Vec3 L = o.box.lengths();
   for (std::size_t a = 0; a < pos.size(); ++a) {
     if (q[a] == 0.0) continue;
     const Vec3 r = o.periodic ? o.box.wrap(pos[a]) : pos[a];
@@ -177,8 +192,10 @@ Binning buildBins(const Lattice& l, const std::vector<Vec3>& pos, const std::vec
     for (int d = 0; d < 3; ++d)
       idx[d] = std::clamp(int(std::floor((r[d] - lo[d]) / b.side[d])), 0, b.nb[d] - 1);
     const std::size_t bin = (std::size_t(idx[2]) * b.nb[1] + idx[1]) * b.nb[0] + idx[0];
-    if (fill[bin] < b.capacity) {
-      const Vec3 rel = r - l.origin;
+    const Vec3 rel = r - l.origin;
+    const bool nearPoint = nearPlanes(rel.x, l.spacing.x, L.x) && nearPlanes(rel.y, l.spacing.y, L.y) &&
+                           nearPlanes(rel.z, l.spacing.z, L.z);
+    if (!nearPoint && fill[bin] < b.capacity) {
       bn.slots[bin * b.capacity + fill[bin]++] = make_float4(float(rel.x), float(rel.y), float(rel.z), float(q[a]));
     } else {
       bn.overflowPositions.push_back(r);

@@ -32,6 +32,16 @@ FARADAY_HD T cutoffTerm(T q, T r2, T rinv, T inv_rc2) {
   return q * (r2 >= T(kMinDistance2) ? rinv : T(0)) * (s * s);
 }
 
+/// cutoffTerm for a pair known to be at least kMinDistance apart (the GPU cutoff kernel
+/// sends atoms that could come that close to a lattice point to the host list): no test.
+/// Flops: 1 fma + 1 max (s), 3 mul/fma, besides the rsqrt.
+template <typename T>
+FARADAY_HD T cutoffTermFar(T q, T r2, T rinv, T inv_rc2) {
+  T s = T(1) - r2 * inv_rc2;
+  s = s > T(0) ? s : T(0);
+  return (q * rinv) * (s * s);
+}
+
 #if defined(__CUDACC__)
 /// 1/sqrt(x) in one special-function instruction (MUFU.RSQ) with denormal inputs flushed
 /// to zero. Plain rsqrtf (no -ftz) wraps MUFU in a denormal fix-up of ~3 more instructions
