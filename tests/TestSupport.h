@@ -3,8 +3,12 @@
 // paths to the source tree and the built executable.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
+#include <vector>
+
+#include "engine/Error.h"
 
 #include "kernels/common/Device.h"
 
@@ -27,6 +31,28 @@ inline std::string sourceDir() {
 inline std::string faradayExecutable() {
   const char* env = std::getenv("FARADAY_EXECUTABLE");
   return env && *env ? env : FARADAY_EXECUTABLE;
+}
+
+/// Relative RMS difference sqrt(sum (a - ref)^2 / sum ref^2).
+inline double relRms(const std::vector<double>& a, const std::vector<double>& ref) {
+  EXPECT_EQ(a.size(), ref.size());
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < a.size() && i < ref.size(); ++i) {
+    num += (a[i] - ref[i]) * (a[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return std::sqrt(num / den);
+}
+
+/// The message of the faraday::Error that `f` throws ("" when it throws none).
+template <typename F>
+std::string errorOf(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace faraday::test

@@ -32,16 +32,6 @@ bool bitwiseEqual(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Vec3)) == 0;
 }
 
-template <typename F>
-std::string errorOf(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(Checkpoint, RoundTripIsBitwiseAndThePreviousFileIsKept) {
   TempDir dir;
   const Checkpoint c = sampleCheckpoint(11);

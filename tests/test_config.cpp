@@ -8,17 +8,6 @@
 namespace faraday::test {
 namespace {
 
-/// The message of the Error that `f` throws ("" when it throws none).
-template <typename F>
-std::string errorOf(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 class ConfigTest : public ::testing::Test {
  protected:
   fs::path writeConfig(const std::string& text) {

@@ -28,6 +28,9 @@
 namespace faraday {
 namespace {
 
+using test::errorOf;
+using test::relRms;
+
 struct Atoms {
   std::vector<Vec3> positions;
   std::vector<double> charges;
@@ -53,16 +56,6 @@ Lattice makeLattice(Vec3 origin, double h, int nx, int ny, int nz) {
   l.ny = ny;
   l.nz = nz;
   return l;
-}
-
-double relRms(const std::vector<double>& a, const std::vector<double>& ref) {
-  EXPECT_EQ(a.size(), ref.size());
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num += (a[i] - ref[i]) * (a[i] - ref[i]);
-    den += ref[i] * ref[i];
-  }
-  return std::sqrt(num / den);
 }
 
 double maxAbs(const std::vector<double>& a) {
@@ -644,16 +637,6 @@ TEST(DcsWriters, UnitFactors) {
 }
 
 // ---- bad input ---------------------------------------------------------------------------
-
-template <typename F>
-std::string errorOf(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(DcsErrors, BadSpacingAndHugeLattice) {
   const Box box = Box::rectangular(10, 10, 10);

@@ -35,16 +35,8 @@ namespace faraday {
 namespace {
 
 using test::Ions;
-
-double relRms(const std::vector<double>& a, const std::vector<double>& ref) {
-  EXPECT_EQ(a.size(), ref.size());
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num += (a[i] - ref[i]) * (a[i] - ref[i]);
-    den += ref[i] * ref[i];
-  }
-  return std::sqrt(num / den);
-}
+using test::errorOf;
+using test::relRms;
 
 double rmsOf(const std::vector<double>& a) {
   double s = 0;
@@ -431,16 +423,6 @@ TEST(PmeMapCpu, MapAtAtomsMatchesBackendCoulombEnergy) {
 }
 
 // ---- bad input ----------------------------------------------------------------------------
-
-template <typename F>
-std::string errorOf(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(PmeMapErrors, NeedsEwaldElectrostaticsAndPeriodicMap) {
   const MapCase c = writeMapCase("errors", "cpu");
