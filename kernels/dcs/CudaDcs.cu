@@ -475,16 +475,8 @@ void launchGatherStudy(const DcsGatherTuning& t, DcsAccumulation a, const Lattic
 /// atoms are dropped. Each list is padded to kAtomBlock.
 void splitNearRowAtoms(const Lattice& l, const MapOptions& o, const std::vector<float4>& atoms,
                        std::vector<float4>& regular, std::vector<float4>& nearRow) {
-  const double margin = 2 * dcs::kMinDistance;
   const Vec3 L = o.box.lengths();
-  auto nearPlanes = [&](double c, double h, double period) {
-    const int images = o.periodic ? 1 : 0;
-    for (int n = -images; n <= images; ++n) {
-      const double v = c + n * period;
-      if (std::abs(v - std::nearbyint(v / h) * h) < margin) return true;
-    }
-    return false;
-  };
+  auto nearPlanes = [&](double c, double h, double period) { return dcs::nearLatticePlane(c, h, period, o.periodic); };
   regular.clear();
   nearRow.clear();
   for (const float4& a : atoms) {

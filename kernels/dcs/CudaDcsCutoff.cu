@@ -175,15 +175,7 @@ Binning buildBins(const Lattice& l, const std::vector<Vec3>& pos, const std::vec
   // An atom within 2 kMinDistance of a lattice plane in all three axes (any periodic image)
   // could come within kMinDistance of a lattice point (float rounding included): it goes
   // to the host list, which applies the near-atom test, so the kernel needs none.
-  const double margin = 2 * dcs::kMinDistance;
-  auto nearPlanes = [&](double c, double h, double period) {
-    const int images = o.periodic ? 1 : 0;
-    for (int n = -images; n <= images; ++n) {
-      const double v = c + n * period;
-      if (std::abs(v - std::nearbyint(v / h) * h) < margin) return true;
-    }
-    return false;
-  };
+  auto nearPlanes = [&](double c, double h, double period) { return dcs::nearLatticePlane(c, h, period, o.periodic); };
   const Vec3 L = o.box.lengths();
   for (std::size_t a = 0; a < pos.size(); ++a) {
     if (q[a] == 0.0) continue;

@@ -1,4 +1,5 @@
 #pragma once
+#include <cmath>
 // The per-pair terms of a potential map, written once for the CPU reference and the
 // CUDA kernels. Potential in kJ/(mol e) once multiplied by units::kCoulomb; these
 // return q / r (e/nm) without the constant.
@@ -12,6 +13,21 @@ namespace faraday::dcs {
 /// any map spacing (>= 0.01 nm) and far above float rounding of coordinates (~1e-6 nm).
 inline constexpr double kMinDistance = 1e-4;
 inline constexpr double kMinDistance2 = kMinDistance * kMinDistance;
+
+/// Whether coordinate c (nm, relative to the lattice origin) lies within 2 kMinDistance of
+/// a lattice plane of spacing h along one axis, for the coordinate itself and, when
+/// periodic, its images one period away. An atom near planes on the axes a kernel does not
+/// test could come within kMinDistance of a lattice point (float rounding included), so it
+/// goes to the path that applies the near-atom test. Host code.
+inline bool nearLatticePlane(double c, double h, double period, bool periodic) {
+  const double margin = 2 * kMinDistance;
+  const int images = periodic ? 1 : 0;
+  for (int n = -images; n <= images; ++n) {
+    const double v = c + n * period;
+    if (std::abs(v - std::nearbyint(v / h) * h) < margin) return true;
+  }
+  return false;
+}
 
 /// Direct term q / r for r^2 = r2 (nm^2), rinv = 1/r, q in e; 0 when r < kMinDistance.
 /// Flops: 1 compare + select, 1 mul (fused into the caller's add) besides the rsqrt.
