@@ -3,19 +3,18 @@
 //               cell key; (b) after the sort, in sorted order: B-spline weights and
 //               derivatives (float) into the spreading and gather records
 //   2 spread    two-phase collection without float atomics: (a) a stable radix sort of
-//               (cell key, atom index) and the cell start offsets; (b) each warp gathers a
-//               tile of grid points from exactly the atoms whose spline support covers them,
-//               in a fixed order
+//               (cell key, atom index) and the cell start offsets; (b) a thread block per
+//               brick of 8^3 grid points stages exactly the atoms whose spline support
+//               reaches it and sums them into per-warp private copies in a fixed order
 //   3 fft_forward  cuFFT R2C
 //   4 convolve  influence function, energy and virial by CUB block reductions in double
 //               (per-block partials, then one final block: deterministic)
 //   5 fft_inverse  cuFFT C2R
 //   6 gather    one thread per atom (in sorted order) interpolates its force
 // Every sum runs in a fixed order, so results are bitwise reproducible on one GPU.
-// The file reads in layers: per-atom evaluators -> warp-level loops -> __global__ kernels
+// The file reads in layers: per-atom evaluators -> the brick scatter -> __global__ kernels
 // -> the host driver (class CudaPme).
 #include <cub/cub.cuh>
-#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -67,6 +66,15 @@ struct Sums7Add {
   }
 };
 
+/// The box-dependent constants of the convolution and the gather, in device memory so that
+/// a captured graph stays valid when the box changes (the host rewrites them before a replay).
+struct BoxTerms {
+  float3 invLength;   ///< 1/L per dimension (1/nm)
+  float prefactor;    ///< k_C / (pi V) (kJ/mol nm)
+  float piOverBeta2;  ///< pi^2 / beta^2 (nm^2)
+  float3 scale;       ///< K/L per dimension (grid units per nm)
+};
+
 template <int N>
 __device__ __forceinline__ void loadFloats(const float* __restrict__ src, float* dst) {
   static_assert(N % 4 == 0, "16-byte loads");
@@ -91,13 +99,13 @@ __device__ __forceinline__ void storeFloats(float* __restrict__ dst, const float
 
 // ---- Layer 1: evaluators -------------------------------------------------------------
 
-/// Phase 1a for one atom: first grid index per dimension and the fractional parts w.
+/// Phase 1a for one atom: first grid index per dimension and the fractional parts w, from
+/// its fixed-point fractional coordinates f (PmeGridGeometry.h).
 template <int P>
-__device__ __forceinline__ void atomGridCoordinates(const double* r, const double3 length, const GridDims g,
-                                                    int first[3], float w[3]) {
-  pme::gridCoordinate(r[0], length.x, g.k[0], P, first[0], w[0]);
-  pme::gridCoordinate(r[1], length.y, g.k[1], P, first[1], w[1]);
-  pme::gridCoordinate(r[2], length.z, g.k[2], P, first[2], w[2]);
+__device__ __forceinline__ void atomGridCoordinates(const std::uint32_t f[3], const GridDims g, int first[3],
+                                                    float w[3]) {
+#pragma unroll
+  for (int d = 0; d < 3; ++d) pme::gridCoordinateFixed(f[d], g.k[d], P, first[d], w[d]);
 }
 
 /// Phase 1b for one atom: its spreading and gather records from w and q.
@@ -188,86 +196,38 @@ __device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict_
   return make_float3(gx, gy, gz);
 }
 
-// ---- Layer 2: warp-level loops -------------------------------------------------------------
+// ---- Layer 2: the brick spreading of one atom -------------------------------------------
 
-/// Spreading: the sorted atoms [begin, end) of this lane's window in cell column c
-/// (nothing for c >= x1, the end of the warp's segment).
-__device__ __forceinline__ void windowRange(const GridDims& g, const pme::SpreadWindow& win, int x1, int c,
-                                            const int* __restrict__ cellStart, int& begin, int& end) {
-  begin = end = 0;
-  if (c < x1 && win.valid) {
-    const int cx = c < 0 ? c + g.k[0] : c;
-    const std::uint32_t rowKey = pme::cellKey(g, cx, win.cy, 0);
-    begin = __ldg(cellStart + rowKey + win.zLo);
-    end = __ldg(cellStart + rowKey + win.zHi + 1);
-  }
-}
+// Spreading bricks (PmeGridGeometry.h): one block of kBrickThreads per brick of kBrick^3
+// grid points. Warp w owns private copy w of the brick in shared memory; point (x, y, z) of
+// a copy sits at x kBrickPlaneStride + y kBrick + z (the 4 extra floats per x plane put
+// lanes that differ only in x on different banks).
+constexpr int kBrickThreads = 256;
+constexpr int kBrickCopies = kBrickThreads / 32;
+constexpr int kBrickStage = 128;  // atoms staged in shared memory per pass
+constexpr int kBrickPoints = pme::kBrick * pme::kBrick * pme::kBrick;
+constexpr int kBrickPlaneStride = pme::kBrick * pme::kBrick + 4;
+constexpr int kBrickCopyStride = pme::kBrick * kBrickPlaneStride;
 
-/// Spreading, one warp: the sorted atoms of one cell column c are the concatenation of the
-/// lanes' window ranges [begin, end) in lane order. ColumnAtoms holds that list's layout.
-struct ColumnAtoms {
-  int begin, count, offset;  ///< this lane's window: range start, length, place in the list
-  int total;                 ///< atoms in the list (warp-uniform)
-};
-
-__device__ __forceinline__ ColumnAtoms columnAtoms(int begin, int end, int lane) {
-  ColumnAtoms c;
-  c.begin = begin;
-  c.count = end - begin;
-  int inclusive = c.count;
-#pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
-    const int v = __shfl_up_sync(kFullMask, inclusive, o);
-    if (lane >= o) inclusive += v;
-  }
-  c.total = __shfl_sync(kFullMask, inclusive, 31);
-  c.offset = inclusive - c.count;
-  return c;
-}
-
-/// Phase 2, the grid side: stages the atoms of this lane's window (list entries base ..
-/// base + 31 only) into shared memory with cp.async and commits them as one group.
+/// Adds one staged atom (record rec, first-point offsets m.x, m.y, m.z from the brick
+/// origin) to a warp's copy of the brick: lane items (i, j, half of the z points), points
+/// outside the brick skipped. Distinct items of one atom touch distinct points, so the
+/// lanes never write the same float.
 template <int P>
-__device__ __forceinline__ void stageWindowAsync(const float* __restrict__ records, const ColumnAtoms& col,
-                                                 const pme::SpreadWindow& win, int base, float* slots, int2* meta) {
-  const int lo = max(col.offset, base), hi = min(col.offset + col.count, base + 32);
-  for (int t = lo; t < hi; ++t) {
-    const float* src = records + std::size_t(col.begin + t - col.offset) * kSpreadStride<P>;
-    float* dst = slots + (t - base) * kSpreadStride<P>;
+__device__ __forceinline__ void scatterAtom(const float* rec, const int4 m, int lane, float* copy) {
+  constexpr int kHalf = (P + 1) / 2;
+  for (int item = lane; item < 2 * P * P; item += 32) {
+    const int kb = item & 1, ij = item >> 1, i = ij / P, j = ij - (ij / P) * P;
+    const int x = m.x + i, y = m.y + j;
+    if (unsigned(x) < unsigned(pme::kBrick) && unsigned(y) < unsigned(pme::kBrick)) {
+      const float w = rec[i] * rec[P + j];
+      float* line = copy + x * kBrickPlaneStride + y * pme::kBrick;
 #pragma unroll
-    for (int q = 0; q < kSpreadStride<P> / 4; ++q) __pipeline_memcpy_async(dst + 4 * q, src + 4 * q, 16);
-    meta[t - base] = make_int2(win.yUnwrapped, win.zShift);
-  }
-  __pipeline_commit();
-}
-
-/// Adds staged atoms 0..count-1 (records, with their window's row and z shift in meta).
-template <int P>
-__device__ __forceinline__ void addStagedRecords(const float* slots, const int2* meta, int count, int gy, int gz,
-                                                 bool active, float acc[P]) {
-  for (int j = 0; j < count; ++j) {
-    const float* slot = slots + j * kSpreadStride<P>;
-    const int2 m = meta[j];
-    const int relY = gy - m.x;
-    const int relZ = gz - (__float_as_int(slot[3 * P]) + m.y);
-    if (active && unsigned(relY) < unsigned(P) && unsigned(relZ) < unsigned(P)) {
-      const float wyz = slot[P + relY] * slot[2 * P + relZ];
-      float qx[P];
-      if constexpr (P % 4 == 0) {
-#pragma unroll
-        for (int q = 0; q < P / 4; ++q) {
-          const float4 v = reinterpret_cast<const float4*>(slot)[q];
-          qx[4 * q] = v.x;
-          qx[4 * q + 1] = v.y;
-          qx[4 * q + 2] = v.z;
-          qx[4 * q + 3] = v.w;
-        }
-      } else {
-#pragma unroll
-        for (int k = 0; k < P; ++k) qx[k] = slot[k];
+      for (int kk = 0; kk < kHalf; ++kk) {
+        const int k = kb * kHalf + kk;
+        const int z = m.z + k;
+        if (k < P && unsigned(z) < unsigned(pme::kBrick)) line[z] += w * rec[2 * P + k];
       }
-#pragma unroll
-      for (int k = 0; k < P; ++k) acc[k] = fmaf(wyz, qx[k], acc[k]);
     }
   }
 }
@@ -277,8 +237,8 @@ __device__ __forceinline__ void addStagedRecords(const float* slots, const int2*
 /// Phase 1a: one thread per atom: cell key and {w_x, w_y, w_z, q}. Atoms with q = 0 get the
 /// key numCells(g), which sorts them after every cell: never spread, zero force.
 template <int P>
-__global__ void __launch_bounds__(kThreads) keyKernel(int n, const double* __restrict__ positions,
-                                                      const double* __restrict__ charges, GridDims g, double3 length,
+__global__ void __launch_bounds__(kThreads) keyKernel(int n, const std::uint32_t* __restrict__ fractions,
+                                                      const double* __restrict__ charges, GridDims g,
                                                       std::uint32_t* __restrict__ keys, float4* __restrict__ wq) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -287,10 +247,10 @@ __global__ void __launch_bounds__(kThreads) keyKernel(int n, const double* __res
     keys[i] = pme::numCells(g);
     return;
   }
-  const double r[3] = {positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]};
+  const std::uint32_t f[3] = {fractions[3 * i], fractions[3 * i + 1], fractions[3 * i + 2]};
   int first[3];
   float w[3];
-  atomGridCoordinates<P>(r, length, g, first, w);
+  atomGridCoordinates<P>(f, g, first, w);
   keys[i] = pme::cellKey(g, first[0], first[1], first[2]);
   wq[i] = make_float4(w[0], w[1], w[2], float(q));
 }
@@ -357,69 +317,79 @@ __global__ void __launch_bounds__(kThreads) splineKernel(int n, const std::uint3
   writeRecordsCoalesced(stage, count, kGatherStride<P>, gatherRecords + std::size_t(first) * kGatherStride<P>);
 }
 
-/// Phase 2, the grid side: one warp per (x segment, y tile, z tile); lane (ly, lz) owns the
-/// points (x, gy0 + ly, gz0 + lz) for x in [x0, x1). The warp sweeps cell columns c = x0-P+1
-/// .. x1-1; after column c, point c is complete and leaves the shift register acc, whose
-/// entry k holds point c + k. The atoms of column c + 1 are copied global -> shared by
-/// cp.async (lane w copies those of its window w) while column c is summed from the other
-/// of two shared buffers, in list order (windows in lane order, atoms in sorted order).
-/// That order is fixed, so each grid value is the same float sum on every run. Every grid
-/// point is written (no memset needed).
+/// Phase 2, the grid side: one block per brick. (1) Thread r reads the sorted-atom ranges
+/// of halo row r (two cellStart reads per z piece); a block scan lays the rows' atoms out
+/// as one list, rows in thread order, atoms in sorted order. (2) In passes of kBrickStage
+/// list entries, each row copies its entries into shared memory, and warp w adds entries
+/// w, w + kBrickCopies, ... in list order to its private copy of the brick (no atomics).
+/// (3) Each point is the sum of the copies in copy order, stored once. Every order is
+/// fixed, so each grid value is the same float sum on every run; every grid point is
+/// written (no memset needed).
 template <int P>
-__global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen, int nSeg, int nTy, int nTz,
+__global__ void __launch_bounds__(kBrickThreads) spreadKernel(GridDims g, int nby, int nbz,
                                                               const int* __restrict__ cellStart,
                                                               const float* __restrict__ records,
                                                               float* __restrict__ grid) {
-  __shared__ float4 stage[kThreads / 32][2][32 * kSpreadStride<P> / 4];
-  __shared__ int2 meta[kThreads / 32][2][32];
-  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  const int lane = threadIdx.x & 31;
-  if (warp >= nSeg * nTy * nTz) return;  // whole warps leave together
-  float* slots[2] = {reinterpret_cast<float*>(stage[threadIdx.x >> 5][0]),
-                     reinterpret_cast<float*>(stage[threadIdx.x >> 5][1])};
-  int2* metas[2] = {meta[threadIdx.x >> 5][0], meta[threadIdx.x >> 5][1]};
-  const int tz = warp % nTz;
-  const int ty = (warp / nTz) % nTy;
-  const int seg = warp / (nTz * nTy);
-  const int gy0 = ty * pme::kSpreadTileY, gz0 = tz * pme::kSpreadTileZ;
-  const int gy = gy0 + lane / pme::kSpreadTileZ, gz = gz0 + lane % pme::kSpreadTileZ;
-  const bool active = gy < g.k[1] && gz < g.k[2];
-  const int x0 = seg * segLen;
-  const int x1 = min(x0 + segLen, g.k[0]);
-  const pme::SpreadWindow win = pme::spreadWindow(g, P, gy0, gz0, lane);
+  constexpr int S = kSpreadStride<P>;
+  constexpr int B = pme::kBrick;
+  static_assert((B + P - 1) * (B + P - 1) <= kBrickThreads, "one thread per halo row");
+  using BlockScan = cub::BlockScan<int, kBrickThreads>;
+  __shared__ typename BlockScan::TempStorage scanTemp;
+  __shared__ float4 copies4[kBrickCopies * kBrickCopyStride / 4];
+  __shared__ float4 slots4[kBrickStage * S / 4];
+  __shared__ int4 meta[kBrickStage];
+  float* copies = reinterpret_cast<float*>(copies4);
+  float* slots = reinterpret_cast<float*>(slots4);
 
-  float acc[P];
+  const int bz = blockIdx.x % nbz, rest = blockIdx.x / nbz;
+  const int x0 = (rest / nby) * B, y0 = (rest % nby) * B, z0 = bz * B;
+  for (int i = threadIdx.x; i < kBrickCopies * kBrickCopyStride / 4; i += kBrickThreads)
+    copies4[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+
+  const pme::BrickRow row = pme::brickRow(g, P, x0, y0, z0, threadIdx.x);
+  int begin[2] = {0, 0}, count[2] = {0, 0};
+  if (row.valid) {
 #pragma unroll
-  for (int k = 0; k < P; ++k) acc[k] = 0.f;
-  int begin, end;
-  windowRange(g, win, x1, x0 - P + 1, cellStart, begin, end);
-  ColumnAtoms col = columnAtoms(begin, end, lane);
-  stageWindowAsync<P>(records, col, win, 0, slots[0], metas[0]);
-  windowRange(g, win, x1, x0 - P + 2, cellStart, begin, end);
-  int b = 0;
-  for (int c = x0 - P + 1; c < x1; ++c) {
-    const ColumnAtoms next = columnAtoms(begin, end, lane);
-    __syncwarp();  // every lane is done with buffer b ^ 1 (column c - 1)
-    stageWindowAsync<P>(records, next, win, 0, slots[b ^ 1], metas[b ^ 1]);
-    windowRange(g, win, x1, c + 2, cellStart, begin, end);
-    __pipeline_wait_prior(1);  // this lane's copies of column c have landed
-    __syncwarp();              // ... and every other lane's
-    addStagedRecords<P>(slots[b], metas[b], min(col.total, 32), gy, gz, active, acc);
-    for (int base = 32; base < col.total; base += 32) {  // columns of more than 32 atoms
-      __syncwarp();
-      stageWindowAsync<P>(records, col, win, base, slots[b], metas[b]);
-      __pipeline_wait_prior(0);
-      __syncwarp();
-      addStagedRecords<P>(slots[b], metas[b], min(col.total - base, 32), gy, gz, active, acc);
-    }
-    if (c >= x0 && active) grid[(std::size_t(c) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
-#pragma unroll
-    for (int k = 0; k < P - 1; ++k) acc[k] = acc[k + 1];
-    acc[P - 1] = 0.f;
-    col = next;
-    b ^= 1;
+    for (int p = 0; p < 2; ++p)
+      if (row.zEnd[p] > row.zBegin[p]) {
+        begin[p] = __ldg(cellStart + row.rowKey + row.zBegin[p]);
+        count[p] = __ldg(cellStart + row.rowKey + row.zEnd[p]) - begin[p];
+      }
   }
-  __pipeline_wait_prior(0);
+  int offset = 0, total = 0;
+  BlockScan(scanTemp).ExclusiveSum(count[0] + count[1], offset, total);
+
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  float* copy = copies + warp * kBrickCopyStride;
+  for (int base = 0; base < total; base += kBrickStage) {
+    __syncthreads();  // the copies are zeroed; the previous pass is done with the slots
+    const int lo = max(offset, base), hi = min(offset + count[0] + count[1], base + kBrickStage);
+    for (int e = lo; e < hi; ++e) {
+      const int k = e - offset;
+      const int p = k < count[0] ? 0 : 1;
+      const int s = p == 0 ? begin[0] + k : begin[1] + k - count[0];
+      float rec[S];
+      loadFloats<S>(records + std::size_t(s) * S, rec);
+      storeFloats<S>(slots + (e - base) * S, rec);
+      meta[e - base] = make_int4(row.rx, row.ry, __float_as_int(rec[3 * P]) + row.rzShift[p], 0);
+    }
+    __syncthreads();
+    const int staged = min(total - base, kBrickStage);
+    for (int a = warp; a < staged; a += kBrickCopies) {
+      scatterAtom<P>(slots + a * S, meta[a], lane, copy);
+      __syncwarp();  // the next atom of this warp may touch the same points
+    }
+  }
+  __syncthreads();
+  for (int pt = threadIdx.x; pt < kBrickPoints; pt += kBrickThreads) {
+    const int x = pt / (B * B), y = (pt / B) % B, z = pt % B;
+    const int at = x * kBrickPlaneStride + y * B + z;
+    float v = copies[at];
+#pragma unroll
+    for (int c = 1; c < kBrickCopies; ++c) v += copies[c * kBrickCopyStride + at];
+    if (x0 + x < g.k[0] && y0 + y < g.k[1] && z0 + z < g.k[2])
+      grid[(std::size_t(x0 + x) * g.k[1] + y0 + y) * g.k[2] + z0 + z] = v;
+  }
 }
 
 /// Phase 4: S(m) *= eterm(m) over the half-complex grid, with the energy and virial terms
@@ -428,12 +398,14 @@ __global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen,
 __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, int nComplex, float2* __restrict__ spectrum,
                                                                  const float* __restrict__ fx,
                                                                  const float* __restrict__ fy,
-                                                                 const float* __restrict__ fz, float3 invLength,
-                                                                 float prefactor, float piOverBeta2,
+                                                                 const float* __restrict__ fz,
+                                                                 const BoxTerms* __restrict__ box,
                                                                  Sums7* __restrict__ partials) {
   using BlockReduce = cub::BlockReduce<Sums7, kReduceThreads>;
   __shared__ typename BlockReduce::TempStorage temp;
   const int kh = g.k[2] / 2 + 1;
+  const float3 invLength = box->invLength;
+  const float prefactor = box->prefactor, piOverBeta2 = box->piOverBeta2;
   Sums7 local;
 #pragma unroll
   for (int c = 0; c < 7; ++c) local.v[c] = 0.0;
@@ -493,7 +465,8 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(int n, const std::uint3
                                                          const int* __restrict__ perm, GridDims g,
                                                          const float* __restrict__ spreadRecords,
                                                          const float* __restrict__ gatherRecords,
-                                                         const float* __restrict__ phi, float3 scale,
+                                                         const float* __restrict__ phi,
+                                                         const BoxTerms* __restrict__ box,
                                                          float* __restrict__ forces) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
@@ -510,6 +483,7 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(int n, const std::uint3
   loadFloats<kGatherStride<P>>(gatherRecords + std::size_t(s) * kGatherStride<P>, rec);
   const float q = __ldg(spreadRecords + std::size_t(s) * kSpreadStride<P> + 3 * P + 1);
   const float3 grad = atomPotentialGradient<P>(phi, g, cx, cy, cz, rec);
+  const float3 scale = box->scale;
   f[0] = -q * scale.x * grad.x;
   f[1] = -q * scale.y * grad.y;
   f[2] = -q * scale.z * grad.z;
@@ -568,6 +542,22 @@ class CufftPlan {
   bool made_ = false;
 };
 
+/// An instantiated CUDA graph of the evaluation for `atoms` atoms (-1: none).
+class EvaluationGraph {
+ public:
+  EvaluationGraph() = default;
+  ~EvaluationGraph() { reset(); }
+  EvaluationGraph(const EvaluationGraph&) = delete;
+  EvaluationGraph& operator=(const EvaluationGraph&) = delete;
+  void reset() {
+    if (exec) cudaGraphExecDestroy(exec);
+    exec = nullptr;
+    atoms = -1;
+  }
+  cudaGraphExec_t exec = nullptr;
+  int atoms = -1;
+};
+
 constexpr std::size_t kMaxChunks = 8;  // transfer chunks per direction
 
 /// The solver's own stream and its phase events; destroyed after everything that uses them.
@@ -614,9 +604,6 @@ class CudaPme final : public ReciprocalSolver {
     if (double(params_.grid[0]) * params_.grid[1] * params_.grid[2] > 2.0e9)
       throw pmeError(__LINE__, "PME grid too large for 32-bit cell keys");
     if (!(params_.beta > 0)) throw pmeError(__LINE__, "PME beta must be > 0");
-    int device = 0;
-    FARADAY_CUDA_CHECK(cudaGetDevice(&device));
-    FARADAY_CUDA_CHECK(cudaDeviceGetAttribute(&numSms_, cudaDevAttrMultiProcessorCount, device));
 
     const std::size_t cells = pme::numCells(dims_);
     const std::size_t nComplex = std::size_t(dims_.k[0]) * dims_.k[1] * (dims_.k[2] / 2 + 1);
@@ -626,6 +613,7 @@ class CudaPme final : public ReciprocalSolver {
     reduceBlocks_ = std::min(blocksFor(nComplex, kReduceThreads), kMaxReduceBlocks);
     partials_ = DeviceBuffer<Sums7>("pme energy partials", reduceBlocks_);
     sums_ = DeviceBuffer<Sums7>("pme energy sums", 1);
+    boxTerms_ = DeviceBuffer<BoxTerms>("pme box terms", 1);
     hostSums_.resize(1, "pme energy sums");
     for (int d = 0; d < 3; ++d) {
       moduli_[d] = pme::bsplineModuli(dims_.k[d], params_.order);
@@ -633,7 +621,6 @@ class CudaPme final : public ReciprocalSolver {
     }
     forwardPlan_.make(params_.grid, CUFFT_R2C, stream_);
     inversePlan_.make(params_.grid, CUFFT_C2R, stream_);
-    chooseSpreadSegments();
     reserve(numAtoms);
   }
 
@@ -656,8 +643,9 @@ class CudaPme final : public ReciprocalSolver {
       if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[i], stream_));
     };
 
-    // Up: charges when they changed since the last call; positions always, in chunks, the
-    // host staging chunk k + 1 into pinned memory while chunk k is on the bus.
+    // Up: charges when they changed since the last call; positions always, as fixed-point
+    // fractional coordinates (12 bytes per atom) in chunks, the host converting chunk k + 1
+    // into pinned memory while chunk k is on the bus.
     bool chargesChanged = chargesCount_ != std::size_t(n);
     if (chargesChanged) pme::parallelCopy(hostCharges_.data(), charges.data(), n * sizeof(double));
     else chargesChanged = pme::copyIfChanged(hostCharges_.data(), charges.data(), n);
@@ -668,20 +656,13 @@ class CudaPme final : public ReciprocalSolver {
                                          cudaMemcpyHostToDevice, stream_));
     const std::size_t chunk = transferChunk(n);
     for (std::size_t b = 0; b < std::size_t(n); b += chunk) {
-      const std::size_t bytes = std::min(chunk, std::size_t(n) - b) * sizeof(Vec3);
-      pme::parallelCopy(hostPositions_.data() + 3 * b, &positions[b], bytes);
-      FARADAY_CUDA_CHECK(cudaMemcpyAsync(positions_.data() + 3 * b, hostPositions_.data() + 3 * b, bytes,
-                                         cudaMemcpyHostToDevice, stream_));
+      const std::size_t count = std::min(chunk, std::size_t(n) - b);
+      pme::fixedPointPositions(&positions[b], count, boxLengths_, hostFractions_.data() + 3 * b);
+      FARADAY_CUDA_CHECK(cudaMemcpyAsync(fractions_.data() + 3 * b, hostFractions_.data() + 3 * b,
+                                         count * 3 * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_));
     }
     mark(1);
-    switch (params_.order) {
-      case 4: runPhases<4>(n, timed); break;
-      case 5: runPhases<5>(n, timed); break;
-      case 6: runPhases<6>(n, timed); break;
-      case 7: runPhases<7>(n, timed); break;
-      case 8: runPhases<8>(n, timed); break;
-      default: throw pmeError(__LINE__, "PME order outside 4..8");
-    }
+    launchEvaluation(n, timed);
     // Down: the seven sums, and the forces in chunks, the host adding chunk k while chunk
     // k + 1 is on the bus.
     FARADAY_CUDA_CHECK(
@@ -731,6 +712,38 @@ class CudaPme final : public ReciprocalSolver {
     return 1e-3 * double(ms);
   }
 
+  /// The evaluation (keys to forces: ~15 kernels with the sort and the FFTs) as a CUDA graph
+  /// per atom count and timing mode, captured on first use and replayed: one launch, and no
+  /// gaps between the kernels. Box-dependent values are read from boxTerms_.
+  void launchEvaluation(int n, bool timed) {
+    EvaluationGraph& graph = graphs_[timed ? 1 : 0];
+    if (graph.atoms != n) {
+      graph.reset();
+      cudaGraph_t captured = nullptr;
+      FARADAY_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
+      try {
+        switch (params_.order) {
+          case 4: runPhases<4>(n, timed); break;
+          case 5: runPhases<5>(n, timed); break;
+          case 6: runPhases<6>(n, timed); break;
+          case 7: runPhases<7>(n, timed); break;
+          case 8: runPhases<8>(n, timed); break;
+          default: throw pmeError(__LINE__, "PME order outside 4..8");
+        }
+      } catch (...) {
+        cudaStreamEndCapture(stream_, &captured);
+        if (captured) cudaGraphDestroy(captured);
+        throw;
+      }
+      FARADAY_CUDA_CHECK(cudaStreamEndCapture(stream_, &captured));
+      const cudaError_t made = cudaGraphInstantiate(&graph.exec, captured, 0);
+      cudaGraphDestroy(captured);
+      FARADAY_CUDA_CHECK(made);
+      graph.atoms = n;
+    }
+    FARADAY_CUDA_CHECK(cudaGraphLaunch(graph.exec, stream_));
+  }
+
   /// Atoms per transfer chunk: whole arrays below 128k atoms, else up to kMaxChunks pieces.
   static std::size_t transferChunk(int n) {
     const std::size_t chunks = std::clamp<std::size_t>(std::size_t(n) / 131072, 1, kMaxChunks);
@@ -740,10 +753,11 @@ class CudaPme final : public ReciprocalSolver {
   /// Device and pinned buffers for n atoms (kept when large enough).
   void reserve(std::size_t n) {
     if (n <= capacity_) return;
+    for (auto& g : graphs_) g.reset();  // they hold the old buffers' addresses
     const int P = params_.order;
     const std::size_t spreadStride = std::size_t(3 * P + 2 + 3) / 4 * 4;  // kSpreadStride<P>
     const std::size_t gatherStride = std::size_t(6 * P + 3) / 4 * 4;      // kGatherStride<P>
-    positions_ = DeviceBuffer<double>("pme positions", 3 * n);
+    fractions_ = DeviceBuffer<std::uint32_t>("pme fractional coordinates", 3 * n);
     charges_ = DeviceBuffer<double>("pme charges", n);
     keys_ = DeviceBuffer<std::uint32_t>("pme cell keys", n);
     sortedKeys_ = DeviceBuffer<std::uint32_t>("pme sorted cell keys", n);
@@ -762,7 +776,7 @@ class CudaPme final : public ReciprocalSolver {
                                                        atomIndex_.data(), perm_.data(), int(n), 0, keyBits(),
                                                        stream_));
     sortTemp_ = DeviceBuffer<unsigned char>("pme radix sort scratch", tempBytes);
-    hostPositions_.resize(3 * n, "pme positions");
+    hostFractions_.resize(3 * n, "pme fractional coordinates");
     hostCharges_.resize(n, "pme charges");
     hostForces_.resize(3 * n, "pme forces");
     chargesCount_ = 0;
@@ -789,34 +803,28 @@ class CudaPme final : public ReciprocalSolver {
                                          cudaMemcpyHostToDevice, stream_));
       FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // f is a local
     }
+    BoxTerms t;
+    t.invLength = make_float3(float(1.0 / L.x), float(1.0 / L.y), float(1.0 / L.z));
+    t.prefactor = float(units::kCoulomb / (units::kPi * L.x * L.y * L.z));
+    t.piOverBeta2 = float(units::kPi * units::kPi / (params_.beta * params_.beta));
+    t.scale = make_float3(float(dims_.k[0] / L.x), float(dims_.k[1] / L.y), float(dims_.k[2] / L.z));
+    FARADAY_CUDA_CHECK(cudaMemcpyAsync(boxTerms_.data(), &t, sizeof(t), cudaMemcpyHostToDevice, stream_));
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // t is a local
     boxLengths_ = L;
     haveBox_ = true;
-  }
-
-  /// x-segment length of a spreading warp: the longest of 32, 16, 8 that still gives
-  /// 32 warps per multiprocessor (the x halo costs P - 1 extra columns per segment).
-  void chooseSpreadSegments() {
-    nTy_ = (dims_.k[1] + pme::kSpreadTileY - 1) / pme::kSpreadTileY;
-    nTz_ = (dims_.k[2] + pme::kSpreadTileZ - 1) / pme::kSpreadTileZ;
-    for (int len : {32, 16, 8}) {
-      segLen_ = len;
-      nSeg_ = (dims_.k[0] + len - 1) / len;
-      if (std::size_t(nSeg_) * nTy_ * nTz_ >= std::size_t(32) * numSms_) break;
-    }
   }
 
   template <int P>
   void runPhases(int n, bool timed) {
     auto mark = [&](int i) {
-      if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[i], stream_));
+      // Under capture: an event-record node of the graph.
+      if (timed) FARADAY_CUDA_CHECK(cudaEventRecordWithFlags(events_[i], stream_, cudaEventRecordExternal));
     };
-    const Vec3 L = boxLengths_;
     const std::uint32_t cells = pme::numCells(dims_);
 
     // 1a: cell keys and fractional parts.
-    keyKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, positions_.data(), charges_.data(), dims_,
-                                                                   make_double3(L.x, L.y, L.z), keys_.data(),
-                                                                   wq_.data());
+    keyKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, fractions_.data(), charges_.data(), dims_,
+                                                                   keys_.data(), wq_.data());
     FARADAY_CUDA_CHECK_LAUNCH("keyKernel");
     mark(2);
 
@@ -836,9 +844,10 @@ class CudaPme final : public ReciprocalSolver {
     cellStartKernel<<<blocksFor((std::size_t(n) / 32 + 1) * 32, kThreads), kThreads, 0, stream_>>>(
         n, sortedKeys_.data(), cells, cellStart_.data());
     FARADAY_CUDA_CHECK_LAUNCH("cellStartKernel");
-    const std::size_t warps = std::size_t(nSeg_) * nTy_ * nTz_;
-    spreadKernel<P><<<blocksFor(warps * 32, kThreads), kThreads, 0, stream_>>>(
-        dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), spreadRecords_.data(), realGrid_.data());
+    const int nbx = pme::bricksAlong(dims_.k[0]), nby = pme::bricksAlong(dims_.k[1]),
+              nbz = pme::bricksAlong(dims_.k[2]);
+    spreadKernel<P><<<nbx * nby * nbz, kBrickThreads, 0, stream_>>>(dims_, nby, nbz, cellStart_.data(),
+                                                                    spreadRecords_.data(), realGrid_.data());
     FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
     mark(5);
 
@@ -848,11 +857,9 @@ class CudaPme final : public ReciprocalSolver {
 
     // 4: influence function, energy, virial.
     const int nComplex = int(complexGrid_.size());
-    const double piOverBeta2 = units::kPi * units::kPi / (params_.beta * params_.beta);
-    const double prefactor = units::kCoulomb / (units::kPi * L.x * L.y * L.z);
     convolveKernel<<<reduceBlocks_, kReduceThreads, 0, stream_>>>(
         dims_, nComplex, complexGrid_.data(), factors_[0].data(), factors_[1].data(), factors_[2].data(),
-        make_float3(float(1.0 / L.x), float(1.0 / L.y), float(1.0 / L.z)), float(prefactor), float(piOverBeta2),
+        boxTerms_.data(),
         partials_.data());
     FARADAY_CUDA_CHECK_LAUNCH("convolveKernel");
     finalReduceKernel<<<1, kReduceThreads, 0, stream_>>>(reduceBlocks_, partials_.data(), sums_.data());
@@ -864,10 +871,9 @@ class CudaPme final : public ReciprocalSolver {
     mark(8);
 
     // 6: forces.
-    const float3 scale = make_float3(float(dims_.k[0] / L.x), float(dims_.k[1] / L.y), float(dims_.k[2] / L.z));
     gatherKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, sortedKeys_.data(), perm_.data(), dims_,
                                                                       spreadRecords_.data(), gatherRecords_.data(),
-                                                                      realGrid_.data(), scale, forceOut_.data());
+                                                                      realGrid_.data(), boxTerms_.data(), forceOut_.data());
     FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
     mark(9);
   }
@@ -877,8 +883,6 @@ class CudaPme final : public ReciprocalSolver {
   cudaStream_t stream_;
   const std::array<cudaEvent_t, 11>& events_;
   GridDims dims_{};
-  int numSms_ = 1;
-  int segLen_ = 32, nSeg_ = 1, nTy_ = 1, nTz_ = 1;
   int reduceBlocks_ = 1;
   std::size_t capacity_ = 0;
   std::size_t chargesCount_ = 0;
@@ -887,7 +891,8 @@ class CudaPme final : public ReciprocalSolver {
 
   std::array<std::vector<double>, 3> moduli_;
   std::array<DeviceBuffer<float>, 3> factors_;
-  DeviceBuffer<double> positions_, charges_;
+  DeviceBuffer<std::uint32_t> fractions_;
+  DeviceBuffer<double> charges_;
   DeviceBuffer<std::uint32_t> keys_, sortedKeys_;
   DeviceBuffer<int> atomIndex_, perm_, cellStart_;
   DeviceBuffer<float4> wq_;
@@ -895,10 +900,13 @@ class CudaPme final : public ReciprocalSolver {
   DeviceBuffer<float2> complexGrid_;
   DeviceBuffer<unsigned char> sortTemp_;
   DeviceBuffer<Sums7> partials_, sums_;
-  PinnedBuffer<double> hostPositions_, hostCharges_;
+  DeviceBuffer<BoxTerms> boxTerms_;
+  PinnedBuffer<std::uint32_t> hostFractions_;
+  PinnedBuffer<double> hostCharges_;
   PinnedBuffer<float> hostForces_;
   PinnedBuffer<Sums7> hostSums_;
   CufftPlan forwardPlan_, inversePlan_;
+  std::array<EvaluationGraph, 2> graphs_;  ///< untimed, timed
 };
 
 // Explicit instantiation of every supported order (each instantiates its kernels).

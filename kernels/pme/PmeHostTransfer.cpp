@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/pme/PmeGridGeometry.h"
+
 namespace faraday::pme {
 
 namespace {
@@ -39,6 +41,15 @@ bool copyIfChanged(double* cache, const double* src, std::size_t n) {
     }
   }
   return changed != 0;
+}
+
+void fixedPointPositions(const Vec3* positions, std::size_t n, const Vec3& length, std::uint32_t* out) {
+#pragma omp parallel for schedule(static) if (n * sizeof(Vec3) >= kParallelBytes)
+  for (std::size_t i = 0; i < n; ++i) {
+    out[3 * i] = fractionalFixedPoint(positions[i].x, length.x);
+    out[3 * i + 1] = fractionalFixedPoint(positions[i].y, length.y);
+    out[3 * i + 2] = fractionalFixedPoint(positions[i].z, length.z);
+  }
 }
 
 void addFloatForces(const float* f, Vec3* forces, std::size_t n) {
