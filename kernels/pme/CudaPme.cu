@@ -1,18 +1,20 @@
 // Smooth PME on the GPU, phase for phase like CpuPme (the double-precision oracle):
-//   1 spline    one thread per atom: (a) fractional coordinates (double), first grid index,
-//               cell key; (b) after the sort, in sorted order: B-spline weights and
-//               derivatives (float) into the spreading and gather records
+//   1 spline    one thread per atom: (a) fractional coordinates (uploaded as fixed point,
+//               expanded in double), first grid index, cell key; (b) after the sort, in
+//               sorted order: B-spline weights (float) into the spreading records
 //   2 spread    two-phase collection without float atomics: (a) a stable radix sort of
 //               (cell key, atom index) and the cell start offsets; (b) a thread block per
 //               brick of 8^3 grid points stages exactly the atoms whose spline support
-//               reaches it and sums them into per-warp private copies in a fixed order
+//               reaches it; each thread sums a column of 8 points in registers from the
+//               atoms of its column's halo rows, in a fixed order
 //   3 fft_forward  cuFFT R2C
 //   4 convolve  influence function, energy and virial by CUB block reductions in double
 //               (per-block partials, then one final block: deterministic)
 //   5 fft_inverse  cuFFT C2R
-//   6 gather    one thread per atom (in sorted order) interpolates its force
+//   6 gather    one thread per atom (in sorted order) recomputes its weights and
+//               derivatives and interpolates its force
 // Every sum runs in a fixed order, so results are bitwise reproducible on one GPU.
-// The file reads in layers: per-atom evaluators -> the brick scatter -> __global__ kernels
+// The file reads in layers: per-atom evaluators -> the brick column sums -> __global__ kernels
 // -> the host driver (class CudaPme).
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
@@ -39,14 +41,15 @@ namespace {
 
 using pme::GridDims;
 
-// Per-atom records, in sorted order (position s of the sorted atom list), padded to a
-// multiple of 4 floats for 16-byte loads:
-//   spreading record: q theta_x[P], theta_y[P], theta_z[P], cz (int bits), q
-//   gather record:    theta_x[P], theta_y[P], theta_z[P], dtheta_x[P], dtheta_y[P], dtheta_z[P]
+// Per-atom spreading records, in sorted order (position s of the sorted atom list), padded
+// to a multiple of 4 floats for 16-byte loads: q theta_x[P], theta_y[P], theta_z[P], cz (int
+// bits), q. The gather recomputes its weights and derivatives from {w, q} (cheaper than
+// writing and reading them back).
 template <int P>
 constexpr int kSpreadStride = (3 * P + 2 + 3) / 4 * 4;
+/// Gather weights: theta_x[P], theta_y[P], theta_z[P], dtheta_x[P], dtheta_y[P], dtheta_z[P].
 template <int P>
-constexpr int kGatherStride = (6 * P + 3) / 4 * 4;
+constexpr int kGatherWeights = 6 * P;
 
 constexpr int kThreads = 128;       // per block, per-atom kernels and spreading
 constexpr int kReduceThreads = 256; // per block, convolution
@@ -108,28 +111,29 @@ __device__ __forceinline__ void atomGridCoordinates(const std::uint32_t f[3], co
   for (int d = 0; d < 3; ++d) pme::gridCoordinateFixed(f[d], g.k[d], P, first[d], w[d]);
 }
 
-/// Phase 1b for one atom: its spreading and gather records from w and q.
+/// Phase 1b for one atom: its spreading record from w and q.
 template <int P>
-__device__ __forceinline__ void atomSplineRecords(const float4 wq, int cz, float spread[kSpreadStride<P>],
-                                                  float gather[kGatherStride<P>]) {
+__device__ __forceinline__ void atomSpreadRecord(const float4 wq, int cz, float spread[kSpreadStride<P>]) {
   const float w[3] = {wq.x, wq.y, wq.z};
 #pragma unroll
   for (int d = 0; d < 3; ++d) {
-    float th[P], dth[P];
-    pme::bsplineWeights<P, float>(w[d], th, dth);
+    float th[P];
+    pme::bsplineWeights<P, float>(w[d], th, nullptr);
 #pragma unroll
-    for (int j = 0; j < P; ++j) {
-      spread[d * P + j] = d == 0 ? wq.w * th[j] : th[j];
-      gather[d * P + j] = th[j];
-      gather[3 * P + d * P + j] = dth[j];
-    }
+    for (int j = 0; j < P; ++j) spread[d * P + j] = d == 0 ? wq.w * th[j] : th[j];
   }
   spread[3 * P] = __int_as_float(cz);
   spread[3 * P + 1] = wq.w;
 #pragma unroll
   for (int j = 3 * P + 2; j < kSpreadStride<P>; ++j) spread[j] = 0.f;
+}
+
+/// Phase 6 for one atom: the gather weights (kGatherWeights layout) from w.
+template <int P>
+__device__ __forceinline__ void atomGatherWeights(const float4 wq, float rec[kGatherWeights<P>]) {
+  const float w[3] = {wq.x, wq.y, wq.z};
 #pragma unroll
-  for (int j = 6 * P; j < kGatherStride<P>; ++j) gather[j] = 0.f;
+  for (int d = 0; d < 3; ++d) pme::bsplineWeights<P, float>(w[d], rec + d * P, rec + 3 * P + d * P);
 }
 
 /// The P grid values phi[rowStart + (cz + c) mod K], c = 0..P-1, of one grid line. Without
@@ -166,7 +170,7 @@ __device__ __forceinline__ void loadGridRow(const float* __restrict__ phi, std::
 /// units, from the potential grid phi, in a fixed order.
 template <int P>
 __device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict__ phi, const GridDims g, int cx, int cy,
-                                                        int cz, const float rec[kGatherStride<P>]) {
+                                                        int cz, const float rec[kGatherWeights<P>]) {
   const float* tx = rec;
   const float* ty = rec + P;
   const float* tz = rec + 2 * P;
@@ -196,38 +200,58 @@ __device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict_
   return make_float3(gx, gy, gz);
 }
 
-// ---- Layer 2: the brick spreading of one atom -------------------------------------------
+// ---- Layer 2: the brick spreading of one grid column ----------------------------------------
 
 // Spreading bricks (PmeGridGeometry.h): one block of kBrickThreads per brick of kBrick^3
-// grid points. Warp w owns private copy w of the brick in shared memory; point (x, y, z) of
-// a copy sits at x kBrickPlaneStride + y kBrick + z (the 4 extra floats per x plane put
-// lanes that differ only in x on different banks).
-constexpr int kBrickThreads = 256;
-constexpr int kBrickCopies = kBrickThreads / 32;
-constexpr int kBrickStage = 128;  // atoms staged in shared memory per pass
-constexpr int kBrickPoints = pme::kBrick * pme::kBrick * pme::kBrick;
-constexpr int kBrickPlaneStride = pme::kBrick * pme::kBrick + 4;
-constexpr int kBrickCopyStride = pme::kBrick * kBrickPlaneStride;
+// grid points; thread (x, y) owns the column of kBrick points (x, y, 0..kBrick-1) in
+// registers. The halo rows' atoms are staged in shared memory as one list, rows in halo
+// order: the atoms of the rows (x - i, y - order + 1 .. y) are one contiguous range of it.
+constexpr int kBrickThreads = pme::kBrick * pme::kBrick;
+constexpr int kBrickRowsPerThread = 4;  // halo rows per thread: (8 + 8 - 1)^2 = 225 <= 256
+constexpr int kBrickStage = 128;        // atoms staged in shared memory per pass
 
-/// Adds one staged atom (record rec, first-point offsets m.x, m.y, m.z from the brick
-/// origin) to a warp's copy of the brick: lane items (i, j, half of the z points), points
-/// outside the brick skipped. Distinct items of one atom touch distinct points, so the
-/// lanes never write the same float.
+/// Staged-list range [lo, hi), relative to the pass start `base`, of the atoms in the
+/// halo rows hr .. hr + P - 1 (rowEnd[r]: list position after row r's atoms).
 template <int P>
-__device__ __forceinline__ void scatterAtom(const float* rec, const int4 m, int lane, float* copy) {
-  constexpr int kHalf = (P + 1) / 2;
-  for (int item = lane; item < 2 * P * P; item += 32) {
-    const int kb = item & 1, ij = item >> 1, i = ij / P, j = ij - (ij / P) * P;
-    const int x = m.x + i, y = m.y + j;
-    if (unsigned(x) < unsigned(pme::kBrick) && unsigned(y) < unsigned(pme::kBrick)) {
-      const float w = rec[i] * rec[P + j];
-      float* line = copy + x * kBrickPlaneStride + y * pme::kBrick;
+__device__ __forceinline__ void stagedRange(const int* rowEnd, int hr, int base, int& lo, int& hi) {
+  lo = max((hr == 0 ? 0 : rowEnd[hr - 1]) - base, 0);
+  hi = min(rowEnd[hr + P - 1] - base, kBrickStage);
+  if (hi < lo) hi = lo;
+}
+
+/// Adds to the column (x, y) of acc the staged atoms of the pass starting at `base`: for
+/// i = 0..P-1 the range of rows (x - i, y - P + 1 .. y), in list order. The loop runs the
+/// warp's longest candidate list with the ranges concatenated per lane, so that lanes with
+/// different row counts do not serialise range by range.
+template <int P>
+__device__ __forceinline__ void addStagedColumn(const float* slots, const int2* meta, const int* rowEnd, int base,
+                                                int x, int y, float acc[pme::kBrick]) {
+  constexpr int S = kSpreadStride<P>, H = pme::kBrick + P - 1;
+  int total = 0;
 #pragma unroll
-      for (int kk = 0; kk < kHalf; ++kk) {
-        const int k = kb * kHalf + kk;
-        const int z = m.z + k;
-        if (k < P && unsigned(z) < unsigned(pme::kBrick)) line[z] += w * rec[2 * P + k];
+  for (int i = 0; i < P; ++i) {
+    int lo, hi;
+    stagedRange<P>(rowEnd, (x - i + P - 1) * H + y, base, lo, hi);
+    total += hi - lo;
+  }
+  const int rounds = __reduce_max_sync(kFullMask, total);
+  int i = 0, a, end;
+  stagedRange<P>(rowEnd, (x + P - 1) * H + y, base, a, end);
+  for (int e = 0; e < rounds; ++e) {
+    if (e < total) {
+      while (a >= end) {
+        ++i;
+        stagedRange<P>(rowEnd, (x - i + P - 1) * H + y, base, a, end);
       }
+      const int2 m = meta[a];  // (ry, rz) of the atom; j = y - ry is in [0, P) by the range
+      const float* rec = slots + a * S;
+      const float w = rec[i] * rec[P + y - m.x];
+#pragma unroll
+      for (int z = 0; z < pme::kBrick; ++z) {
+        const int k = z - m.y;
+        if (unsigned(k) < unsigned(P)) acc[z] = fmaf(w, rec[2 * P + k], acc[z]);
+      }
+      ++a;
     }
   }
 }
@@ -287,108 +311,103 @@ __device__ __forceinline__ void writeRecordsCoalesced(const float4* stage, int c
   for (int i = threadIdx.x; i < count * stride / 4; i += blockDim.x) d4[i] = stage[i];
 }
 
-/// Phase 1b: one thread per sorted atom: B-spline weights and derivatives (float) into the
-/// spreading and gather records at its sorted position. The records go through shared
-/// memory, so that the global stores are coalesced.
+/// Phase 1b: one thread per sorted atom: B-spline weights (float) into the spreading record
+/// at its sorted position. The records go through shared memory, so that the global stores
+/// are coalesced.
 template <int P>
 __global__ void __launch_bounds__(kThreads) splineKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
                                                          const int* __restrict__ perm, GridDims g,
                                                          const float4* __restrict__ wq,
-                                                         float* __restrict__ spreadRecords,
-                                                         float* __restrict__ gatherRecords) {
-  static_assert(kGatherStride<P> >= kSpreadStride<P>, "the stage holds either record");
-  __shared__ float4 stage[kThreads * kGatherStride<P> / 4];
+                                                         float* __restrict__ spreadRecords) {
+  __shared__ float4 stage[kThreads * kSpreadStride<P> / 4];
   const int first = blockIdx.x * kThreads;
   const int s = first + int(threadIdx.x);
-  float spread[kSpreadStride<P>] = {}, gather[kGatherStride<P>] = {};
+  float spread[kSpreadStride<P>] = {};
   if (s < n) {
     const std::uint32_t key = sortedKeys[s];
-    if (key < pme::numCells(g)) atomSplineRecords<P>(wq[perm[s]], int(key % std::uint32_t(g.k[2])), spread, gather);
+    if (key < pme::numCells(g)) atomSpreadRecord<P>(wq[perm[s]], int(key % std::uint32_t(g.k[2])), spread);
   }
   const int count = min(kThreads, n - first);
-  float* own = reinterpret_cast<float*>(stage) + threadIdx.x * kSpreadStride<P>;
+  float* const own = reinterpret_cast<float*>(stage) + threadIdx.x * kSpreadStride<P>;
   storeFloats<kSpreadStride<P>>(own, spread);
   __syncthreads();
   writeRecordsCoalesced(stage, count, kSpreadStride<P>, spreadRecords + std::size_t(first) * kSpreadStride<P>);
-  __syncthreads();
-  own = reinterpret_cast<float*>(stage) + threadIdx.x * kGatherStride<P>;
-  storeFloats<kGatherStride<P>>(own, gather);
-  __syncthreads();
-  writeRecordsCoalesced(stage, count, kGatherStride<P>, gatherRecords + std::size_t(first) * kGatherStride<P>);
 }
 
-/// Phase 2, the grid side: one block per brick. (1) Thread r reads the sorted-atom ranges
-/// of halo row r (two cellStart reads per z piece); a block scan lays the rows' atoms out
-/// as one list, rows in thread order, atoms in sorted order. (2) In passes of kBrickStage
-/// list entries, each row copies its entries into shared memory, and warp w adds entries
-/// w, w + kBrickCopies, ... in list order to its private copy of the brick (no atomics).
-/// (3) Each point is the sum of the copies in copy order, stored once. Every order is
+/// Phase 2, the grid side: one block per brick. (1) Each thread reads the sorted-atom
+/// ranges of its kBrickRowsPerThread halo rows (two cellStart reads per z piece); a block
+/// scan lays the rows' atoms out as one list, rows in halo order, atoms in sorted order.
+/// (2) In passes of kBrickStage list entries, each row copies its entries into shared
+/// memory, and thread (x, y) adds the entries of its column's rows, in list order, to its
+/// kBrick register sums (no atomics). (3) Each thread stores its column once. Every order is
 /// fixed, so each grid value is the same float sum on every run; every grid point is
 /// written (no memset needed).
 template <int P>
-__global__ void __launch_bounds__(kBrickThreads) spreadKernel(GridDims g, int nby, int nbz,
+__global__ void __launch_bounds__(kBrickThreads, 16) spreadKernel(GridDims g, int nby, int nbz,
                                                               const int* __restrict__ cellStart,
                                                               const float* __restrict__ records,
                                                               float* __restrict__ grid) {
-  constexpr int S = kSpreadStride<P>;
-  constexpr int B = pme::kBrick;
-  static_assert((B + P - 1) * (B + P - 1) <= kBrickThreads, "one thread per halo row");
+  constexpr int S = kSpreadStride<P>, B = pme::kBrick, H = B + P - 1, R = kBrickRowsPerThread;
+  static_assert(H * H <= kBrickThreads * R, "halo rows per thread");
   using BlockScan = cub::BlockScan<int, kBrickThreads>;
   __shared__ typename BlockScan::TempStorage scanTemp;
-  __shared__ float4 copies4[kBrickCopies * kBrickCopyStride / 4];
+  __shared__ int rowEnd[H * H];
   __shared__ float4 slots4[kBrickStage * S / 4];
-  __shared__ int4 meta[kBrickStage];
-  float* copies = reinterpret_cast<float*>(copies4);
+  __shared__ int2 meta[kBrickStage];
   float* slots = reinterpret_cast<float*>(slots4);
 
   const int bz = blockIdx.x % nbz, rest = blockIdx.x / nbz;
   const int x0 = (rest / nby) * B, y0 = (rest % nby) * B, z0 = bz * B;
-  for (int i = threadIdx.x; i < kBrickCopies * kBrickCopyStride / 4; i += kBrickThreads)
-    copies4[i] = make_float4(0.f, 0.f, 0.f, 0.f);
 
-  const pme::BrickRow row = pme::brickRow(g, P, x0, y0, z0, threadIdx.x);
-  int begin[2] = {0, 0}, count[2] = {0, 0};
-  if (row.valid) {
+  int begin[R][2], count[R][2], rowCount[R];
 #pragma unroll
-    for (int p = 0; p < 2; ++p)
-      if (row.zEnd[p] > row.zBegin[p]) {
-        begin[p] = __ldg(cellStart + row.rowKey + row.zBegin[p]);
-        count[p] = __ldg(cellStart + row.rowKey + row.zEnd[p]) - begin[p];
+  for (int r = 0; r < R; ++r) {
+    const pme::BrickRow row = pme::brickRow(g, P, x0, y0, z0, R * int(threadIdx.x) + r);
+#pragma unroll
+    for (int p = 0; p < 2; ++p) {
+      begin[r][p] = count[r][p] = 0;
+      if (row.valid && row.zEnd[p] > row.zBegin[p]) {
+        begin[r][p] = __ldg(cellStart + row.rowKey + row.zBegin[p]);
+        count[r][p] = __ldg(cellStart + row.rowKey + row.zEnd[p]) - begin[r][p];
       }
+    }
+    rowCount[r] = count[r][0] + count[r][1];
   }
-  int offset = 0, total = 0;
-  BlockScan(scanTemp).ExclusiveSum(count[0] + count[1], offset, total);
+  int offset[R], total = 0;
+  BlockScan(scanTemp).ExclusiveSum(rowCount, offset, total);
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+    if (R * int(threadIdx.x) + r < H * H) rowEnd[R * threadIdx.x + r] = offset[r] + rowCount[r];
 
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  float* copy = copies + warp * kBrickCopyStride;
+  const int x = threadIdx.x / B, y = threadIdx.x % B;
+  float acc[B];
+#pragma unroll
+  for (int z = 0; z < B; ++z) acc[z] = 0.f;
   for (int base = 0; base < total; base += kBrickStage) {
-    __syncthreads();  // the copies are zeroed; the previous pass is done with the slots
-    const int lo = max(offset, base), hi = min(offset + count[0] + count[1], base + kBrickStage);
-    for (int e = lo; e < hi; ++e) {
-      const int k = e - offset;
-      const int p = k < count[0] ? 0 : 1;
-      const int s = p == 0 ? begin[0] + k : begin[1] + k - count[0];
-      float rec[S];
-      loadFloats<S>(records + std::size_t(s) * S, rec);
-      storeFloats<S>(slots + (e - base) * S, rec);
-      meta[e - base] = make_int4(row.rx, row.ry, __float_as_int(rec[3 * P]) + row.rzShift[p], 0);
+    __syncthreads();  // rowEnd is written; the previous pass is done with the slots
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int lo = max(offset[r], base), hi = min(offset[r] + rowCount[r], base + kBrickStage);
+      if (lo >= hi) continue;
+      const pme::BrickRow row = pme::brickRow(g, P, x0, y0, z0, R * int(threadIdx.x) + r);
+      for (int e = lo; e < hi; ++e) {
+        const int k = e - offset[r];
+        const int p = k < count[r][0] ? 0 : 1;
+        const int s = p == 0 ? begin[r][0] + k : begin[r][1] + k - count[r][0];
+        float rec[S];
+        loadFloats<S>(records + std::size_t(s) * S, rec);
+        storeFloats<S>(slots + (e - base) * S, rec);
+        meta[e - base] = make_int2(row.ry, __float_as_int(rec[3 * P]) + (p == 0 ? row.rzShift[0] : row.rzShift[1]));
+      }
     }
     __syncthreads();
-    const int staged = min(total - base, kBrickStage);
-    for (int a = warp; a < staged; a += kBrickCopies) {
-      scatterAtom<P>(slots + a * S, meta[a], lane, copy);
-      __syncwarp();  // the next atom of this warp may touch the same points
-    }
+    addStagedColumn<P>(slots, meta, rowEnd, base, x, y, acc);
   }
-  __syncthreads();
-  for (int pt = threadIdx.x; pt < kBrickPoints; pt += kBrickThreads) {
-    const int x = pt / (B * B), y = (pt / B) % B, z = pt % B;
-    const int at = x * kBrickPlaneStride + y * B + z;
-    float v = copies[at];
+  if (x0 + x < g.k[0] && y0 + y < g.k[1]) {
+    float* column = grid + (std::size_t(x0 + x) * g.k[1] + y0 + y) * g.k[2] + z0;
 #pragma unroll
-    for (int c = 1; c < kBrickCopies; ++c) v += copies[c * kBrickCopyStride + at];
-    if (x0 + x < g.k[0] && y0 + y < g.k[1] && z0 + z < g.k[2])
-      grid[(std::size_t(x0 + x) * g.k[1] + y0 + y) * g.k[2] + z0 + z] = v;
+    for (int z = 0; z < B; ++z)
+      if (z0 + z < g.k[2]) column[z] = acc[z];
   }
 }
 
@@ -458,13 +477,12 @@ __global__ void __launch_bounds__(kReduceThreads) finalReduceKernel(int nPartial
   if (threadIdx.x == 0) *out = total;
 }
 
-/// Phase 6: one thread per sorted atom (neighbouring threads read neighbouring grid points,
-/// records are read in order); F = -q (K/L) grad, written in atom order as float triples.
+/// Phase 6: one thread per sorted atom (neighbouring threads read neighbouring grid points);
+/// weights recomputed from {w, q}; F = -q (K/L) grad, written in atom order as float triples.
 template <int P>
 __global__ void __launch_bounds__(kThreads) gatherKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
                                                          const int* __restrict__ perm, GridDims g,
-                                                         const float* __restrict__ spreadRecords,
-                                                         const float* __restrict__ gatherRecords,
+                                                         const float4* __restrict__ wq,
                                                          const float* __restrict__ phi,
                                                          const BoxTerms* __restrict__ box,
                                                          float* __restrict__ forces) {
@@ -479,9 +497,10 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(int n, const std::uint3
   }
   int cx, cy, cz;
   pme::decodeCellKey(g, key, cx, cy, cz);
-  float rec[kGatherStride<P>];
-  loadFloats<kGatherStride<P>>(gatherRecords + std::size_t(s) * kGatherStride<P>, rec);
-  const float q = __ldg(spreadRecords + std::size_t(s) * kSpreadStride<P> + 3 * P + 1);
+  const float4 wqa = __ldg(wq + a);
+  float rec[kGatherWeights<P>];
+  atomGatherWeights<P>(wqa, rec);
+  const float q = wqa.w;
   const float3 grad = atomPotentialGradient<P>(phi, g, cx, cy, cz, rec);
   const float3 scale = box->scale;
   f[0] = -q * scale.x * grad.x;
@@ -756,7 +775,6 @@ class CudaPme final : public ReciprocalSolver {
     for (auto& g : graphs_) g.reset();  // they hold the old buffers' addresses
     const int P = params_.order;
     const std::size_t spreadStride = std::size_t(3 * P + 2 + 3) / 4 * 4;  // kSpreadStride<P>
-    const std::size_t gatherStride = std::size_t(6 * P + 3) / 4 * 4;      // kGatherStride<P>
     fractions_ = DeviceBuffer<std::uint32_t>("pme fractional coordinates", 3 * n);
     charges_ = DeviceBuffer<double>("pme charges", n);
     keys_ = DeviceBuffer<std::uint32_t>("pme cell keys", n);
@@ -765,7 +783,6 @@ class CudaPme final : public ReciprocalSolver {
     perm_ = DeviceBuffer<int>("pme sorted atom indices", n);
     wq_ = DeviceBuffer<float4>("pme fractional parts and charges", n);
     spreadRecords_ = DeviceBuffer<float>("pme spreading records", n * spreadStride);
-    gatherRecords_ = DeviceBuffer<float>("pme gather records", n * gatherStride);
     forceOut_ = DeviceBuffer<float>("pme forces", 3 * n);
     std::vector<int> iota(n);
     for (std::size_t i = 0; i < n; ++i) iota[i] = int(i);
@@ -836,7 +853,7 @@ class CudaPme final : public ReciprocalSolver {
 
     // 1b: B-splines in sorted order (before the cell starts, which would push wq out of L2).
     splineKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
-        n, sortedKeys_.data(), perm_.data(), dims_, wq_.data(), spreadRecords_.data(), gatherRecords_.data());
+        n, sortedKeys_.data(), perm_.data(), dims_, wq_.data(), spreadRecords_.data());
     FARADAY_CUDA_CHECK_LAUNCH("splineKernel");
     mark(4);
 
@@ -871,9 +888,8 @@ class CudaPme final : public ReciprocalSolver {
     mark(8);
 
     // 6: forces.
-    gatherKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, sortedKeys_.data(), perm_.data(), dims_,
-                                                                      spreadRecords_.data(), gatherRecords_.data(),
-                                                                      realGrid_.data(), boxTerms_.data(), forceOut_.data());
+    gatherKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
+        n, sortedKeys_.data(), perm_.data(), dims_, wq_.data(), realGrid_.data(), boxTerms_.data(), forceOut_.data());
     FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
     mark(9);
   }
@@ -896,7 +912,7 @@ class CudaPme final : public ReciprocalSolver {
   DeviceBuffer<std::uint32_t> keys_, sortedKeys_;
   DeviceBuffer<int> atomIndex_, perm_, cellStart_;
   DeviceBuffer<float4> wq_;
-  DeviceBuffer<float> spreadRecords_, gatherRecords_, forceOut_, realGrid_;
+  DeviceBuffer<float> spreadRecords_, forceOut_, realGrid_;
   DeviceBuffer<float2> complexGrid_;
   DeviceBuffer<unsigned char> sortTemp_;
   DeviceBuffer<Sums7> partials_, sums_;
