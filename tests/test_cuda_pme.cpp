@@ -1,6 +1,6 @@
 // GPU PME (CudaPme.cu) against the CPU oracle (CpuPme), its bitwise reproducibility, and,
 // without a GPU, the host/device helpers it is built on: cell keys, grid coordinates,
-// influence factors, and a host replay of the spreading kernel's bricks against a
+// influence factors, and a host replay of the spreading kernel's windows against a
 // direct scatter of the charges.
 #include <gtest/gtest.h>
 
@@ -194,12 +194,12 @@ TEST(CudaPmeGeometry, InfluenceFactorsMatchCpuInfluenceFunction) {
   EXPECT_LT(worst, tol::kDoubleSum);
 }
 
-/// Host replay of spreadKernel: the same bricks, halo rows and z pieces, summed in double.
-/// Every grid point must be written and receive exactly the direct scatter.
-std::vector<double> spreadByBricks(const GridDims& g, int order, const std::vector<std::array<int, 3>>& first,
-                                   const std::vector<std::vector<double>>& qtx,
-                                   const std::vector<std::vector<double>>& ty,
-                                   const std::vector<std::vector<double>>& tz) {
+/// Host replay of spreadKernel: the same tiles, segments, windows and visiting order, summed
+/// in double. Every grid point must be written and receive exactly the direct scatter.
+std::vector<double> spreadByWindows(const GridDims& g, int order, int segLen, const std::vector<std::array<int, 3>>& first,
+                                    const std::vector<std::vector<double>>& qtx,
+                                    const std::vector<std::vector<double>>& ty,
+                                    const std::vector<std::vector<double>>& tz) {
   const int n = int(first.size());
   std::vector<std::uint32_t> key(n);
   for (int a = 0; a < n; ++a) key[a] = pme::cellKey(g, first[a][0], first[a][1], first[a][2]);
@@ -212,50 +212,50 @@ std::vector<double> spreadByBricks(const GridDims& g, int order, const std::vect
   for (std::uint32_t c = 0; c <= pme::numCells(g); ++c)
     cellStart[c] = int(std::lower_bound(sorted.begin(), sorted.end(), c) - sorted.begin());
 
-  constexpr int B = pme::kBrick;
   std::vector<double> grid(pme::numCells(g), std::nan(""));
-  const int h = pme::brickHalo(order);
-  for (int bx = 0; bx < pme::bricksAlong(g.k[0]); ++bx)
-    for (int by = 0; by < pme::bricksAlong(g.k[1]); ++by)
-      for (int bz = 0; bz < pme::bricksAlong(g.k[2]); ++bz) {
-        const int x0 = bx * B, y0 = by * B, z0 = bz * B;
-        std::vector<double> local(B * B * B, 0.0);
-        for (int row = 0; row < h * h; ++row) {
-          const pme::BrickRow r = pme::brickRow(g, order, x0, y0, z0, row);
-          if (!r.valid) continue;
-          for (int piece = 0; piece < 2; ++piece)
-            for (int s = cellStart[r.rowKey + r.zBegin[piece]]; s < cellStart[r.rowKey + r.zEnd[piece]]; ++s) {
-              const int a = perm[s];
-              const int rz = first[a][2] + r.rzShift[piece];
-              for (int i = 0; i < order; ++i)
-                for (int j = 0; j < order; ++j)
-                  for (int k = 0; k < order; ++k) {
-                    const int x = r.rx + i, y = r.ry + j, z = rz + k;
-                    if (x < 0 || x >= B || y < 0 || y >= B || z < 0 || z >= B) continue;
-                    local[(x * B + y) * B + z] += qtx[a][i] * ty[a][j] * tz[a][k];
-                  }
+  const int nTy = (g.k[1] + pme::kSpreadTileY - 1) / pme::kSpreadTileY;
+  const int nTz = (g.k[2] + pme::kSpreadTileZ - 1) / pme::kSpreadTileZ;
+  const int nSeg = (g.k[0] + segLen - 1) / segLen;
+  for (int seg = 0; seg < nSeg; ++seg)
+    for (int tileY = 0; tileY < nTy; ++tileY)
+      for (int tileZ = 0; tileZ < nTz; ++tileZ)
+        for (int lane = 0; lane < 32; ++lane) {
+          const int gy0 = tileY * pme::kSpreadTileY, gz0 = tileZ * pme::kSpreadTileZ;
+          const int gy = gy0 + lane / pme::kSpreadTileZ, gz = gz0 + lane % pme::kSpreadTileZ;
+          if (gy >= g.k[1] || gz >= g.k[2]) continue;
+          const int x0 = seg * segLen, x1 = std::min(x0 + segLen, g.k[0]);
+          std::vector<double> acc(order, 0.0);
+          for (int c = x0 - order + 1; c < x1; ++c) {
+            const int cx = c < 0 ? c + g.k[0] : c;
+            for (int slot = 0; slot < 32; ++slot) {
+              const pme::SpreadWindow w = pme::spreadWindow(g, order, gy0, gz0, slot);
+              if (!w.valid) continue;
+              const std::uint32_t row = pme::cellKey(g, cx, w.cy, 0);
+              const int relY = gy - w.yUnwrapped;
+              for (int s = cellStart[row + w.zLo]; s < cellStart[row + w.zHi + 1]; ++s) {
+                const int a = perm[s];
+                const int relZ = gz - (first[a][2] + w.zShift);
+                if (relY < 0 || relY >= order || relZ < 0 || relZ >= order) continue;
+                for (int k = 0; k < order; ++k) acc[k] += ty[a][relY] * tz[a][relZ] * qtx[a][k];
+              }
             }
+            if (c >= x0) grid[(std::size_t(cx) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
+            acc.erase(acc.begin());
+            acc.push_back(0.0);
+          }
         }
-        for (int x = 0; x < B && x0 + x < g.k[0]; ++x)
-          for (int y = 0; y < B && y0 + y < g.k[1]; ++y)
-            for (int z = 0; z < B && z0 + z < g.k[2]; ++z) {
-              double& out = grid[(std::size_t(x0 + x) * g.k[1] + y0 + y) * g.k[2] + z0 + z];
-              EXPECT_TRUE(std::isnan(out)) << "grid point written twice";
-              out = local[(x * B + y) * B + z];
-            }
-      }
   return grid;
 }
 
-TEST(CudaPmeGeometry, BrickSpreadingEqualsDirectScatter) {
-  // Grids with odd sizes, sizes not multiples of the brick, and sizes close to the order
-  // (halos that cover a cell twice across the periodic boundary).
+TEST(CudaPmeGeometry, WindowedSpreadingEqualsDirectScatter) {
+  // Grids with odd sizes, sizes not multiples of the tile, and sizes close to the order
+  // (windows that overlap themselves across the periodic boundary).
   struct Case {
     GridDims g;
-    int order;
+    int order, segLen;
   };
-  const Case cases[] = {{{{9, 10, 12}}, 4}, {{{13, 7, 11}}, 4}, {{{5, 5, 5}}, 5},
-                        {{{16, 17, 18}}, 8}, {{{11, 9, 6}}, 6}, {{{20, 4, 4}}, 4}, {{{25, 24, 17}}, 7}};
+  const Case cases[] = {{{{9, 10, 12}}, 4, 32}, {{{13, 7, 11}}, 4, 8},  {{{5, 5, 5}}, 5, 8},
+                        {{{16, 17, 18}}, 8, 16}, {{{11, 9, 6}}, 6, 8}, {{{20, 4, 4}}, 4, 8}};
   std::mt19937_64 rng(5);
   for (const Case& cs : cases) {
     const GridDims& g = cs.g;
@@ -284,11 +284,11 @@ TEST(CudaPmeGeometry, BrickSpreadingEqualsDirectScatter) {
             direct[(std::size_t(x) * g.k[1] + y) * g.k[2] + z] += qtx[a][i] * ty[a][j] * tz[a][k];
           }
     }
-    const std::vector<double> bricked = spreadByBricks(g, cs.order, first, qtx, ty, tz);
+    const std::vector<double> windowed = spreadByWindows(g, cs.order, cs.segLen, first, qtx, ty, tz);
     double worst = 0, scale = 0;
     for (std::size_t i = 0; i < direct.size(); ++i) {
-      ASSERT_FALSE(std::isnan(bricked[i])) << "grid point " << i << " never written";
-      worst = std::max(worst, std::fabs(bricked[i] - direct[i]));
+      ASSERT_FALSE(std::isnan(windowed[i])) << "grid point " << i << " never written";
+      worst = std::max(worst, std::fabs(windowed[i] - direct[i]));
       scale = std::max(scale, std::fabs(direct[i]));
     }
     EXPECT_LT(worst, tol::kDoubleSum * scale) << "grid " << g.k[0] << "x" << g.k[1] << "x" << g.k[2] << " order "
@@ -337,9 +337,9 @@ TEST(CudaPme, NonCubicGridAndBox) {
 }
 
 TEST(CudaPme, DenseCellsUseTheOverflowStaging) {
-  // A coarse grid (0.53 nm spacing) puts ~5 atoms in every cell, thousands in the halo of
-  // one spreading brick: far more than are staged at a time, so every brick stages its
-  // atoms in several passes.
+  // A coarse grid (0.53 nm spacing) puts ~5 atoms in every cell, ~375 in the window list
+  // of one spreading column: more than the 32 staged at a time, so every column takes the
+  // overflow path of the spreading kernel.
   FARADAY_REQUIRE_GPU();
   const test::Ions s = randomMelt(20000, 11);
   for (int order : {4, 8}) {

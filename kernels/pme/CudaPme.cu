@@ -3,10 +3,9 @@
 //               expanded in double), first grid index, cell key; (b) after the sort, in
 //               sorted order: B-spline weights (float) into the spreading records
 //   2 spread    two-phase collection without float atomics: (a) a stable radix sort of
-//               (cell key, atom index) and the cell start offsets; (b) a thread block per
-//               brick of 8^3 grid points stages exactly the atoms whose spline support
-//               reaches it; each thread sums a column of 8 points in registers from the
-//               atoms of its column's halo rows, in a fixed order
+//               (cell key, atom index) and the cell start offsets; (b) each warp gathers a
+//               tile of grid points from exactly the atoms whose spline support covers them,
+//               in a fixed order
 //   3 fft_forward  cuFFT R2C
 //   4 convolve  influence function, energy and virial by CUB block reductions in double
 //               (per-block partials, then one final block: deterministic)
@@ -14,9 +13,10 @@
 //   6 gather    one thread per atom (in sorted order) recomputes its weights and
 //               derivatives and interpolates its force
 // Every sum runs in a fixed order, so results are bitwise reproducible on one GPU.
-// The file reads in layers: per-atom evaluators -> the brick column sums -> __global__ kernels
+// The file reads in layers: per-atom evaluators -> warp-level loops -> __global__ kernels
 // -> the host driver (class CudaPme).
 #include <cub/cub.cuh>
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -200,58 +200,86 @@ __device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict_
   return make_float3(gx, gy, gz);
 }
 
-// ---- Layer 2: the brick spreading of one grid column ----------------------------------------
+// ---- Layer 2: warp-level loops -------------------------------------------------------------
 
-// Spreading bricks (PmeGridGeometry.h): one block of kBrickThreads per brick of kBrick^3
-// grid points; thread (x, y) owns the column of kBrick points (x, y, 0..kBrick-1) in
-// registers. The halo rows' atoms are staged in shared memory as one list, rows in halo
-// order: the atoms of the rows (x - i, y - order + 1 .. y) are one contiguous range of it.
-constexpr int kBrickThreads = pme::kBrick * pme::kBrick;
-constexpr int kBrickRowsPerThread = 4;  // halo rows per thread: (8 + 8 - 1)^2 = 225 <= 256
-constexpr int kBrickStage = 128;        // atoms staged in shared memory per pass
-
-/// Staged-list range [lo, hi), relative to the pass start `base`, of the atoms in the
-/// halo rows hr .. hr + P - 1 (rowEnd[r]: list position after row r's atoms).
-template <int P>
-__device__ __forceinline__ void stagedRange(const int* rowEnd, int hr, int base, int& lo, int& hi) {
-  lo = max((hr == 0 ? 0 : rowEnd[hr - 1]) - base, 0);
-  hi = min(rowEnd[hr + P - 1] - base, kBrickStage);
-  if (hi < lo) hi = lo;
+/// Spreading: the sorted atoms [begin, end) of this lane's window in cell column c
+/// (nothing for c >= x1, the end of the warp's segment).
+__device__ __forceinline__ void windowRange(const GridDims& g, const pme::SpreadWindow& win, int x1, int c,
+                                            const int* __restrict__ cellStart, int& begin, int& end) {
+  begin = end = 0;
+  if (c < x1 && win.valid) {
+    const int cx = c < 0 ? c + g.k[0] : c;
+    const std::uint32_t rowKey = pme::cellKey(g, cx, win.cy, 0);
+    begin = __ldg(cellStart + rowKey + win.zLo);
+    end = __ldg(cellStart + rowKey + win.zHi + 1);
+  }
 }
 
-/// Adds to the column (x, y) of acc the staged atoms of the pass starting at `base`: for
-/// i = 0..P-1 the range of rows (x - i, y - P + 1 .. y), in list order. The loop runs the
-/// warp's longest candidate list with the ranges concatenated per lane, so that lanes with
-/// different row counts do not serialise range by range.
-template <int P>
-__device__ __forceinline__ void addStagedColumn(const float* slots, const int2* meta, const int* rowEnd, int base,
-                                                int x, int y, float acc[pme::kBrick]) {
-  constexpr int S = kSpreadStride<P>, H = pme::kBrick + P - 1;
-  int total = 0;
+/// Spreading, one warp: the sorted atoms of one cell column c are the concatenation of the
+/// lanes' window ranges [begin, end) in lane order. ColumnAtoms holds that list's layout.
+struct ColumnAtoms {
+  int begin, count, offset;  ///< this lane's window: range start, length, place in the list
+  int total;                 ///< atoms in the list (warp-uniform)
+};
+
+__device__ __forceinline__ ColumnAtoms columnAtoms(int begin, int end, int lane) {
+  ColumnAtoms c;
+  c.begin = begin;
+  c.count = end - begin;
+  int inclusive = c.count;
 #pragma unroll
-  for (int i = 0; i < P; ++i) {
-    int lo, hi;
-    stagedRange<P>(rowEnd, (x - i + P - 1) * H + y, base, lo, hi);
-    total += hi - lo;
+  for (int o = 1; o < 32; o <<= 1) {
+    const int v = __shfl_up_sync(kFullMask, inclusive, o);
+    if (lane >= o) inclusive += v;
   }
-  const int rounds = __reduce_max_sync(kFullMask, total);
-  int i = 0, a, end;
-  stagedRange<P>(rowEnd, (x + P - 1) * H + y, base, a, end);
-  for (int e = 0; e < rounds; ++e) {
-    if (e < total) {
-      while (a >= end) {
-        ++i;
-        stagedRange<P>(rowEnd, (x - i + P - 1) * H + y, base, a, end);
-      }
-      const int2 m = meta[a];  // (ry, rz) of the atom; j = y - ry is in [0, P) by the range
-      const float* rec = slots + a * S;
-      const float w = rec[i] * rec[P + y - m.x];
+  c.total = __shfl_sync(kFullMask, inclusive, 31);
+  c.offset = inclusive - c.count;
+  return c;
+}
+
+/// Phase 2, the grid side: stages the atoms of this lane's window (list entries base ..
+/// base + 31 only) into shared memory with cp.async and commits them as one group.
+template <int P>
+__device__ __forceinline__ void stageWindowAsync(const float* __restrict__ records, const ColumnAtoms& col,
+                                                 const pme::SpreadWindow& win, int base, float* slots, int2* meta) {
+  const int lo = max(col.offset, base), hi = min(col.offset + col.count, base + 32);
+  for (int t = lo; t < hi; ++t) {
+    const float* src = records + std::size_t(col.begin + t - col.offset) * kSpreadStride<P>;
+    float* dst = slots + (t - base) * kSpreadStride<P>;
 #pragma unroll
-      for (int z = 0; z < pme::kBrick; ++z) {
-        const int k = z - m.y;
-        if (unsigned(k) < unsigned(P)) acc[z] = fmaf(w, rec[2 * P + k], acc[z]);
+    for (int q = 0; q < kSpreadStride<P> / 4; ++q) __pipeline_memcpy_async(dst + 4 * q, src + 4 * q, 16);
+    meta[t - base] = make_int2(win.yUnwrapped, win.zShift);
+  }
+  __pipeline_commit();
+}
+
+/// Adds staged atoms 0..count-1 (records, with their window's row and z shift in meta).
+template <int P>
+__device__ __forceinline__ void addStagedRecords(const float* slots, const int2* meta, int count, int gy, int gz,
+                                                 bool active, float acc[P]) {
+  for (int j = 0; j < count; ++j) {
+    const float* slot = slots + j * kSpreadStride<P>;
+    const int2 m = meta[j];
+    const int relY = gy - m.x;
+    const int relZ = gz - (__float_as_int(slot[3 * P]) + m.y);
+    if (active && unsigned(relY) < unsigned(P) && unsigned(relZ) < unsigned(P)) {
+      const float wyz = slot[P + relY] * slot[2 * P + relZ];
+      float qx[P];
+      if constexpr (P % 4 == 0) {
+#pragma unroll
+        for (int q = 0; q < P / 4; ++q) {
+          const float4 v = reinterpret_cast<const float4*>(slot)[q];
+          qx[4 * q] = v.x;
+          qx[4 * q + 1] = v.y;
+          qx[4 * q + 2] = v.z;
+          qx[4 * q + 3] = v.w;
+        }
+      } else {
+#pragma unroll
+        for (int k = 0; k < P; ++k) qx[k] = slot[k];
       }
-      ++a;
+#pragma unroll
+      for (int k = 0; k < P; ++k) acc[k] = fmaf(wyz, qx[k], acc[k]);
     }
   }
 }
@@ -334,81 +362,72 @@ __global__ void __launch_bounds__(kThreads) splineKernel(int n, const std::uint3
   writeRecordsCoalesced(stage, count, kSpreadStride<P>, spreadRecords + std::size_t(first) * kSpreadStride<P>);
 }
 
-/// Phase 2, the grid side: one block per brick. (1) Each thread reads the sorted-atom
-/// ranges of its kBrickRowsPerThread halo rows (two cellStart reads per z piece); a block
-/// scan lays the rows' atoms out as one list, rows in halo order, atoms in sorted order.
-/// (2) In passes of kBrickStage list entries, each row copies its entries into shared
-/// memory, and thread (x, y) adds the entries of its column's rows, in list order, to its
-/// kBrick register sums (no atomics). (3) Each thread stores its column once. Every order is
-/// fixed, so each grid value is the same float sum on every run; every grid point is
-/// written (no memset needed).
+/// Phase 2, the grid side: one warp per (x segment, y tile, z tile); lane (ly, lz) owns the
+/// points (x, gy0 + ly, gz0 + lz) for x in [x0, x1). The warp sweeps cell columns c = x0-P+1
+/// .. x1-1; after column c, point c is complete and leaves the shift register acc, whose
+/// entry k holds point c + k. The atoms of column c + 1 are copied global -> shared by
+/// cp.async (lane w copies those of its window w) while column c is summed from the other
+/// of two shared buffers, in list order (windows in lane order, atoms in sorted order).
+/// That order is fixed, so each grid value is the same float sum on every run. Every grid
+/// point is written (no memset needed).
 template <int P>
-__global__ void __launch_bounds__(kBrickThreads, 16) spreadKernel(GridDims g, int nby, int nbz,
+__global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen, int nSeg, int nTy, int nTz,
                                                               const int* __restrict__ cellStart,
                                                               const float* __restrict__ records,
                                                               float* __restrict__ grid) {
-  constexpr int S = kSpreadStride<P>, B = pme::kBrick, H = B + P - 1, R = kBrickRowsPerThread;
-  static_assert(H * H <= kBrickThreads * R, "halo rows per thread");
-  using BlockScan = cub::BlockScan<int, kBrickThreads>;
-  __shared__ typename BlockScan::TempStorage scanTemp;
-  __shared__ int rowEnd[H * H];
-  __shared__ float4 slots4[kBrickStage * S / 4];
-  __shared__ int2 meta[kBrickStage];
-  float* slots = reinterpret_cast<float*>(slots4);
+  __shared__ float4 stage[kThreads / 32][2][32 * kSpreadStride<P> / 4];
+  __shared__ int2 meta[kThreads / 32][2][32];
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31;
+  if (warp >= nSeg * nTy * nTz) return;  // whole warps leave together
+  // Buffer b of this warp: slots(b), metas(b) (arithmetic, not an indexed pointer array,
+  // which would live in local memory).
+  float* const slots0 = reinterpret_cast<float*>(stage[threadIdx.x >> 5][0]);
+  int2* const metas0 = meta[threadIdx.x >> 5][0];
+  auto slots = [&](int b) { return slots0 + b * (32 * kSpreadStride<P>); };
+  auto metas = [&](int b) { return metas0 + b * 32; };
+  const int tz = warp % nTz;
+  const int ty = (warp / nTz) % nTy;
+  const int seg = warp / (nTz * nTy);
+  const int gy0 = ty * pme::kSpreadTileY, gz0 = tz * pme::kSpreadTileZ;
+  const int gy = gy0 + lane / pme::kSpreadTileZ, gz = gz0 + lane % pme::kSpreadTileZ;
+  const bool active = gy < g.k[1] && gz < g.k[2];
+  const int x0 = seg * segLen;
+  const int x1 = min(x0 + segLen, g.k[0]);
+  const pme::SpreadWindow win = pme::spreadWindow(g, P, gy0, gz0, lane);
 
-  const int bz = blockIdx.x % nbz, rest = blockIdx.x / nbz;
-  const int x0 = (rest / nby) * B, y0 = (rest % nby) * B, z0 = bz * B;
-
-  int begin[R][2], count[R][2], rowCount[R];
+  float acc[P];
 #pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const pme::BrickRow row = pme::brickRow(g, P, x0, y0, z0, R * int(threadIdx.x) + r);
-#pragma unroll
-    for (int p = 0; p < 2; ++p) {
-      begin[r][p] = count[r][p] = 0;
-      if (row.valid && row.zEnd[p] > row.zBegin[p]) {
-        begin[r][p] = __ldg(cellStart + row.rowKey + row.zBegin[p]);
-        count[r][p] = __ldg(cellStart + row.rowKey + row.zEnd[p]) - begin[r][p];
-      }
+  for (int k = 0; k < P; ++k) acc[k] = 0.f;
+  int begin, end;
+  windowRange(g, win, x1, x0 - P + 1, cellStart, begin, end);
+  ColumnAtoms col = columnAtoms(begin, end, lane);
+  stageWindowAsync<P>(records, col, win, 0, slots(0), metas(0));
+  windowRange(g, win, x1, x0 - P + 2, cellStart, begin, end);
+  int b = 0;
+  for (int c = x0 - P + 1; c < x1; ++c) {
+    const ColumnAtoms next = columnAtoms(begin, end, lane);
+    __syncwarp();  // every lane is done with buffer b ^ 1 (column c - 1)
+    stageWindowAsync<P>(records, next, win, 0, slots(b ^ 1), metas(b ^ 1));
+    windowRange(g, win, x1, c + 2, cellStart, begin, end);
+    __pipeline_wait_prior(1);  // this lane's copies of column c have landed
+    __syncwarp();              // ... and every other lane's
+    addStagedRecords<P>(slots(b), metas(b), min(col.total, 32), gy, gz, active, acc);
+    for (int base = 32; base < col.total; base += 32) {  // columns of more than 32 atoms
+      __syncwarp();
+      stageWindowAsync<P>(records, col, win, base, slots(b), metas(b));
+      __pipeline_wait_prior(0);
+      __syncwarp();
+      addStagedRecords<P>(slots(b), metas(b), min(col.total - base, 32), gy, gz, active, acc);
     }
-    rowCount[r] = count[r][0] + count[r][1];
+    if (c >= x0 && active) grid[(std::size_t(c) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
+#pragma unroll
+    for (int k = 0; k < P - 1; ++k) acc[k] = acc[k + 1];
+    acc[P - 1] = 0.f;
+    col = next;
+    b ^= 1;
   }
-  int offset[R], total = 0;
-  BlockScan(scanTemp).ExclusiveSum(rowCount, offset, total);
-#pragma unroll
-  for (int r = 0; r < R; ++r)
-    if (R * int(threadIdx.x) + r < H * H) rowEnd[R * threadIdx.x + r] = offset[r] + rowCount[r];
-
-  const int x = threadIdx.x / B, y = threadIdx.x % B;
-  float acc[B];
-#pragma unroll
-  for (int z = 0; z < B; ++z) acc[z] = 0.f;
-  for (int base = 0; base < total; base += kBrickStage) {
-    __syncthreads();  // rowEnd is written; the previous pass is done with the slots
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const int lo = max(offset[r], base), hi = min(offset[r] + rowCount[r], base + kBrickStage);
-      if (lo >= hi) continue;
-      const pme::BrickRow row = pme::brickRow(g, P, x0, y0, z0, R * int(threadIdx.x) + r);
-      for (int e = lo; e < hi; ++e) {
-        const int k = e - offset[r];
-        const int p = k < count[r][0] ? 0 : 1;
-        const int s = p == 0 ? begin[r][0] + k : begin[r][1] + k - count[r][0];
-        float rec[S];
-        loadFloats<S>(records + std::size_t(s) * S, rec);
-        storeFloats<S>(slots + (e - base) * S, rec);
-        meta[e - base] = make_int2(row.ry, __float_as_int(rec[3 * P]) + (p == 0 ? row.rzShift[0] : row.rzShift[1]));
-      }
-    }
-    __syncthreads();
-    addStagedColumn<P>(slots, meta, rowEnd, base, x, y, acc);
-  }
-  if (x0 + x < g.k[0] && y0 + y < g.k[1]) {
-    float* column = grid + (std::size_t(x0 + x) * g.k[1] + y0 + y) * g.k[2] + z0;
-#pragma unroll
-    for (int z = 0; z < B; ++z)
-      if (z0 + z < g.k[2]) column[z] = acc[z];
-  }
+  __pipeline_wait_prior(0);
 }
 
 /// Phase 4: S(m) *= eterm(m) over the half-complex grid, with the energy and virial terms
@@ -623,6 +642,9 @@ class CudaPme final : public ReciprocalSolver {
     if (double(params_.grid[0]) * params_.grid[1] * params_.grid[2] > 2.0e9)
       throw pmeError(__LINE__, "PME grid too large for 32-bit cell keys");
     if (!(params_.beta > 0)) throw pmeError(__LINE__, "PME beta must be > 0");
+    int device = 0;
+    FARADAY_CUDA_CHECK(cudaGetDevice(&device));
+    FARADAY_CUDA_CHECK(cudaDeviceGetAttribute(&numSms_, cudaDevAttrMultiProcessorCount, device));
 
     const std::size_t cells = pme::numCells(dims_);
     const std::size_t nComplex = std::size_t(dims_.k[0]) * dims_.k[1] * (dims_.k[2] / 2 + 1);
@@ -640,6 +662,7 @@ class CudaPme final : public ReciprocalSolver {
     }
     forwardPlan_.make(params_.grid, CUFFT_R2C, stream_);
     inversePlan_.make(params_.grid, CUFFT_C2R, stream_);
+    chooseSpreadSegments();
     reserve(numAtoms);
   }
 
@@ -831,6 +854,18 @@ class CudaPme final : public ReciprocalSolver {
     haveBox_ = true;
   }
 
+  /// x-segment length of a spreading warp: the longest of 32, 16, 8 that still gives
+  /// 32 warps per multiprocessor (the x halo costs P - 1 extra columns per segment).
+  void chooseSpreadSegments() {
+    nTy_ = (dims_.k[1] + pme::kSpreadTileY - 1) / pme::kSpreadTileY;
+    nTz_ = (dims_.k[2] + pme::kSpreadTileZ - 1) / pme::kSpreadTileZ;
+    for (int len : {32, 16, 8}) {
+      segLen_ = len;
+      nSeg_ = (dims_.k[0] + len - 1) / len;
+      if (std::size_t(nSeg_) * nTy_ * nTz_ >= std::size_t(32) * numSms_) break;
+    }
+  }
+
   template <int P>
   void runPhases(int n, bool timed) {
     auto mark = [&](int i) {
@@ -861,10 +896,9 @@ class CudaPme final : public ReciprocalSolver {
     cellStartKernel<<<blocksFor((std::size_t(n) / 32 + 1) * 32, kThreads), kThreads, 0, stream_>>>(
         n, sortedKeys_.data(), cells, cellStart_.data());
     FARADAY_CUDA_CHECK_LAUNCH("cellStartKernel");
-    const int nbx = pme::bricksAlong(dims_.k[0]), nby = pme::bricksAlong(dims_.k[1]),
-              nbz = pme::bricksAlong(dims_.k[2]);
-    spreadKernel<P><<<nbx * nby * nbz, kBrickThreads, 0, stream_>>>(dims_, nby, nbz, cellStart_.data(),
-                                                                    spreadRecords_.data(), realGrid_.data());
+    const std::size_t warps = std::size_t(nSeg_) * nTy_ * nTz_;
+    spreadKernel<P><<<blocksFor(warps * 32, kThreads), kThreads, 0, stream_>>>(
+        dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), spreadRecords_.data(), realGrid_.data());
     FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
     mark(5);
 
@@ -899,6 +933,8 @@ class CudaPme final : public ReciprocalSolver {
   cudaStream_t stream_;
   const std::array<cudaEvent_t, 11>& events_;
   GridDims dims_{};
+  int numSms_ = 1;
+  int segLen_ = 32, nSeg_ = 1, nTy_ = 1, nTz_ = 1;
   int reduceBlocks_ = 1;
   std::size_t capacity_ = 0;
   std::size_t chargesCount_ = 0;

@@ -1,5 +1,5 @@
 #pragma once
-// Grid keying, per-atom grid coordinates and the spreading bricks of the GPU PME
+// Grid keying, per-atom grid coordinates and the spreading windows of the GPU PME
 // (CudaPme.cu). Written once for host and device, so that tests without a GPU can check
 // them against the CPU code and against a direct scatter of the charges.
 //
@@ -69,57 +69,50 @@ FARADAY_HD void gridCoordinateFixed(std::uint32_t f, int K, int order, int& firs
   w = float(wd);
 }
 
-// ---- Spreading bricks ------------------------------------------------------------------
-// The spreading kernel gives one thread block a brick of kBrick^3 grid points with origin
-// (x0, y0, z0) (bricks at the high edges are cut at K). The atoms whose spline reaches the
-// brick are those of the cells with unwrapped first index u in [b - order + 1, end - 1] per
-// dimension (b the brick origin, end = min(b + kBrick, K)). Sorted by cell key, they form one
-// contiguous range of sorted atoms per (x, y) cell row and z piece: the halo has
-// brickHalo(order)^2 rows; each row has up to two z pieces, the part of the z range below 0
-// (wrapped to the top of the grid) and the rest. An atom of cell (cx, cy, cz) in a row adds
-// to the brick points (rx + i, ry + j, cz + rzShift + k), i, j, k in [0, order), that lie
-// in [0, kBrick)^3. As K >= order, a (cell, point) pair passes for at most one unwrapped
-// image, so every contribution is added exactly once even when the halo of a small grid
-// covers a cell twice.
+// ---- Spreading windows ---------------------------------------------------------------
+// The spreading kernel gives one warp a tile of kSpreadTileY x kSpreadTileZ grid points in
+// (y, z) and a segment [x0, x1) in x, which it sweeps cell by cell. At the step for cell
+// column cx it visits, in a fixed order, the sorted atoms of up to 32 windows: window
+// `slot` = sub * 16 + r covers row cy = (gy0 - order + 1 + r) mod K_y and the z cells of
+// [gz0 - order + 1, gz0 + kSpreadTileZ - 1]; sub 0 is the part of that z range below 0
+// (wrapped to the top of the grid), sub 1 the rest. Each lane tests the unwrapped offsets
+// gy - yUnwrapped and gz - (cz + zShift) against [0, order): as K >= order, a (cell, point)
+// pair passes for at most one unwrapped image, so every contribution is added exactly once
+// even when the windows of a small grid overlap.
 
-inline constexpr int kBrick = 8;
+inline constexpr int kSpreadTileY = 4;
+inline constexpr int kSpreadTileZ = 8;
 
-FARADAY_HD int brickHalo(int order) { return kBrick + order - 1; }
-
-/// Bricks per dimension for K grid points.
-FARADAY_HD int bricksAlong(int K) { return (K + kBrick - 1) / kBrick; }
-
-struct BrickRow {
+struct SpreadWindow {
   bool valid;
-  int rx, ry;               ///< first-point offset of the row's cells from the brick origin
-  std::uint32_t rowKey;     ///< cellKey(g, cx, cy, 0)
-  int zBegin[2], zEnd[2];   ///< z cells [zBegin, zEnd) of the two pieces (may be empty)
-  int rzShift[2];           ///< offset from the brick origin of cell cz: cz + rzShift
+  int yUnwrapped;  ///< row index before wrapping (may be negative)
+  int cy;          ///< row index in [0, K_y)
+  int zLo, zHi;    ///< z cells [zLo, zHi], in [0, K_z)
+  int zShift;      ///< unwrapped z = cz + zShift
 };
 
-/// Row `row` in [0, brickHalo(order)^2) of the halo of the brick with origin (x0, y0, z0).
-FARADAY_HD BrickRow brickRow(const GridDims& g, int order, int x0, int y0, int z0, int row) {
-  BrickRow r{false, 0, 0, 0, {0, 0}, {0, 0}, {0, 0}};
-  const int h = brickHalo(order);
-  const int ux = x0 - order + 1 + row / h, uy = y0 - order + 1 + row % h;
-  const int xEnd = x0 + kBrick < g.k[0] ? x0 + kBrick : g.k[0];
-  const int yEnd = y0 + kBrick < g.k[1] ? y0 + kBrick : g.k[1];
-  if (row >= h * h || ux >= xEnd || uy >= yEnd) return r;
-  r.valid = true;
-  r.rx = ux - x0;
-  r.ry = uy - y0;
-  r.rowKey = cellKey(g, ux < 0 ? ux + g.k[0] : ux, uy < 0 ? uy + g.k[1] : uy, 0);
-  const int zLo = z0 - order + 1;
-  const int zEnd = z0 + kBrick < g.k[2] ? z0 + kBrick : g.k[2];
-  if (zLo < 0) {
-    r.zBegin[0] = zLo + g.k[2];
-    r.zEnd[0] = g.k[2];
-    r.rzShift[0] = -g.k[2] - z0;
+FARADAY_HD SpreadWindow spreadWindow(const GridDims& g, int order, int gy0, int gz0, int slot) {
+  SpreadWindow w{false, 0, 0, 0, -1, 0};
+  const int r = slot & 15, sub = slot >> 4;
+  const int yU = gy0 - order + 1 + r;
+  const int yHi = gy0 + kSpreadTileY - 1 < g.k[1] - 1 ? gy0 + kSpreadTileY - 1 : g.k[1] - 1;
+  if (yU > yHi) return w;
+  w.yUnwrapped = yU;
+  w.cy = yU < 0 ? yU + g.k[1] : yU;
+  const int zLo = gz0 - order + 1;
+  const int zHi = gz0 + kSpreadTileZ - 1 < g.k[2] - 1 ? gz0 + kSpreadTileZ - 1 : g.k[2] - 1;
+  if (sub == 0) {
+    if (zLo >= 0) return w;
+    w.zLo = zLo + g.k[2];
+    w.zHi = g.k[2] - 1;
+    w.zShift = -g.k[2];
+  } else {
+    w.zLo = zLo > 0 ? zLo : 0;
+    w.zHi = zHi;
+    w.zShift = 0;
   }
-  r.zBegin[1] = zLo > 0 ? zLo : 0;
-  r.zEnd[1] = zEnd;
-  r.rzShift[1] = -z0;
-  return r;
+  w.valid = true;
+  return w;
 }
 
 /// Per-dimension factor of the influence function: f[k] = |b(k)|^2 exp(-pi^2 m^2 / beta^2),
