@@ -8,7 +8,8 @@
 //               in a fixed order
 //   3 fft_forward  cuFFT R2C
 //   4 convolve  influence function, energy and virial by CUB block reductions in double
-//               (per-block partials, then one final block: deterministic)
+//               (per-block partials, summed in index order by the last block to finish:
+//               deterministic)
 //   5 fft_inverse  cuFFT C2R
 //   6 gather    one thread per atom (in sorted order) recomputes its weights and
 //               derivatives and interpolates its force
@@ -437,10 +438,12 @@ __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, int
                                                                  const float* __restrict__ fx,
                                                                  const float* __restrict__ fy,
                                                                  const float* __restrict__ fz,
-                                                                 const BoxTerms* __restrict__ box,
-                                                                 Sums7* __restrict__ partials) {
+                                                                 const BoxTerms* __restrict__ box, Sums7* partials,
+                                                                 unsigned int* __restrict__ blocksDone,
+                                                                 Sums7* __restrict__ out) {
   using BlockReduce = cub::BlockReduce<Sums7, kReduceThreads>;
   __shared__ typename BlockReduce::TempStorage temp;
+  __shared__ bool lastBlock;
   const int kh = g.k[2] / 2 + 1;
   const float3 invLength = box->invLength;
   const float prefactor = box->prefactor, piOverBeta2 = box->piOverBeta2;
@@ -477,23 +480,28 @@ __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, int
     spectrum[e] = make_float2(s.x * eterm, s.y * eterm);
   }
   const Sums7 total = BlockReduce(temp).Reduce(local, Sums7Add());
-  if (threadIdx.x == 0) partials[blockIdx.x] = total;
-}
-
-/// The block partials summed by one block in a fixed order.
-__global__ void __launch_bounds__(kReduceThreads) finalReduceKernel(int nPartials, const Sums7* __restrict__ partials,
-                                                                    Sums7* __restrict__ out) {
-  using BlockReduce = cub::BlockReduce<Sums7, kReduceThreads>;
-  __shared__ typename BlockReduce::TempStorage temp;
-  Sums7 local;
+  // The last block to finish sums the partials (no second launch). Which block that is
+  // varies, but the sum does not: thread t adds partials t, t + blockDim, ... in index order,
+  // then one block reduction. Only an integer atomic counts the finished blocks.
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = total;
+    __threadfence();  // the partial is visible device-wide before the count includes it
+    lastBlock = atomicAdd(blocksDone, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();  // lastBlock is set, and temp may be used again
+  if (!lastBlock) return;
+  __threadfence();
 #pragma unroll
   for (int c = 0; c < 7; ++c) local.v[c] = 0.0;
-  for (int p = threadIdx.x; p < nPartials; p += blockDim.x) {
+  for (int p = threadIdx.x; p < int(gridDim.x); p += blockDim.x) {
 #pragma unroll
-    for (int c = 0; c < 7; ++c) local.v[c] += partials[p].v[c];
+    for (int c = 0; c < 7; ++c) local.v[c] += __ldcg(&partials[p].v[c]);  // from L2, not a stale L1
   }
-  const Sums7 total = BlockReduce(temp).Reduce(local, Sums7Add());
-  if (threadIdx.x == 0) *out = total;
+  const Sums7 sum = BlockReduce(temp).Reduce(local, Sums7Add());
+  if (threadIdx.x == 0) {
+    *out = sum;
+    *blocksDone = 0u;  // ready for the next evaluation
+  }
 }
 
 /// Phase 6: one thread per sorted atom (neighbouring threads read neighbouring grid points);
@@ -654,6 +662,8 @@ class CudaPme final : public ReciprocalSolver {
     reduceBlocks_ = std::min(blocksFor(nComplex, kReduceThreads), kMaxReduceBlocks);
     partials_ = DeviceBuffer<Sums7>("pme energy partials", reduceBlocks_);
     sums_ = DeviceBuffer<Sums7>("pme energy sums", 1);
+    blocksDone_ = DeviceBuffer<unsigned int>("pme convolution block counter", 1);
+    FARADAY_CUDA_CHECK(cudaMemsetAsync(blocksDone_.data(), 0, sizeof(unsigned int), stream_));
     boxTerms_ = DeviceBuffer<BoxTerms>("pme box terms", 1);
     hostSums_.resize(1, "pme energy sums");
     for (int d = 0; d < 3; ++d) {
@@ -911,10 +921,8 @@ class CudaPme final : public ReciprocalSolver {
     convolveKernel<<<reduceBlocks_, kReduceThreads, 0, stream_>>>(
         dims_, nComplex, complexGrid_.data(), factors_[0].data(), factors_[1].data(), factors_[2].data(),
         boxTerms_.data(),
-        partials_.data());
+        partials_.data(), blocksDone_.data(), sums_.data());
     FARADAY_CUDA_CHECK_LAUNCH("convolveKernel");
-    finalReduceKernel<<<1, kReduceThreads, 0, stream_>>>(reduceBlocks_, partials_.data(), sums_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("finalReduceKernel");
     mark(7);
 
     // 5: inverse FFT (the potential grid replaces the charge grid).
@@ -952,6 +960,7 @@ class CudaPme final : public ReciprocalSolver {
   DeviceBuffer<float2> complexGrid_;
   DeviceBuffer<unsigned char> sortTemp_;
   DeviceBuffer<Sums7> partials_, sums_;
+  DeviceBuffer<unsigned int> blocksDone_;
   DeviceBuffer<BoxTerms> boxTerms_;
   PinnedBuffer<std::uint32_t> hostFractions_;
   PinnedBuffer<double> hostCharges_;
