@@ -124,8 +124,9 @@ inline constexpr double kCudaPmeForceRms = 1e-5;
 /// Virial: largest component difference over the largest |W_ab| of the CPU tensor.
 inline constexpr double kCudaPmeVirial = 1e-5;
 /// Grid coordinate from the uploaded 32-bit fixed-point fraction vs from the double
-/// position (grid units, K <= 300): half a fixed-point step (0.5 x 2^-32 K <= 3.5e-8) plus
-/// the float rounding of both fractional parts w < 1 (<= 2 x 3e-8).
+/// position (grid units, K <= 300): one fixed-point step (2^-32 K <= 7e-8: rounding, or
+/// truncation for negative positions) plus the float rounding of both fractional parts
+/// w < 1 (<= 2 x 3e-8).
 inline constexpr double kCudaPmeFixedPointGridUnits = 2e-7;
 
 }  // namespace faraday::tol

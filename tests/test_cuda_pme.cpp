@@ -138,8 +138,9 @@ TEST(CudaPmeGeometry, GridCoordinateMatchesCpuSplit) {
 }
 
 TEST(CudaPmeGeometry, FixedPointFractionsGiveTheDoubleGridCoordinate) {
-  // Positions inside and outside the box (unwrapped), including exact multiples of the edge
-  // and points just below them (whose fraction rounds to 2^32, which must wrap to 0).
+  // Positions inside and outside the box (unwrapped, negative too), including exact multiples
+  // of the edge and points just below them (whose fraction rounds to 2^32, which must wrap
+  // to 0).
   std::mt19937_64 rng(12);
   const double L = 9.87;
   std::uniform_real_distribution<double> u(-3 * L, 4 * L);
@@ -152,7 +153,7 @@ TEST(CudaPmeGeometry, FixedPointFractionsGiveTheDoubleGridCoordinate) {
         int firstD, firstF;
         float wD, wF;
         pme::gridCoordinate(x, L, K, order, firstD, wD);
-        pme::gridCoordinateFixed(pme::fractionalFixedPoint(x, L), K, order, firstF, wF);
+        pme::gridCoordinateFixed(pme::fractionalFixedPoint(x, pme::fixedPointScale(L)), K, order, firstF, wF);
         ASSERT_GE(firstF, 0);
         ASSERT_LT(firstF, K);
         ASSERT_GE(wF, 0.f);

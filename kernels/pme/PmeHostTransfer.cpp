@@ -45,11 +45,12 @@ bool copyIfChanged(double* cache, const double* src, std::size_t n) {
 }
 
 void fixedPointPositions(const Vec3* positions, std::size_t n, const Vec3& length, std::uint32_t* out) {
+  const double sx = fixedPointScale(length.x), sy = fixedPointScale(length.y), sz = fixedPointScale(length.z);
 #pragma omp parallel for schedule(static) if (n * sizeof(Vec3) >= kParallelBytes)
   for (std::size_t i = 0; i < n; ++i) {
-    out[3 * i] = fractionalFixedPoint(positions[i].x, length.x);
-    out[3 * i + 1] = fractionalFixedPoint(positions[i].y, length.y);
-    out[3 * i + 2] = fractionalFixedPoint(positions[i].z, length.z);
+    out[3 * i] = fractionalFixedPoint(positions[i].x, sx);
+    out[3 * i + 1] = fractionalFixedPoint(positions[i].y, sy);
+    out[3 * i + 2] = fractionalFixedPoint(positions[i].z, sz);
   }
 }
 
