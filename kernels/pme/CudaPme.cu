@@ -80,20 +80,6 @@ struct BoxTerms {
 };
 
 template <int N>
-__device__ __forceinline__ void loadFloats(const float* __restrict__ src, float* dst) {
-  static_assert(N % 4 == 0, "16-byte loads");
-  const float4* s4 = reinterpret_cast<const float4*>(src);
-#pragma unroll
-  for (int i = 0; i < N / 4; ++i) {
-    const float4 v = __ldg(s4 + i);
-    dst[4 * i] = v.x;
-    dst[4 * i + 1] = v.y;
-    dst[4 * i + 2] = v.z;
-    dst[4 * i + 3] = v.w;
-  }
-}
-
-template <int N>
 __device__ __forceinline__ void storeFloats(float* __restrict__ dst, const float* src) {
   static_assert(N % 4 == 0, "16-byte stores");
   float4* d4 = reinterpret_cast<float4*>(dst);
