@@ -113,7 +113,7 @@ inline constexpr double kNveFluctuationOverKinetic = 1e-3;
 namespace faraday::tol {
 
 /// GPU PME vs CpuPme, same beta, grid and order. The GPU forms fractional coordinates in
-/// double, then works in float: spline weights (rel. ~1e-7), grid sums of ~order^3 x 0.06
+/// double (uploaded as 32-bit fixed point, 2.3e-10 of the box edge), then works in float: spline weights (rel. ~1e-7), grid sums of ~order^3 x 0.06
 /// atoms per point, single-precision cuFFT (rel. RMS ~1e-7 log2 N) and the force
 /// interpolation; the energy and virial are summed in double. Expected agreement ~1e-6;
 /// 1e-5 is the accuracy the GPU PME promises (as in the source document: single precision
@@ -123,6 +123,11 @@ inline constexpr double kCudaPmeEnergy = 1e-5;
 inline constexpr double kCudaPmeForceRms = 1e-5;
 /// Virial: largest component difference over the largest |W_ab| of the CPU tensor.
 inline constexpr double kCudaPmeVirial = 1e-5;
+/// Grid coordinate from the uploaded 32-bit fixed-point fraction vs from the double
+/// position (grid units, K <= 300): one fixed-point step (2^-32 K <= 7e-8: rounding, or
+/// truncation for negative positions) plus the float rounding of both fractional parts
+/// w < 1 (<= 2 x 3e-8).
+inline constexpr double kCudaPmeFixedPointGridUnits = 2e-7;
 
 }  // namespace faraday::tol
 

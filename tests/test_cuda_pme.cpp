@@ -137,6 +137,36 @@ TEST(CudaPmeGeometry, GridCoordinateMatchesCpuSplit) {
   }
 }
 
+TEST(CudaPmeGeometry, FixedPointFractionsGiveTheDoubleGridCoordinate) {
+  // Positions inside and outside the box (unwrapped, negative too), including exact multiples
+  // of the edge and points just below them (whose fraction rounds to 2^32, which must wrap
+  // to 0).
+  std::mt19937_64 rng(12);
+  const double L = 9.87;
+  std::uniform_real_distribution<double> u(-3 * L, 4 * L);
+  std::vector<double> xs{0.0, L, -L, 2 * L, std::nextafter(L, 0.0), std::nextafter(0.0, -1.0), 1e-12};
+  for (int i = 0; i < 20000; ++i) xs.push_back(u(rng));
+  for (int K : {5, 17, 64, 125, 270, 300}) {
+    for (int order : {4, 8}) {
+      double worst = 0;
+      for (double x : xs) {
+        int firstD, firstF;
+        float wD, wF;
+        pme::gridCoordinate(x, L, K, order, firstD, wD);
+        pme::gridCoordinateFixed(pme::fractionalFixedPoint(x, pme::fixedPointScale(L)), K, order, firstF, wF);
+        ASSERT_GE(firstF, 0);
+        ASSERT_LT(firstF, K);
+        ASSERT_GE(wF, 0.f);
+        ASSERT_LT(wF, 1.f);
+        double d = (double(firstF) + wF) - (double(firstD) + wD);
+        d -= K * std::floor(d / K + 0.5);  // periodic difference
+        worst = std::max(worst, std::fabs(d));
+      }
+      EXPECT_LT(worst, tol::kCudaPmeFixedPointGridUnits) << "K " << K << " order " << order;
+    }
+  }
+}
+
 TEST(CudaPmeGeometry, InfluenceFactorsMatchCpuInfluenceFunction) {
   // k_C / (pi V m^2) f_x f_y f_z against CpuPme's eterm formula term by term.
   const double beta = 3.1, Lx = 3.0, Ly = 3.3, Lz = 2.9;

@@ -1,16 +1,18 @@
 // Smooth PME on the GPU, phase for phase like CpuPme (the double-precision oracle):
-//   1 spline    one thread per atom: (a) fractional coordinates (double), first grid index,
-//               cell key; (b) after the sort, in sorted order: B-spline weights and
-//               derivatives (float) into the spreading and gather records
+//   1 spline    one thread per atom: (a) fractional coordinates (uploaded as fixed point,
+//               expanded in double), first grid index, cell key; (b) after the sort, in
+//               sorted order: B-spline weights (float) into the spreading records
 //   2 spread    two-phase collection without float atomics: (a) a stable radix sort of
 //               (cell key, atom index) and the cell start offsets; (b) each warp gathers a
 //               tile of grid points from exactly the atoms whose spline support covers them,
 //               in a fixed order
 //   3 fft_forward  cuFFT R2C
 //   4 convolve  influence function, energy and virial by CUB block reductions in double
-//               (per-block partials, then one final block: deterministic)
+//               (per-block partials, summed in index order by the last block to finish:
+//               deterministic)
 //   5 fft_inverse  cuFFT C2R
-//   6 gather    one thread per atom (in sorted order) interpolates its force
+//   6 gather    one thread per atom (in sorted order) recomputes its weights and
+//               derivatives and interpolates its force
 // Every sum runs in a fixed order, so results are bitwise reproducible on one GPU.
 // The file reads in layers: per-atom evaluators -> warp-level loops -> __global__ kernels
 // -> the host driver (class CudaPme).
@@ -40,14 +42,15 @@ namespace {
 
 using pme::GridDims;
 
-// Per-atom records, in sorted order (position s of the sorted atom list), padded to a
-// multiple of 4 floats for 16-byte loads:
-//   spreading record: q theta_x[P], theta_y[P], theta_z[P], cz (int bits), q
-//   gather record:    theta_x[P], theta_y[P], theta_z[P], dtheta_x[P], dtheta_y[P], dtheta_z[P]
+// Per-atom spreading records, in sorted order (position s of the sorted atom list), padded
+// to a multiple of 4 floats for 16-byte loads: q theta_x[P], theta_y[P], theta_z[P], cz (int
+// bits), q. The gather recomputes its weights and derivatives from {w, q} (cheaper than
+// writing and reading them back).
 template <int P>
 constexpr int kSpreadStride = (3 * P + 2 + 3) / 4 * 4;
+/// Gather weights: theta_x[P], theta_y[P], theta_z[P], dtheta_x[P], dtheta_y[P], dtheta_z[P].
 template <int P>
-constexpr int kGatherStride = (6 * P + 3) / 4 * 4;
+constexpr int kGatherWeights = 6 * P;
 
 constexpr int kThreads = 128;       // per block, per-atom kernels and spreading
 constexpr int kReduceThreads = 256; // per block, convolution
@@ -67,19 +70,14 @@ struct Sums7Add {
   }
 };
 
-template <int N>
-__device__ __forceinline__ void loadFloats(const float* __restrict__ src, float* dst) {
-  static_assert(N % 4 == 0, "16-byte loads");
-  const float4* s4 = reinterpret_cast<const float4*>(src);
-#pragma unroll
-  for (int i = 0; i < N / 4; ++i) {
-    const float4 v = __ldg(s4 + i);
-    dst[4 * i] = v.x;
-    dst[4 * i + 1] = v.y;
-    dst[4 * i + 2] = v.z;
-    dst[4 * i + 3] = v.w;
-  }
-}
+/// The box-dependent constants of the convolution and the gather, in device memory so that
+/// a captured graph stays valid when the box changes (the host rewrites them before a replay).
+struct BoxTerms {
+  float3 invLength;   ///< 1/L per dimension (1/nm)
+  float prefactor;    ///< k_C / (pi V) (kJ/mol nm)
+  float piOverBeta2;  ///< pi^2 / beta^2 (nm^2)
+  float3 scale;       ///< K/L per dimension (grid units per nm)
+};
 
 template <int N>
 __device__ __forceinline__ void storeFloats(float* __restrict__ dst, const float* src) {
@@ -91,37 +89,38 @@ __device__ __forceinline__ void storeFloats(float* __restrict__ dst, const float
 
 // ---- Layer 1: evaluators -------------------------------------------------------------
 
-/// Phase 1a for one atom: first grid index per dimension and the fractional parts w.
+/// Phase 1a for one atom: first grid index per dimension and the fractional parts w, from
+/// its fixed-point fractional coordinates f (PmeGridGeometry.h).
 template <int P>
-__device__ __forceinline__ void atomGridCoordinates(const double* r, const double3 length, const GridDims g,
-                                                    int first[3], float w[3]) {
-  pme::gridCoordinate(r[0], length.x, g.k[0], P, first[0], w[0]);
-  pme::gridCoordinate(r[1], length.y, g.k[1], P, first[1], w[1]);
-  pme::gridCoordinate(r[2], length.z, g.k[2], P, first[2], w[2]);
+__device__ __forceinline__ void atomGridCoordinates(const std::uint32_t f[3], const GridDims g, int first[3],
+                                                    float w[3]) {
+#pragma unroll
+  for (int d = 0; d < 3; ++d) pme::gridCoordinateFixed(f[d], g.k[d], P, first[d], w[d]);
 }
 
-/// Phase 1b for one atom: its spreading and gather records from w and q.
+/// Phase 1b for one atom: its spreading record from w and q.
 template <int P>
-__device__ __forceinline__ void atomSplineRecords(const float4 wq, int cz, float spread[kSpreadStride<P>],
-                                                  float gather[kGatherStride<P>]) {
+__device__ __forceinline__ void atomSpreadRecord(const float4 wq, int cz, float spread[kSpreadStride<P>]) {
   const float w[3] = {wq.x, wq.y, wq.z};
 #pragma unroll
   for (int d = 0; d < 3; ++d) {
-    float th[P], dth[P];
-    pme::bsplineWeights<P, float>(w[d], th, dth);
+    float th[P];
+    pme::bsplineWeights<P, float>(w[d], th, nullptr);
 #pragma unroll
-    for (int j = 0; j < P; ++j) {
-      spread[d * P + j] = d == 0 ? wq.w * th[j] : th[j];
-      gather[d * P + j] = th[j];
-      gather[3 * P + d * P + j] = dth[j];
-    }
+    for (int j = 0; j < P; ++j) spread[d * P + j] = d == 0 ? wq.w * th[j] : th[j];
   }
   spread[3 * P] = __int_as_float(cz);
   spread[3 * P + 1] = wq.w;
 #pragma unroll
   for (int j = 3 * P + 2; j < kSpreadStride<P>; ++j) spread[j] = 0.f;
+}
+
+/// Phase 6 for one atom: the gather weights (kGatherWeights layout) from w.
+template <int P>
+__device__ __forceinline__ void atomGatherWeights(const float4 wq, float rec[kGatherWeights<P>]) {
+  const float w[3] = {wq.x, wq.y, wq.z};
 #pragma unroll
-  for (int j = 6 * P; j < kGatherStride<P>; ++j) gather[j] = 0.f;
+  for (int d = 0; d < 3; ++d) pme::bsplineWeights<P, float>(w[d], rec + d * P, rec + 3 * P + d * P);
 }
 
 /// The P grid values phi[rowStart + (cz + c) mod K], c = 0..P-1, of one grid line. Without
@@ -158,7 +157,7 @@ __device__ __forceinline__ void loadGridRow(const float* __restrict__ phi, std::
 /// units, from the potential grid phi, in a fixed order.
 template <int P>
 __device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict__ phi, const GridDims g, int cx, int cy,
-                                                        int cz, const float rec[kGatherStride<P>]) {
+                                                        int cz, const float rec[kGatherWeights<P>]) {
   const float* tx = rec;
   const float* ty = rec + P;
   const float* tz = rec + 2 * P;
@@ -277,8 +276,8 @@ __device__ __forceinline__ void addStagedRecords(const float* slots, const int2*
 /// Phase 1a: one thread per atom: cell key and {w_x, w_y, w_z, q}. Atoms with q = 0 get the
 /// key numCells(g), which sorts them after every cell: never spread, zero force.
 template <int P>
-__global__ void __launch_bounds__(kThreads) keyKernel(int n, const double* __restrict__ positions,
-                                                      const double* __restrict__ charges, GridDims g, double3 length,
+__global__ void __launch_bounds__(kThreads) keyKernel(int n, const std::uint32_t* __restrict__ fractions,
+                                                      const double* __restrict__ charges, GridDims g,
                                                       std::uint32_t* __restrict__ keys, float4* __restrict__ wq) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -287,10 +286,10 @@ __global__ void __launch_bounds__(kThreads) keyKernel(int n, const double* __res
     keys[i] = pme::numCells(g);
     return;
   }
-  const double r[3] = {positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]};
+  const std::uint32_t f[3] = {fractions[3 * i], fractions[3 * i + 1], fractions[3 * i + 2]};
   int first[3];
   float w[3];
-  atomGridCoordinates<P>(r, length, g, first, w);
+  atomGridCoordinates<P>(f, g, first, w);
   keys[i] = pme::cellKey(g, first[0], first[1], first[2]);
   wq[i] = make_float4(w[0], w[1], w[2], float(q));
 }
@@ -327,34 +326,27 @@ __device__ __forceinline__ void writeRecordsCoalesced(const float4* stage, int c
   for (int i = threadIdx.x; i < count * stride / 4; i += blockDim.x) d4[i] = stage[i];
 }
 
-/// Phase 1b: one thread per sorted atom: B-spline weights and derivatives (float) into the
-/// spreading and gather records at its sorted position. The records go through shared
-/// memory, so that the global stores are coalesced.
+/// Phase 1b: one thread per sorted atom: B-spline weights (float) into the spreading record
+/// at its sorted position. The records go through shared memory, so that the global stores
+/// are coalesced.
 template <int P>
 __global__ void __launch_bounds__(kThreads) splineKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
                                                          const int* __restrict__ perm, GridDims g,
                                                          const float4* __restrict__ wq,
-                                                         float* __restrict__ spreadRecords,
-                                                         float* __restrict__ gatherRecords) {
-  static_assert(kGatherStride<P> >= kSpreadStride<P>, "the stage holds either record");
-  __shared__ float4 stage[kThreads * kGatherStride<P> / 4];
+                                                         float* __restrict__ spreadRecords) {
+  __shared__ float4 stage[kThreads * kSpreadStride<P> / 4];
   const int first = blockIdx.x * kThreads;
   const int s = first + int(threadIdx.x);
-  float spread[kSpreadStride<P>] = {}, gather[kGatherStride<P>] = {};
+  float spread[kSpreadStride<P>] = {};
   if (s < n) {
     const std::uint32_t key = sortedKeys[s];
-    if (key < pme::numCells(g)) atomSplineRecords<P>(wq[perm[s]], int(key % std::uint32_t(g.k[2])), spread, gather);
+    if (key < pme::numCells(g)) atomSpreadRecord<P>(wq[perm[s]], int(key % std::uint32_t(g.k[2])), spread);
   }
   const int count = min(kThreads, n - first);
-  float* own = reinterpret_cast<float*>(stage) + threadIdx.x * kSpreadStride<P>;
+  float* const own = reinterpret_cast<float*>(stage) + threadIdx.x * kSpreadStride<P>;
   storeFloats<kSpreadStride<P>>(own, spread);
   __syncthreads();
   writeRecordsCoalesced(stage, count, kSpreadStride<P>, spreadRecords + std::size_t(first) * kSpreadStride<P>);
-  __syncthreads();
-  own = reinterpret_cast<float*>(stage) + threadIdx.x * kGatherStride<P>;
-  storeFloats<kGatherStride<P>>(own, gather);
-  __syncthreads();
-  writeRecordsCoalesced(stage, count, kGatherStride<P>, gatherRecords + std::size_t(first) * kGatherStride<P>);
 }
 
 /// Phase 2, the grid side: one warp per (x segment, y tile, z tile); lane (ly, lz) owns the
@@ -375,9 +367,12 @@ __global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen,
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   const int lane = threadIdx.x & 31;
   if (warp >= nSeg * nTy * nTz) return;  // whole warps leave together
-  float* slots[2] = {reinterpret_cast<float*>(stage[threadIdx.x >> 5][0]),
-                     reinterpret_cast<float*>(stage[threadIdx.x >> 5][1])};
-  int2* metas[2] = {meta[threadIdx.x >> 5][0], meta[threadIdx.x >> 5][1]};
+  // Buffer b of this warp: slots(b), metas(b) (arithmetic, not an indexed pointer array,
+  // which would live in local memory).
+  float* const slots0 = reinterpret_cast<float*>(stage[threadIdx.x >> 5][0]);
+  int2* const metas0 = meta[threadIdx.x >> 5][0];
+  auto slots = [&](int b) { return slots0 + b * (32 * kSpreadStride<P>); };
+  auto metas = [&](int b) { return metas0 + b * 32; };
   const int tz = warp % nTz;
   const int ty = (warp / nTz) % nTy;
   const int seg = warp / (nTz * nTy);
@@ -394,23 +389,23 @@ __global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen,
   int begin, end;
   windowRange(g, win, x1, x0 - P + 1, cellStart, begin, end);
   ColumnAtoms col = columnAtoms(begin, end, lane);
-  stageWindowAsync<P>(records, col, win, 0, slots[0], metas[0]);
+  stageWindowAsync<P>(records, col, win, 0, slots(0), metas(0));
   windowRange(g, win, x1, x0 - P + 2, cellStart, begin, end);
   int b = 0;
   for (int c = x0 - P + 1; c < x1; ++c) {
     const ColumnAtoms next = columnAtoms(begin, end, lane);
     __syncwarp();  // every lane is done with buffer b ^ 1 (column c - 1)
-    stageWindowAsync<P>(records, next, win, 0, slots[b ^ 1], metas[b ^ 1]);
+    stageWindowAsync<P>(records, next, win, 0, slots(b ^ 1), metas(b ^ 1));
     windowRange(g, win, x1, c + 2, cellStart, begin, end);
     __pipeline_wait_prior(1);  // this lane's copies of column c have landed
     __syncwarp();              // ... and every other lane's
-    addStagedRecords<P>(slots[b], metas[b], min(col.total, 32), gy, gz, active, acc);
+    addStagedRecords<P>(slots(b), metas(b), min(col.total, 32), gy, gz, active, acc);
     for (int base = 32; base < col.total; base += 32) {  // columns of more than 32 atoms
       __syncwarp();
-      stageWindowAsync<P>(records, col, win, base, slots[b], metas[b]);
+      stageWindowAsync<P>(records, col, win, base, slots(b), metas(b));
       __pipeline_wait_prior(0);
       __syncwarp();
-      addStagedRecords<P>(slots[b], metas[b], min(col.total - base, 32), gy, gz, active, acc);
+      addStagedRecords<P>(slots(b), metas(b), min(col.total - base, 32), gy, gz, active, acc);
     }
     if (c >= x0 && active) grid[(std::size_t(c) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
 #pragma unroll
@@ -428,12 +423,16 @@ __global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen,
 __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, int nComplex, float2* __restrict__ spectrum,
                                                                  const float* __restrict__ fx,
                                                                  const float* __restrict__ fy,
-                                                                 const float* __restrict__ fz, float3 invLength,
-                                                                 float prefactor, float piOverBeta2,
-                                                                 Sums7* __restrict__ partials) {
+                                                                 const float* __restrict__ fz,
+                                                                 const BoxTerms* __restrict__ box, Sums7* partials,
+                                                                 unsigned int* __restrict__ blocksDone,
+                                                                 Sums7* __restrict__ out) {
   using BlockReduce = cub::BlockReduce<Sums7, kReduceThreads>;
   __shared__ typename BlockReduce::TempStorage temp;
+  __shared__ bool lastBlock;
   const int kh = g.k[2] / 2 + 1;
+  const float3 invLength = box->invLength;
+  const float prefactor = box->prefactor, piOverBeta2 = box->piOverBeta2;
   Sums7 local;
 #pragma unroll
   for (int c = 0; c < 7; ++c) local.v[c] = 0.0;
@@ -467,33 +466,38 @@ __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, int
     spectrum[e] = make_float2(s.x * eterm, s.y * eterm);
   }
   const Sums7 total = BlockReduce(temp).Reduce(local, Sums7Add());
-  if (threadIdx.x == 0) partials[blockIdx.x] = total;
-}
-
-/// The block partials summed by one block in a fixed order.
-__global__ void __launch_bounds__(kReduceThreads) finalReduceKernel(int nPartials, const Sums7* __restrict__ partials,
-                                                                    Sums7* __restrict__ out) {
-  using BlockReduce = cub::BlockReduce<Sums7, kReduceThreads>;
-  __shared__ typename BlockReduce::TempStorage temp;
-  Sums7 local;
+  // The last block to finish sums the partials (no second launch). Which block that is
+  // varies, but the sum does not: thread t adds partials t, t + blockDim, ... in index order,
+  // then one block reduction. Only an integer atomic counts the finished blocks.
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = total;
+    __threadfence();  // the partial is visible device-wide before the count includes it
+    lastBlock = atomicAdd(blocksDone, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();  // lastBlock is set, and temp may be used again
+  if (!lastBlock) return;
+  __threadfence();
 #pragma unroll
   for (int c = 0; c < 7; ++c) local.v[c] = 0.0;
-  for (int p = threadIdx.x; p < nPartials; p += blockDim.x) {
+  for (int p = threadIdx.x; p < int(gridDim.x); p += blockDim.x) {
 #pragma unroll
-    for (int c = 0; c < 7; ++c) local.v[c] += partials[p].v[c];
+    for (int c = 0; c < 7; ++c) local.v[c] += __ldcg(&partials[p].v[c]);  // from L2, not a stale L1
   }
-  const Sums7 total = BlockReduce(temp).Reduce(local, Sums7Add());
-  if (threadIdx.x == 0) *out = total;
+  const Sums7 sum = BlockReduce(temp).Reduce(local, Sums7Add());
+  if (threadIdx.x == 0) {
+    *out = sum;
+    *blocksDone = 0u;  // ready for the next evaluation
+  }
 }
 
-/// Phase 6: one thread per sorted atom (neighbouring threads read neighbouring grid points,
-/// records are read in order); F = -q (K/L) grad, written in atom order as float triples.
+/// Phase 6: one thread per sorted atom (neighbouring threads read neighbouring grid points);
+/// weights recomputed from {w, q}; F = -q (K/L) grad, written in atom order as float triples.
 template <int P>
 __global__ void __launch_bounds__(kThreads) gatherKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
                                                          const int* __restrict__ perm, GridDims g,
-                                                         const float* __restrict__ spreadRecords,
-                                                         const float* __restrict__ gatherRecords,
-                                                         const float* __restrict__ phi, float3 scale,
+                                                         const float4* __restrict__ wq,
+                                                         const float* __restrict__ phi,
+                                                         const BoxTerms* __restrict__ box,
                                                          float* __restrict__ forces) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
@@ -506,10 +510,12 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(int n, const std::uint3
   }
   int cx, cy, cz;
   pme::decodeCellKey(g, key, cx, cy, cz);
-  float rec[kGatherStride<P>];
-  loadFloats<kGatherStride<P>>(gatherRecords + std::size_t(s) * kGatherStride<P>, rec);
-  const float q = __ldg(spreadRecords + std::size_t(s) * kSpreadStride<P> + 3 * P + 1);
+  const float4 wqa = __ldg(wq + a);
+  float rec[kGatherWeights<P>];
+  atomGatherWeights<P>(wqa, rec);
+  const float q = wqa.w;
   const float3 grad = atomPotentialGradient<P>(phi, g, cx, cy, cz, rec);
+  const float3 scale = box->scale;
   f[0] = -q * scale.x * grad.x;
   f[1] = -q * scale.y * grad.y;
   f[2] = -q * scale.z * grad.z;
@@ -566,6 +572,22 @@ class CufftPlan {
  private:
   cufftHandle plan_ = 0;
   bool made_ = false;
+};
+
+/// An instantiated CUDA graph of the evaluation for `atoms` atoms (-1: none).
+class EvaluationGraph {
+ public:
+  EvaluationGraph() = default;
+  ~EvaluationGraph() { reset(); }
+  EvaluationGraph(const EvaluationGraph&) = delete;
+  EvaluationGraph& operator=(const EvaluationGraph&) = delete;
+  void reset() {
+    if (exec) cudaGraphExecDestroy(exec);
+    exec = nullptr;
+    atoms = -1;
+  }
+  cudaGraphExec_t exec = nullptr;
+  int atoms = -1;
 };
 
 constexpr std::size_t kMaxChunks = 8;  // transfer chunks per direction
@@ -626,6 +648,9 @@ class CudaPme final : public ReciprocalSolver {
     reduceBlocks_ = std::min(blocksFor(nComplex, kReduceThreads), kMaxReduceBlocks);
     partials_ = DeviceBuffer<Sums7>("pme energy partials", reduceBlocks_);
     sums_ = DeviceBuffer<Sums7>("pme energy sums", 1);
+    blocksDone_ = DeviceBuffer<unsigned int>("pme convolution block counter", 1);
+    FARADAY_CUDA_CHECK(cudaMemsetAsync(blocksDone_.data(), 0, sizeof(unsigned int), stream_));
+    boxTerms_ = DeviceBuffer<BoxTerms>("pme box terms", 1);
     hostSums_.resize(1, "pme energy sums");
     for (int d = 0; d < 3; ++d) {
       moduli_[d] = pme::bsplineModuli(dims_.k[d], params_.order);
@@ -656,8 +681,9 @@ class CudaPme final : public ReciprocalSolver {
       if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[i], stream_));
     };
 
-    // Up: charges when they changed since the last call; positions always, in chunks, the
-    // host staging chunk k + 1 into pinned memory while chunk k is on the bus.
+    // Up: charges when they changed since the last call; positions always, as fixed-point
+    // fractional coordinates (12 bytes per atom) in chunks, the host converting chunk k + 1
+    // into pinned memory while chunk k is on the bus.
     bool chargesChanged = chargesCount_ != std::size_t(n);
     if (chargesChanged) pme::parallelCopy(hostCharges_.data(), charges.data(), n * sizeof(double));
     else chargesChanged = pme::copyIfChanged(hostCharges_.data(), charges.data(), n);
@@ -668,20 +694,13 @@ class CudaPme final : public ReciprocalSolver {
                                          cudaMemcpyHostToDevice, stream_));
     const std::size_t chunk = transferChunk(n);
     for (std::size_t b = 0; b < std::size_t(n); b += chunk) {
-      const std::size_t bytes = std::min(chunk, std::size_t(n) - b) * sizeof(Vec3);
-      pme::parallelCopy(hostPositions_.data() + 3 * b, &positions[b], bytes);
-      FARADAY_CUDA_CHECK(cudaMemcpyAsync(positions_.data() + 3 * b, hostPositions_.data() + 3 * b, bytes,
-                                         cudaMemcpyHostToDevice, stream_));
+      const std::size_t count = std::min(chunk, std::size_t(n) - b);
+      pme::fixedPointPositions(&positions[b], count, boxLengths_, hostFractions_.data() + 3 * b);
+      FARADAY_CUDA_CHECK(cudaMemcpyAsync(fractions_.data() + 3 * b, hostFractions_.data() + 3 * b,
+                                         count * 3 * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_));
     }
     mark(1);
-    switch (params_.order) {
-      case 4: runPhases<4>(n, timed); break;
-      case 5: runPhases<5>(n, timed); break;
-      case 6: runPhases<6>(n, timed); break;
-      case 7: runPhases<7>(n, timed); break;
-      case 8: runPhases<8>(n, timed); break;
-      default: throw pmeError(__LINE__, "PME order outside 4..8");
-    }
+    launchEvaluation(n, timed);
     // Down: the seven sums, and the forces in chunks, the host adding chunk k while chunk
     // k + 1 is on the bus.
     FARADAY_CUDA_CHECK(
@@ -731,6 +750,38 @@ class CudaPme final : public ReciprocalSolver {
     return 1e-3 * double(ms);
   }
 
+  /// The evaluation (keys to forces: ~15 kernels with the sort and the FFTs) as a CUDA graph
+  /// per atom count and timing mode, captured on first use and replayed: one launch, and no
+  /// gaps between the kernels. Box-dependent values are read from boxTerms_.
+  void launchEvaluation(int n, bool timed) {
+    EvaluationGraph& graph = graphs_[timed ? 1 : 0];
+    if (graph.atoms != n) {
+      graph.reset();
+      cudaGraph_t captured = nullptr;
+      FARADAY_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
+      try {
+        switch (params_.order) {
+          case 4: runPhases<4>(n, timed); break;
+          case 5: runPhases<5>(n, timed); break;
+          case 6: runPhases<6>(n, timed); break;
+          case 7: runPhases<7>(n, timed); break;
+          case 8: runPhases<8>(n, timed); break;
+          default: throw pmeError(__LINE__, "PME order outside 4..8");
+        }
+      } catch (...) {
+        cudaStreamEndCapture(stream_, &captured);
+        if (captured) cudaGraphDestroy(captured);
+        throw;
+      }
+      FARADAY_CUDA_CHECK(cudaStreamEndCapture(stream_, &captured));
+      const cudaError_t made = cudaGraphInstantiate(&graph.exec, captured, 0);
+      cudaGraphDestroy(captured);
+      FARADAY_CUDA_CHECK(made);
+      graph.atoms = n;
+    }
+    FARADAY_CUDA_CHECK(cudaGraphLaunch(graph.exec, stream_));
+  }
+
   /// Atoms per transfer chunk: whole arrays below 128k atoms, else up to kMaxChunks pieces.
   static std::size_t transferChunk(int n) {
     const std::size_t chunks = std::clamp<std::size_t>(std::size_t(n) / 131072, 1, kMaxChunks);
@@ -740,10 +791,10 @@ class CudaPme final : public ReciprocalSolver {
   /// Device and pinned buffers for n atoms (kept when large enough).
   void reserve(std::size_t n) {
     if (n <= capacity_) return;
+    for (auto& g : graphs_) g.reset();  // they hold the old buffers' addresses
     const int P = params_.order;
     const std::size_t spreadStride = std::size_t(3 * P + 2 + 3) / 4 * 4;  // kSpreadStride<P>
-    const std::size_t gatherStride = std::size_t(6 * P + 3) / 4 * 4;      // kGatherStride<P>
-    positions_ = DeviceBuffer<double>("pme positions", 3 * n);
+    fractions_ = DeviceBuffer<std::uint32_t>("pme fractional coordinates", 3 * n);
     charges_ = DeviceBuffer<double>("pme charges", n);
     keys_ = DeviceBuffer<std::uint32_t>("pme cell keys", n);
     sortedKeys_ = DeviceBuffer<std::uint32_t>("pme sorted cell keys", n);
@@ -751,7 +802,6 @@ class CudaPme final : public ReciprocalSolver {
     perm_ = DeviceBuffer<int>("pme sorted atom indices", n);
     wq_ = DeviceBuffer<float4>("pme fractional parts and charges", n);
     spreadRecords_ = DeviceBuffer<float>("pme spreading records", n * spreadStride);
-    gatherRecords_ = DeviceBuffer<float>("pme gather records", n * gatherStride);
     forceOut_ = DeviceBuffer<float>("pme forces", 3 * n);
     std::vector<int> iota(n);
     for (std::size_t i = 0; i < n; ++i) iota[i] = int(i);
@@ -762,7 +812,7 @@ class CudaPme final : public ReciprocalSolver {
                                                        atomIndex_.data(), perm_.data(), int(n), 0, keyBits(),
                                                        stream_));
     sortTemp_ = DeviceBuffer<unsigned char>("pme radix sort scratch", tempBytes);
-    hostPositions_.resize(3 * n, "pme positions");
+    hostFractions_.resize(3 * n, "pme fractional coordinates");
     hostCharges_.resize(n, "pme charges");
     hostForces_.resize(3 * n, "pme forces");
     chargesCount_ = 0;
@@ -789,6 +839,13 @@ class CudaPme final : public ReciprocalSolver {
                                          cudaMemcpyHostToDevice, stream_));
       FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // f is a local
     }
+    BoxTerms t;
+    t.invLength = make_float3(float(1.0 / L.x), float(1.0 / L.y), float(1.0 / L.z));
+    t.prefactor = float(units::kCoulomb / (units::kPi * L.x * L.y * L.z));
+    t.piOverBeta2 = float(units::kPi * units::kPi / (params_.beta * params_.beta));
+    t.scale = make_float3(float(dims_.k[0] / L.x), float(dims_.k[1] / L.y), float(dims_.k[2] / L.z));
+    FARADAY_CUDA_CHECK(cudaMemcpyAsync(boxTerms_.data(), &t, sizeof(t), cudaMemcpyHostToDevice, stream_));
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // t is a local
     boxLengths_ = L;
     haveBox_ = true;
   }
@@ -808,15 +865,14 @@ class CudaPme final : public ReciprocalSolver {
   template <int P>
   void runPhases(int n, bool timed) {
     auto mark = [&](int i) {
-      if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[i], stream_));
+      // Under capture: an event-record node of the graph.
+      if (timed) FARADAY_CUDA_CHECK(cudaEventRecordWithFlags(events_[i], stream_, cudaEventRecordExternal));
     };
-    const Vec3 L = boxLengths_;
     const std::uint32_t cells = pme::numCells(dims_);
 
     // 1a: cell keys and fractional parts.
-    keyKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, positions_.data(), charges_.data(), dims_,
-                                                                   make_double3(L.x, L.y, L.z), keys_.data(),
-                                                                   wq_.data());
+    keyKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, fractions_.data(), charges_.data(), dims_,
+                                                                   keys_.data(), wq_.data());
     FARADAY_CUDA_CHECK_LAUNCH("keyKernel");
     mark(2);
 
@@ -828,7 +884,7 @@ class CudaPme final : public ReciprocalSolver {
 
     // 1b: B-splines in sorted order (before the cell starts, which would push wq out of L2).
     splineKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
-        n, sortedKeys_.data(), perm_.data(), dims_, wq_.data(), spreadRecords_.data(), gatherRecords_.data());
+        n, sortedKeys_.data(), perm_.data(), dims_, wq_.data(), spreadRecords_.data());
     FARADAY_CUDA_CHECK_LAUNCH("splineKernel");
     mark(4);
 
@@ -848,15 +904,11 @@ class CudaPme final : public ReciprocalSolver {
 
     // 4: influence function, energy, virial.
     const int nComplex = int(complexGrid_.size());
-    const double piOverBeta2 = units::kPi * units::kPi / (params_.beta * params_.beta);
-    const double prefactor = units::kCoulomb / (units::kPi * L.x * L.y * L.z);
     convolveKernel<<<reduceBlocks_, kReduceThreads, 0, stream_>>>(
         dims_, nComplex, complexGrid_.data(), factors_[0].data(), factors_[1].data(), factors_[2].data(),
-        make_float3(float(1.0 / L.x), float(1.0 / L.y), float(1.0 / L.z)), float(prefactor), float(piOverBeta2),
-        partials_.data());
+        boxTerms_.data(),
+        partials_.data(), blocksDone_.data(), sums_.data());
     FARADAY_CUDA_CHECK_LAUNCH("convolveKernel");
-    finalReduceKernel<<<1, kReduceThreads, 0, stream_>>>(reduceBlocks_, partials_.data(), sums_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("finalReduceKernel");
     mark(7);
 
     // 5: inverse FFT (the potential grid replaces the charge grid).
@@ -864,10 +916,8 @@ class CudaPme final : public ReciprocalSolver {
     mark(8);
 
     // 6: forces.
-    const float3 scale = make_float3(float(dims_.k[0] / L.x), float(dims_.k[1] / L.y), float(dims_.k[2] / L.z));
-    gatherKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, sortedKeys_.data(), perm_.data(), dims_,
-                                                                      spreadRecords_.data(), gatherRecords_.data(),
-                                                                      realGrid_.data(), scale, forceOut_.data());
+    gatherKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
+        n, sortedKeys_.data(), perm_.data(), dims_, wq_.data(), realGrid_.data(), boxTerms_.data(), forceOut_.data());
     FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
     mark(9);
   }
@@ -887,18 +937,23 @@ class CudaPme final : public ReciprocalSolver {
 
   std::array<std::vector<double>, 3> moduli_;
   std::array<DeviceBuffer<float>, 3> factors_;
-  DeviceBuffer<double> positions_, charges_;
+  DeviceBuffer<std::uint32_t> fractions_;
+  DeviceBuffer<double> charges_;
   DeviceBuffer<std::uint32_t> keys_, sortedKeys_;
   DeviceBuffer<int> atomIndex_, perm_, cellStart_;
   DeviceBuffer<float4> wq_;
-  DeviceBuffer<float> spreadRecords_, gatherRecords_, forceOut_, realGrid_;
+  DeviceBuffer<float> spreadRecords_, forceOut_, realGrid_;
   DeviceBuffer<float2> complexGrid_;
   DeviceBuffer<unsigned char> sortTemp_;
   DeviceBuffer<Sums7> partials_, sums_;
-  PinnedBuffer<double> hostPositions_, hostCharges_;
+  DeviceBuffer<unsigned int> blocksDone_;
+  DeviceBuffer<BoxTerms> boxTerms_;
+  PinnedBuffer<std::uint32_t> hostFractions_;
+  PinnedBuffer<double> hostCharges_;
   PinnedBuffer<float> hostForces_;
   PinnedBuffer<Sums7> hostSums_;
   CufftPlan forwardPlan_, inversePlan_;
+  std::array<EvaluationGraph, 2> graphs_;  ///< untimed, timed
 };
 
 // Explicit instantiation of every supported order (each instantiates its kernels).

@@ -1,8 +1,10 @@
 #pragma once
 // Host-side halves of the GPU PME transfers, threaded with OpenMP (the .cu files are not
-// compiled with OpenMP): staging positions into pinned memory, keeping the device copy of
-// the charges, and adding the downloaded single-precision forces into the double forces.
+// compiled with OpenMP): staging positions into pinned memory as fixed-point fractional
+// coordinates, keeping the device copy of the charges, and adding the downloaded
+// single-precision forces into the double forces.
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "engine/Vec3.h"
@@ -14,6 +16,10 @@ void parallelCopy(void* dst, const void* src, std::size_t bytes);
 
 /// Copies `n` values from `src` into `cache` if they differ from it; true when they did.
 bool copyIfChanged(double* cache, const double* src, std::size_t n);
+
+/// out[3i + d] = fractionalFixedPoint(positions[i][d], fixedPointScale(length[d])) for
+/// i < n (positions and box edge lengths in nm).
+void fixedPointPositions(const Vec3* positions, std::size_t n, const Vec3& length, std::uint32_t* out);
 
 /// forces[i] += (f[3i], f[3i+1], f[3i+2]) for i < n (kJ/mol/nm).
 void addFloatForces(const float* f, Vec3* forces, std::size_t n);
