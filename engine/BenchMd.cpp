@@ -51,9 +51,15 @@ double parseNumber(const std::string& key, const std::string& text) {
 BenchOptions parseOptions(const std::vector<std::string>& args) {
   BenchOptions o;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& key = args[i];
-    if (i + 1 >= args.size()) throw Error("bench md: " + key + " needs a value");
-    const std::string& value = args[++i];
+    // --key=value or --key value
+    std::string key = args[i], value;
+    if (const auto eq = key.find('='); eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key.resize(eq);
+    } else {
+      if (i + 1 >= args.size()) throw Error("bench md: " + key + " needs a value");
+      value = args[++i];
+    }
     if (key == "--sizes") o.cells = parseIntList(key, value);
     else if (key == "--steps") o.steps = (long long)parseNumber(key, value);
     else if (key == "--threads") o.threads = int(parseNumber(key, value));

@@ -24,7 +24,7 @@ echo "== test suite"
 tests_rc=$?
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|tests ran" "$out/tests.log" | tail -25
 
-if [ "$mode" = quick ]; then sizes=10000,100000; else sizes=10000,100000,1000000; fi
+if [ "$mode" = quick ]; then sizes=10000,100000; else sizes=10000,100000,256000,1000000; fi
 echo "== bench pme"
 (cd "$out" && "$faraday" bench pme --sizes=$sizes --repeats=20 --warmup=3 --platforms=both --csv=pme_bench.csv) \
   >"$out/bench_pme.log" 2>&1
@@ -52,7 +52,7 @@ echo "================ summary ================"
 printf "%-28s %s\n" "device" "$(nvidia-smi --query-gpu=name --format=csv,noheader)"
 printf "%-28s %s\n" "test suite" "$(grep -E '^\[==========\].*ran' "$out/tests.log" | tail -1) rc=$tests_rc"
 printf "%-28s %s\n" "failed tests" "$(grep -c '^\[  FAILED  \]' "$out/tests.log")"
-grep -E "^ *(10000|100000|1000000) " "$out/bench_pme.log" | head -12 | sed 's/^/pme: /'
+grep -E "^ *(10000|100000|256000|1000000) (cpu|cuda)" "$out/bench_pme.log" | head -12 | sed 's/^/pme: /'
 grep -iE "production|ceiling|cutoff-binned" "$out/bench_dcs.log" | head -8 | sed 's/^/dcs: /'
 for p in cpu cuda; do printf "%-28s %s\n" "melt 500 steps ($p)" "$(grep -E 'Performance' "$out/melt_$p.log")"; done
 exit $tests_rc
