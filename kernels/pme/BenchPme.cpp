@@ -279,7 +279,6 @@ int benchPme(const std::vector<std::string>& args) {
     std::printf("\n%d ions, box %.3f nm, grid %dx%dx%d\n", n, L.x, g[0], g[1], g[2]);
     std::printf("  %-22s %12s %12s %10s\n", "phase", "cpu (ms)", "cuda (ms)", "speedup");
     std::vector<std::string> rows = kPhases;
-    rows.insert(rows.begin() + 2, "pme.spread.sort");  // part of pme.spread (GPU)
     rows.insert(rows.end(), {"pme.transfer", "(a) evaluation", "(b) whole compute()"});
     for (const std::string& ph : rows) {
       const double c = times.count("cpu") && times["cpu"].count(ph) ? 1e3 * times["cpu"][ph] : -1;

@@ -417,177 +417,6 @@ __global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen,
   __pipeline_wait_prior(0);
 }
 
-/// Spreading, one atom of a z segment: the P z weights tz times wxy (its x and y weights for
-/// this thread's column) go to the accumulators d .. d + P - 1 (those inside [0, S)), d the
-/// atom's point offset in the segment, in [1 - P, S - 1]; all indices compile-time.
-template <int P>
-__device__ __forceinline__ void addShifted(float wxy, const float tz[P], int d, float acc[pme::kSpreadSegZ]) {
-  constexpr int S = pme::kSpreadSegZ;
-#pragma unroll
-  for (int m = 1 - P; m < S; ++m) {
-    if (d == m) {
-#pragma unroll
-      for (int c = 0; c < P; ++c)
-        if (m + c >= 0 && m + c < S) acc[m + c] = fmaf(wxy, tz[c], acc[m + c]);
-    }
-  }
-}
-
-/// Spreading from global memory (blocks whose atoms overflow the shared stage): the sorted
-/// atoms [begin, end) of one cell column part (pme::segmentCells), i = gx - cx and j = gy - cy
-/// the column's offsets (compile-time after unrolling).
-template <int P>
-__device__ __forceinline__ void addSegmentAtoms(const float* __restrict__ records, int begin, int end, int i, int j,
-                                                int zBase, float acc[pme::kSpreadSegZ]) {
-  for (int s = begin; s < end; ++s) {
-    const float* rec = records + std::size_t(s) * kSpreadStride<P>;
-    float tz[P];
-#pragma unroll
-    for (int c = 0; c < P; ++c) tz[c] = __ldg(rec + 2 * P + c);
-    addShifted<P>(__ldg(rec + i) * __ldg(rec + P + j), tz, __float_as_int(__ldg(rec + 3 * P)) - zBase, acc);
-  }
-}
-
-constexpr int kSegTile = 8;  // spreading block: kSegTile x kSegTile points in (gx, gy)
-constexpr int kSegThreads = kSegTile * kSegTile;
-
-/// The atoms of a spreading block's (kSegTile + P - 1)^2 cell columns (those that reach its
-/// points), in shared memory as arrays per weight (lanes read different atoms: no bank
-/// conflicts), with d = the atom's point offset in the segment.
-template <int P>
-struct SegmentStage {
-  static constexpr int kWidth = kSegTile + P - 1;
-  static constexpr int kColumns = kWidth * kWidth;
-  /// 2.4 times the mean at NaCl melt density and 0.12 nm spacing (0.05 atoms per cell).
-  static constexpr int kCapacity = kColumns * (pme::kSpreadSegZ + P - 1) / 8;
-  float qtx[P][kCapacity];
-  float ty[P][kCapacity];
-  float tz[P][kCapacity];
-  int d[kCapacity];
-  int2 column[kColumns];  ///< tile column (a, b) at a kWidth + b: first slot, atom count
-};
-
-__device__ __forceinline__ int wrapOnce(int c, int K) { return c < 0 ? c + K : (c >= K ? c - K : c); }
-
-/// Phase 2, the grid side: thread (gx, gy, z segment) sums the points (gx, gy, z0 .. z0 + S -
-/// 1) in registers from the atoms of its P x P cell columns (gx - i, gy - j), in a fixed
-/// order: i, then j, per column part 0 then part 1 (pme::segmentCells), atoms in sorted
-/// order. That order is fixed (and the same whether the atoms come from the shared stage or,
-/// for overflowing blocks, from global memory), so each grid value is the same float sum on
-/// every run. The block first stages its columns' atoms: thread t reads the cell starts of
-/// tile columns t, t + 64, ..., a block scan places them, and each thread copies its
-/// columns' records. Every grid point is written (no memset needed).
-template <int P>
-__global__ void __launch_bounds__(kSegThreads) spreadSegmentKernel(GridDims g, const int* __restrict__ cellStart,
-                                                                   const float* __restrict__ records,
-                                                                   float* __restrict__ grid) {
-  using Stage = SegmentStage<P>;
-  using BlockScan = cub::BlockScan<int, kSegThreads>;
-  constexpr int S = pme::kSpreadSegZ, W = Stage::kWidth;
-  constexpr int kPerThread = (Stage::kColumns + kSegThreads - 1) / kSegThreads;
-  __shared__ Stage stage;
-  __shared__ typename BlockScan::TempStorage scanTemp;
-  const int z0 = blockIdx.x * S;
-  const int gy0 = blockIdx.y * kSegTile, gx0 = blockIdx.z * kSegTile;
-  // One-dimensional blocks (cub::BlockScan<int, kSegThreads> ranks threads by threadIdx.x):
-  // thread t owns the point offsets (tx, ty) = (t / kSegTile, t % kSegTile) in the tile.
-  const int t = threadIdx.x;
-  const int tx = t / kSegTile, ty = t % kSegTile;
-  const pme::SegmentCells parts[2] = {pme::segmentCells(g, P, z0, 0), pme::segmentCells(g, P, z0, 1)};
-
-  int begin[kPerThread][2], count[kPerThread][2];
-  int mine = 0;
-#pragma unroll
-  for (int r = 0; r < kPerThread; ++r) {
-    const int col = t + r * kSegThreads;
-#pragma unroll
-    for (int p = 0; p < 2; ++p) begin[r][p] = count[r][p] = 0;
-    if (col < Stage::kColumns) {
-      const int cx = wrapOnce(gx0 - P + 1 + col / W, g.k[0]), cy = wrapOnce(gy0 - P + 1 + col % W, g.k[1]);
-      const int* column = cellStart + pme::cellKey(g, cx, cy, 0);
-#pragma unroll
-      for (int p = 0; p < 2; ++p)
-        if (parts[p].valid) {
-          begin[r][p] = __ldg(column + parts[p].zLo);
-          count[r][p] = __ldg(column + parts[p].zHi + 1) - begin[r][p];
-        }
-      mine += count[r][0] + count[r][1];
-    }
-  }
-  int slot = 0, total = 0;
-  BlockScan(scanTemp).ExclusiveSum(mine, slot, total);
-  const bool staged = total <= Stage::kCapacity;  // block-uniform
-  if (staged) {
-#pragma unroll
-    for (int r = 0; r < kPerThread; ++r) {
-      const int col = t + r * kSegThreads;
-      if (col >= Stage::kColumns) continue;
-      stage.column[col] = make_int2(slot, count[r][0] + count[r][1]);
-#pragma unroll
-      for (int p = 0; p < 2; ++p)
-        for (int k = 0; k < count[r][p]; ++k, ++slot) {
-          const float4* src = reinterpret_cast<const float4*>(records + std::size_t(begin[r][p] + k) * kSpreadStride<P>);
-          float rec[kSpreadStride<P>];
-#pragma unroll
-          for (int q = 0; q < kSpreadStride<P> / 4; ++q) {
-            const float4 v = __ldg(src + q);
-            rec[4 * q] = v.x;
-            rec[4 * q + 1] = v.y;
-            rec[4 * q + 2] = v.z;
-            rec[4 * q + 3] = v.w;
-          }
-#pragma unroll
-          for (int c = 0; c < P; ++c) {
-            stage.qtx[c][slot] = rec[c];
-            stage.ty[c][slot] = rec[P + c];
-            stage.tz[c][slot] = rec[2 * P + c];
-          }
-          stage.d[slot] = __float_as_int(rec[3 * P]) - parts[p].zBase;
-        }
-    }
-  }
-  __syncthreads();
-
-  const int gy = gy0 + ty, gx = gx0 + tx;
-  if (gx >= g.k[0] || gy >= g.k[1]) return;
-  float acc[S];
-#pragma unroll
-  for (int k = 0; k < S; ++k) acc[k] = 0.f;
-  if (staged) {
-#pragma unroll
-    for (int i = 0; i < P; ++i) {
-#pragma unroll
-      for (int j = 0; j < P; ++j) {
-        const int2 c = stage.column[(tx - i + P - 1) * W + (ty - j + P - 1)];
-        for (int s = c.x; s < c.x + c.y; ++s) {
-          float tz[P];
-#pragma unroll
-          for (int q = 0; q < P; ++q) tz[q] = stage.tz[q][s];
-          addShifted<P>(stage.qtx[i][s] * stage.ty[j][s], tz, stage.d[s], acc);
-        }
-      }
-    }
-  } else {
-#pragma unroll 1
-    for (int i = 0; i < P; ++i) {
-#pragma unroll 1
-      for (int j = 0; j < P; ++j) {
-        const int cx = wrapOnce(gx - i, g.k[0]), cy = wrapOnce(gy - j, g.k[1]);
-        const int* column = cellStart + pme::cellKey(g, cx, cy, 0);
-#pragma unroll
-        for (int p = 0; p < 2; ++p)
-          if (parts[p].valid)
-            addSegmentAtoms<P>(records, __ldg(column + parts[p].zLo), __ldg(column + parts[p].zHi + 1), i, j,
-                               parts[p].zBase, acc);
-      }
-    }
-  }
-  float* out = grid + (std::size_t(gx) * g.k[1] + gy) * g.k[2] + z0;
-#pragma unroll
-  for (int k = 0; k < S; ++k)
-    if (z0 + k < g.k[2]) out[k] = acc[k];
-}
-
 /// Phase 4: S(m) *= eterm(m) over the half-complex grid, with the energy and virial terms
 /// (see CpuPme::convolve). The terms are formed in float (relative error ~1e-7 each) and
 /// summed per thread in double in a fixed order, then per block with cub::BlockReduce.
@@ -899,7 +728,6 @@ class CudaPme final : public ReciprocalSolver {
       // Splines and spreading interleave (keys | sort | splines | cell starts, spreading).
       timers->add(kPhase[0], elapsedSeconds(1, 2) + elapsedSeconds(3, 4));
       timers->add(kPhase[1], elapsedSeconds(2, 3) + elapsedSeconds(4, 5));
-      timers->add("pme.spread.sort", elapsedSeconds(2, 3));  // of which the radix sort
       for (int p = 2; p < 6; ++p) timers->add(kPhase[p], elapsedSeconds(p + 3, p + 4));
       timers->add("pme.transfer", elapsedSeconds(0, 1) + elapsedSeconds(9, 10));
     }
@@ -1064,11 +892,10 @@ class CudaPme final : public ReciprocalSolver {
     cellStartKernel<<<blocksFor((std::size_t(n) / 32 + 1) * 32, kThreads), kThreads, 0, stream_>>>(
         n, sortedKeys_.data(), cells, cellStart_.data());
     FARADAY_CUDA_CHECK_LAUNCH("cellStartKernel");
-    const dim3 segBlocks((dims_.k[2] + pme::kSpreadSegZ - 1) / pme::kSpreadSegZ,
-                         (dims_.k[1] + kSegTile - 1) / kSegTile, (dims_.k[0] + kSegTile - 1) / kSegTile);
-    spreadSegmentKernel<P><<<segBlocks, kSegThreads, 0, stream_>>>(
-        dims_, cellStart_.data(), spreadRecords_.data(), realGrid_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("spreadSegmentKernel");
+    const std::size_t warps = std::size_t(nSeg_) * nTy_ * nTz_;
+    spreadKernel<P><<<blocksFor(warps * 32, kThreads), kThreads, 0, stream_>>>(
+        dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), spreadRecords_.data(), realGrid_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
     mark(5);
 
     // 3: forward FFT.

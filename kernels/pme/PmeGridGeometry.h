@@ -119,32 +119,6 @@ FARADAY_HD SpreadWindow spreadWindow(const GridDims& g, int order, int gy0, int 
   return w;
 }
 
-// ---- z-segment spreading -------------------------------------------------------------
-// The z-segment spreading kernel gives each thread the points (gx, gy, z0 .. z0 + S - 1),
-// S = kSpreadSegZ, z0 a multiple of S. The atoms that reach them lie in the order x order
-// cell columns (gx - i, gy - j), i, j in [0, order), and in each column in the z cells
-// [z0 - order + 1, z0 + S - 1]: part 0 is that range clipped to [0, K_z), part 1 (only for
-// z0 < order - 1) the cells below 0 wrapped to the top of the grid. With the key z-fastest
-// each part is one contiguous range of the sorted atoms. An atom of cell cz in a part adds
-// to points z0 + d + c, c in [0, order), d = cz - zBase. As K >= order, a (cell, point) pair
-// passes for one image only, so every contribution is added exactly once.
-
-inline constexpr int kSpreadSegZ = 8;
-
-struct SegmentCells {
-  bool valid;
-  int zLo, zHi;  ///< z cells [zLo, zHi], in [0, K_z)
-  int zBase;     ///< the point offset of cell cz in the segment is cz - zBase
-};
-
-FARADAY_HD SegmentCells segmentCells(const GridDims& g, int order, int z0, int part) {
-  const int lo = z0 - order + 1;
-  const int hi = z0 + kSpreadSegZ - 1 < g.k[2] - 1 ? z0 + kSpreadSegZ - 1 : g.k[2] - 1;
-  if (part == 0) return {true, lo > 0 ? lo : 0, hi, z0};
-  if (lo >= 0) return {false, 0, -1, z0};
-  return {true, lo + g.k[2], g.k[2] - 1, z0 + g.k[2]};
-}
-
 /// Per-dimension factor of the influence function: f[k] = |b(k)|^2 exp(-pi^2 m^2 / beta^2),
 /// m = k'/L with the signed frequency k' = k (k <= K/2) or k - K. The influence function is
 /// k_C / (pi V m^2) f_x f_y f_z (Essmann eq. 3.9). Host, double precision.
