@@ -37,13 +37,7 @@ __global__ void spreadFixed(const pmemap::Site* sites, int n, pmemap::GridView g
   const double p[3] = {s.x, s.y, s.z};
   double theta[3][pme::kMaxSplineOrder];
   int first[3];
-  for (int d = 0; d < 3; ++d) {
-    double u = p[d] / g.L[d];
-    u -= floor(u);
-    double w;
-    pme::splitGridCoordinate<double>(u * g.K[d], g.K[d], g.order, first[d], w);
-    pme::bsplineWeights<double>(w, g.order, theta[d], nullptr);
-  }
+  pmemap::splineSupport(g, p, theta, first);
   for (int i = 0; i < g.order; ++i) {
     const int ix = (first[0] + i) % g.K[0];
     const double qx = s.q * theta[0][i];

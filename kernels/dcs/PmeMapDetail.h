@@ -121,12 +121,10 @@ struct GridView {
   const double* grid;
 };
 
-/// sum_k theta_x theta_y theta_z grid(k) at point p (nm): the smooth-PME reciprocal
-/// potential, with the weights of the force gathering (BSpline.h convention).
-FARADAY_HD double interpolateGrid(const GridView& g, double px, double py, double pz) {
-  const double p[3] = {px, py, pz};
-  double theta[3][pme::kMaxSplineOrder];
-  int first[3];
+/// For point p (nm): per dimension the first grid index of the spline support and the
+/// order weights theta (BSpline.h convention), from the point's fractional coordinate.
+FARADAY_HD void splineSupport(const GridView& g, const double p[3], double theta[3][pme::kMaxSplineOrder],
+                              int first[3]) {
   for (int d = 0; d < 3; ++d) {
     double s = p[d] / g.L[d];
     s -= floor(s);
@@ -134,6 +132,15 @@ FARADAY_HD double interpolateGrid(const GridView& g, double px, double py, doubl
     pme::splitGridCoordinate<double>(s * g.K[d], g.K[d], g.order, first[d], w);
     pme::bsplineWeights<double>(w, g.order, theta[d], nullptr);
   }
+}
+
+/// sum_k theta_x theta_y theta_z grid(k) at point p (nm): the smooth-PME reciprocal
+/// potential, with the weights of the force gathering (BSpline.h convention).
+FARADAY_HD double interpolateGrid(const GridView& g, double px, double py, double pz) {
+  const double p[3] = {px, py, pz};
+  double theta[3][pme::kMaxSplineOrder];
+  int first[3];
+  splineSupport(g, p, theta, first);
   double phi = 0;
   for (int i = 0; i < g.order; ++i) {
     const int ix = (first[0] + i) % g.K[0];
