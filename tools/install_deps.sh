@@ -5,7 +5,7 @@
 set -euo pipefail
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for pkg in g++ cmake ninja-build libfftw3-dev libboost-program-options-dev libgtest-dev python3 python3-numpy; do
+for pkg in g++ cmake ninja-build libfftw3-dev libboost-program-options-dev libgtest-dev python3; do
   have_pkg "$pkg" || need+=("$pkg")
 done
 if [ ${#need[@]} -eq 0 ]; then
