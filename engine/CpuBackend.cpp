@@ -34,9 +34,10 @@ CpuBackend::CpuBackend(const Config& config, const System& system, Timers* timer
       ewald_(chooseEwaldSetup(config, system.box)),
       list_(config.nonbonded.cutoff, config.nonbonded.buffer, threads_),
       nonbonded_(system, nonbondedOptions(config, ewald_, threads_)),
-      dispersionCorrection_(config.nonbonded.dispersionCorrection),
-      ljShift_(config.nonbonded.ljShift) {
+      netCharge_(system.netCharge()) {
   validate(config);
+  if (config.nonbonded.dispersionCorrection)
+    dispersionAtUnitVolume_ = dispersionCorrection(system, config.nonbonded.cutoff, config.nonbonded.ljShift, 1.0);
   integrator_ = makeCpuIntegrator(config.integrator, system, threads_);
   reciprocal_ = makeReciprocalSolver(ewald_, system, useCudaReciprocal, threads_);
   if (ewald_.method != "none") {
@@ -84,21 +85,19 @@ void CpuBackend::updateNeighborList() {
 }
 
 void CpuBackend::addDispersionCorrection(Energies& e) const {
-  if (!dispersionCorrection_) return;
-  const DispersionCorrection d = dispersionCorrection(system_, list_.cutoff(), ljShift_, state_.box.volume());
-  e.dispersionCorrection = d.energy;
-  for (int k = 0; k < 3; ++k) e.virial.m[k][k] += d.virialDiagonal;
+  const double invVolume = 1.0 / state_.box.volume();
+  e.dispersionCorrection = dispersionAtUnitVolume_.energy * invVolume;
+  for (int k = 0; k < 3; ++k) e.virial.m[k][k] += dispersionAtUnitVolume_.virialDiagonal * invVolume;
 }
 
 void CpuBackend::addReciprocal(Energies& e) {
   if (!reciprocal_) return;
-  reciprocalForces_.assign(system_.size(), Vec3{});
-  const ReciprocalResult r = reciprocal_->compute(state_.positions, system_.charge, state_.box, reciprocalForces_, timers_);
-  for (std::size_t i = 0; i < forces_.size(); ++i) forces_[i] += reciprocalForces_[i];
+  // The solver adds its forces to the short-range ones already in forces_.
+  const ReciprocalResult r = reciprocal_->compute(state_.positions, system_.charge, state_.box, forces_, timers_);
   e.coulombRecip = r.energy;
   e.virial += r.virial;
   e.coulombSelf = coulombSelf_;
-  e.coulombNetCharge = ewaldNetChargeEnergy(ewald_.beta, system_.netCharge(), state_.box.volume());
+  e.coulombNetCharge = ewaldNetChargeEnergy(ewald_.beta, netCharge_, state_.box.volume());
   // E_net = -c/V gives the pressure -dE/dV = E_net/V, i.e. W_kk = E_net on each diagonal
   // element (P = trace W / 3V). The self term does not depend on V.
   for (int k = 0; k < 3; ++k) e.virial.m[k][k] += e.coulombNetCharge;

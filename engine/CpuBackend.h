@@ -50,11 +50,13 @@ class CpuBackend : public Backend {
   CpuNonbonded nonbonded_;
   std::unique_ptr<ReciprocalSolver> reciprocal_;
   std::unique_ptr<CpuIntegrator> integrator_;
-  bool dispersionCorrection_;
-  bool ljShift_;
+  /// Dispersion correction at V = 1 nm^3 (zero when off): both terms scale as 1/V, so a
+  /// step only divides by the current volume.
+  DispersionCorrection dispersionAtUnitVolume_;
   double coulombSelf_ = 0;  ///< constant Ewald self term, kJ/mol
+  double netCharge_ = 0;    ///< e
   State state_;
-  std::vector<Vec3> forces_, reciprocalForces_;
+  std::vector<Vec3> forces_;
 };
 
 }  // namespace faraday
