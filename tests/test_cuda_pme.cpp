@@ -1,7 +1,7 @@
 // GPU PME (CudaPme.cu) against the CPU oracle (CpuPme), its bitwise reproducibility, and,
 // without a GPU, the host/device helpers it is built on: cell keys, grid coordinates,
-// influence factors, and a host replay of the spreading kernel's windows against a
-// direct scatter of the charges.
+// influence factors, the bins of each brick, and a host replay of the spreading kernel's
+// bricks against a direct scatter of the charges.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -195,68 +195,91 @@ TEST(CudaPmeGeometry, InfluenceFactorsMatchCpuInfluenceFunction) {
   EXPECT_LT(worst, tol::kDoubleSum);
 }
 
-/// Host replay of spreadKernel: the same tiles, segments, windows and visiting order, summed
-/// in double. Every grid point must be written and receive exactly the direct scatter.
-std::vector<double> spreadByWindows(const GridDims& g, int order, int segLen, const std::vector<std::array<int, 3>>& first,
-                                    const std::vector<std::vector<double>>& qtx,
-                                    const std::vector<std::vector<double>>& ty,
-                                    const std::vector<std::vector<double>>& tz) {
-  const int n = int(first.size());
-  std::vector<std::uint32_t> key(n);
-  for (int a = 0; a < n; ++a) key[a] = pme::cellKey(g, first[a][0], first[a][1], first[a][2]);
-  std::vector<int> perm(n);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::stable_sort(perm.begin(), perm.end(), [&](int a, int b) { return key[a] < key[b]; });
-  std::vector<std::uint32_t> sorted(n);
-  for (int s = 0; s < n; ++s) sorted[s] = key[perm[s]];
-  std::vector<int> cellStart(pme::numCells(g) + 1);
-  for (std::uint32_t c = 0; c <= pme::numCells(g); ++c)
-    cellStart[c] = int(std::lower_bound(sorted.begin(), sorted.end(), c) - sorted.begin());
-
+/// Host replay of spreadKernel: the same bins, bricks, bin lists and visiting order (bins in
+/// brickBins() order, atoms of a bin by index), summed in double. Every grid point must be
+/// written once and receive exactly the direct scatter.
+std::vector<double> spreadByBricks(const GridDims& g, int order, const std::vector<std::array<int, 3>>& first,
+                                   const std::vector<std::vector<double>>& qtx,
+                                   const std::vector<std::vector<double>>& ty,
+                                   const std::vector<std::vector<double>>& tz) {
+  const int nb[3] = {pme::binsAlong(g.k[0]), pme::binsAlong(g.k[1]), pme::binsAlong(g.k[2])};
+  std::vector<std::vector<int>> binAtoms(std::size_t(nb[0]) * nb[1] * nb[2]);
+  for (int a = 0; a < int(first.size()); ++a)  // ascending atom index within each bin
+    binAtoms[pme::binIndex(nb, first[a][0], first[a][1], first[a][2])].push_back(a);
   std::vector<double> grid(pme::numCells(g), std::nan(""));
-  const int nTy = (g.k[1] + pme::kSpreadTileY - 1) / pme::kSpreadTileY;
-  const int nTz = (g.k[2] + pme::kSpreadTileZ - 1) / pme::kSpreadTileZ;
-  const int nSeg = (g.k[0] + segLen - 1) / segLen;
-  for (int seg = 0; seg < nSeg; ++seg)
-    for (int tileY = 0; tileY < nTy; ++tileY)
-      for (int tileZ = 0; tileZ < nTz; ++tileZ)
-        for (int lane = 0; lane < 32; ++lane) {
-          const int gy0 = tileY * pme::kSpreadTileY, gz0 = tileZ * pme::kSpreadTileZ;
-          const int gy = gy0 + lane / pme::kSpreadTileZ, gz = gz0 + lane % pme::kSpreadTileZ;
-          if (gy >= g.k[1] || gz >= g.k[2]) continue;
-          const int x0 = seg * segLen, x1 = std::min(x0 + segLen, g.k[0]);
-          std::vector<double> acc(order, 0.0);
-          for (int c = x0 - order + 1; c < x1; ++c) {
-            const int cx = c < 0 ? c + g.k[0] : c;
-            for (int slot = 0; slot < 32; ++slot) {
-              const pme::SpreadWindow w = pme::spreadWindow(g, order, gy0, gz0, slot);
-              if (!w.valid) continue;
-              const std::uint32_t row = pme::cellKey(g, cx, w.cy, 0);
-              const int relY = gy - w.yUnwrapped;
-              for (int s = cellStart[row + w.zLo]; s < cellStart[row + w.zHi + 1]; ++s) {
-                const int a = perm[s];
-                const int relZ = gz - (first[a][2] + w.zShift);
-                if (relY < 0 || relY >= order || relZ < 0 || relZ >= order) continue;
-                for (int k = 0; k < order; ++k) acc[k] += ty[a][relY] * tz[a][relZ] * qtx[a][k];
+  std::vector<int> written(pme::numCells(g), 0);
+  const std::vector<double>* weights[3] = {nullptr, nullptr, nullptr};
+  for (int bx = 0; bx < pme::bricksAlong(g.k[0]); ++bx)
+    for (int by = 0; by < pme::bricksAlong(g.k[1]); ++by)
+      for (int bz = 0; bz < pme::bricksAlong(g.k[2]); ++bz) {
+        const int o[3] = {bx * pme::kBrickEdge, by * pme::kBrickEdge, bz * pme::kBrickEdge};
+        int list[3][pme::kMaxBrickBins], len[3];
+        for (int d = 0; d < 3; ++d) len[d] = pme::brickBins(g.k[d], order, o[d], list[d]);
+        std::vector<double> acc(std::size_t(pme::kBrickEdge) * pme::kBrickEdge * pme::kBrickEdge, 0.0);
+        for (int ix = 0; ix < len[0]; ++ix)
+          for (int iy = 0; iy < len[1]; ++iy)
+            for (int iz = 0; iz < len[2]; ++iz) {
+              const std::size_t bin = (std::size_t(list[0][ix]) * nb[1] + list[1][iy]) * nb[2] + list[2][iz];
+              for (int a : binAtoms[bin]) {
+                weights[0] = &qtx[a];
+                weights[1] = &ty[a];
+                weights[2] = &tz[a];
+                double w[3][pme::kBrickEdge];
+                for (int d = 0; d < 3; ++d)
+                  for (int p = 0; p < pme::kBrickEdge; ++p) {
+                    const int i = pme::brickWeightIndex(g.k[d], o[d], p, first[a][d]);
+                    w[d][p] = i < order ? (*weights[d])[i] : 0.0;
+                  }
+                for (int px = 0; px < pme::kBrickEdge; ++px)
+                  for (int py = 0; py < pme::kBrickEdge; ++py)
+                    for (int pz = 0; pz < pme::kBrickEdge; ++pz)
+                      acc[(px * pme::kBrickEdge + py) * pme::kBrickEdge + pz] += w[0][px] * w[1][py] * w[2][pz];
               }
             }
-            if (c >= x0) grid[(std::size_t(cx) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
-            acc.erase(acc.begin());
-            acc.push_back(0.0);
-          }
-        }
+        for (int px = 0; px < pme::kBrickEdge; ++px)
+          for (int py = 0; py < pme::kBrickEdge; ++py)
+            for (int pz = 0; pz < pme::kBrickEdge; ++pz) {
+              const int x = o[0] + px, y = o[1] + py, z = o[2] + pz;
+              if (x >= g.k[0] || y >= g.k[1] || z >= g.k[2]) continue;
+              const std::size_t at = (std::size_t(x) * g.k[1] + y) * g.k[2] + z;
+              grid[at] = acc[(px * pme::kBrickEdge + py) * pme::kBrickEdge + pz];
+              ++written[at];
+            }
+      }
+  for (std::size_t i = 0; i < written.size(); ++i)
+    if (written[i] != 1) grid[i] = std::nan("");  // caught as "not written once"
   return grid;
 }
 
-TEST(CudaPmeGeometry, WindowedSpreadingEqualsDirectScatter) {
-  // Grids with odd sizes, sizes not multiples of the tile, and sizes close to the order
-  // (windows that overlap themselves across the periodic boundary).
+TEST(CudaPmeGeometry, BrickBinsListEachNeededBinOnce) {
+  // Every cell in o - order + 1 .. min(o + 8, K) - 1 (periodic) lies in a listed bin, and no
+  // bin is listed twice, on grids of sizes not multiples of the bin, and smaller than a brick.
+  for (int K : {4, 5, 7, 9, 12, 17, 30, 125}) {
+    for (int order = pme::kMinSplineOrder; order <= std::min(pme::kMaxSplineOrder, K); ++order) {
+      for (int o = 0; o < K; o += pme::kBrickEdge) {
+        int bins[pme::kMaxBrickBins];
+        const int n = pme::brickBins(K, order, o, bins);
+        ASSERT_LE(n, pme::kMaxBrickBins);
+        for (int i = 0; i < n; ++i)
+          for (int j = i + 1; j < n; ++j) EXPECT_NE(bins[i], bins[j]) << "K " << K << " o " << o;
+        for (int u = o - order + 1; u <= std::min(o + pme::kBrickEdge, K) - 1; ++u) {
+          const int c = ((u % K) + K) % K;
+          EXPECT_NE(std::find(bins, bins + n, c / pme::kBinEdge), bins + n) << "K " << K << " o " << o << " cell " << c;
+        }
+      }
+    }
+  }
+}
+
+TEST(CudaPmeGeometry, BrickSpreadingEqualsDirectScatter) {
+  // Grids with odd sizes, sizes not multiples of the bin or the brick, and sizes close to
+  // the order (a brick and its halo wrap onto themselves across the periodic boundary).
   struct Case {
     GridDims g;
-    int order, segLen;
+    int order;
   };
-  const Case cases[] = {{{{9, 10, 12}}, 4, 32}, {{{13, 7, 11}}, 4, 8},  {{{5, 5, 5}}, 5, 8},
-                        {{{16, 17, 18}}, 8, 16}, {{{11, 9, 6}}, 6, 8}, {{{20, 4, 4}}, 4, 8}};
+  const Case cases[] = {{{{9, 10, 12}}, 4}, {{{13, 7, 11}}, 4}, {{{5, 5, 5}}, 5},
+                        {{{16, 17, 18}}, 8}, {{{11, 9, 6}}, 6}, {{{20, 4, 4}}, 4}, {{{25, 18, 33}}, 4}};
   std::mt19937_64 rng(5);
   for (const Case& cs : cases) {
     const GridDims& g = cs.g;
@@ -285,10 +308,10 @@ TEST(CudaPmeGeometry, WindowedSpreadingEqualsDirectScatter) {
             direct[(std::size_t(x) * g.k[1] + y) * g.k[2] + z] += qtx[a][i] * ty[a][j] * tz[a][k];
           }
     }
-    const std::vector<double> windowed = spreadByWindows(g, cs.order, cs.segLen, first, qtx, ty, tz);
+    const std::vector<double> windowed = spreadByBricks(g, cs.order, first, qtx, ty, tz);
     double worst = 0, scale = 0;
     for (std::size_t i = 0; i < direct.size(); ++i) {
-      ASSERT_FALSE(std::isnan(windowed[i])) << "grid point " << i << " never written";
+      ASSERT_FALSE(std::isnan(windowed[i])) << "grid point " << i << " not written exactly once";
       worst = std::max(worst, std::fabs(windowed[i] - direct[i]));
       scale = std::max(scale, std::fabs(direct[i]));
     }
@@ -337,10 +360,26 @@ TEST(CudaPme, NonCubicGridAndBox) {
   expectGpuMatchesCpu(s, p, "non-cubic");
 }
 
-TEST(CudaPme, DenseCellsUseTheOverflowStaging) {
-  // A coarse grid (0.53 nm spacing) puts ~5 atoms in every cell, ~375 in the window list
-  // of one spreading column: more than the 32 staged at a time, so every column takes the
-  // overflow path of the spreading kernel.
+TEST(CudaPme, GridsSmallerThanABrickAndItsHalo) {
+  // Below kBrickEdge + order - 1 points an atom reaches a brick through two periodic images;
+  // the spreading then finds each point's spline index modulo K.
+  FARADAY_REQUIRE_GPU();
+  const test::Ions s = randomMelt(600, 13);
+  const std::array<int, 3> grids[] = {{9, 10, 12}, {8, 5, 11}};
+  for (int order : {4, 5}) {
+    for (const auto& grid : grids) {
+      PmeParams p = meltParams(s, order);
+      p.grid = grid;
+      const std::string what = "small grid, order " + std::to_string(order);
+      expectGpuMatchesCpu(s, p, what.c_str());
+    }
+  }
+}
+
+TEST(CudaPme, DenseCellsStageInSeveralPasses) {
+  // A coarse grid (0.53 nm spacing) puts ~5 atoms in every cell and ~310 in every bin of
+  // 4^3 cells: each brick needs more atoms than one pass stages (128), and every bin is
+  // larger than a pass, so the spreading takes the rank windows of a split bin.
   FARADAY_REQUIRE_GPU();
   const test::Ions s = randomMelt(20000, 11);
   for (int order : {4, 8}) {
@@ -349,6 +388,22 @@ TEST(CudaPme, DenseCellsUseTheOverflowStaging) {
     const std::string what = "dense cells, order " + std::to_string(order);
     expectGpuMatchesCpu(s, p, what.c_str());
   }
+}
+
+TEST(CudaPme, ClusteredAtomsGrowTheBinsAndStillAgree) {
+  // All atoms in one eighth of the box: the occupied bins hold eight times the mean, far
+  // above the initial capacity (mean + 5 sigma + 4), so the first evaluation overflows, the
+  // bins grow and the evaluation runs again. The result must be the CPU's, and a second
+  // call (no overflow now) must give the same bits.
+  FARADAY_REQUIRE_GPU();
+  test::Ions s = randomMelt(8000, 12);
+  for (Vec3& r : s.positions) r = s.box.wrap(r) * 0.5;
+  const PmeParams p = meltParams(s, 4);
+  auto gpu = makeCudaPme(p, s.positions.size());
+  const PmeRun first = run(*gpu, s);
+  const PmeRun second = run(*gpu, s);
+  EXPECT_TRUE(bitwiseEqual(first, second));
+  expectGpuMatchesCpu(s, p, "clustered");
 }
 
 TEST(CudaPme, ZeroChargeAtomsGetNoForce) {

@@ -1,23 +1,24 @@
 // Smooth PME on the GPU, phase for phase like CpuPme (the double-precision oracle):
-//   1 spline    one thread per atom: (a) fractional coordinates (uploaded as fixed point,
-//               expanded in double), first grid index, cell key; (b) after the sort, in
-//               sorted order: B-spline weights (float) into the spreading records
-//   2 spread    two-phase collection without float atomics: (a) a stable radix sort of
-//               (cell key, atom index) and the cell start offsets; (b) each warp gathers a
-//               tile of grid points from exactly the atoms whose spline support covers them,
-//               in a fixed order
+//   1 spline    one thread per atom: fractional coordinates (uploaded as fixed point,
+//               expanded in double), first grid index (the atom's cell), and its place in
+//               the bin of kBinEdge^3 cells that holds that cell (a slot from an integer
+//               counter; the record is {w_x, w_y, w_z, q} and the atom index)
+//   2 spread    two-phase collection without float atomics: one thread block per brick of
+//               kBrickEdge^3 grid points stages the atoms of the bins that reach it, in a
+//               fixed order (bins in a fixed order, atoms of a bin by atom index), with
+//               their B-spline weights expanded over the brick; each thread then sums its
+//               grid points over exactly those atoms, in that order
 //   3 fft_forward  cuFFT R2C
 //   4 convolve  influence function, energy and virial by CUB block reductions in double
 //               (per-block partials, summed in index order by the last block to finish:
 //               deterministic)
 //   5 fft_inverse  cuFFT C2R
-//   6 gather    one thread per atom (in sorted order) recomputes its weights and
-//               derivatives and interpolates its force
-// Every sum runs in a fixed order, so results are bitwise reproducible on one GPU.
-// The file reads in layers: per-atom evaluators -> warp-level loops -> __global__ kernels
-// -> the host driver (class CudaPme).
+//   6 gather    one warp per run of consecutive bins, one thread per atom: B-spline weights
+//               and derivatives, and the force interpolated from the potential grid
+// Every floating-point sum runs in a fixed order, so results are bitwise reproducible on one
+// GPU. The file reads in layers: per-atom evaluators -> block- and warp-level steps ->
+// __global__ kernels -> the host driver (class CudaPme).
 #include <cub/cub.cuh>
-#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -42,17 +43,11 @@ namespace {
 
 using pme::GridDims;
 
-// Per-atom spreading records, in sorted order (position s of the sorted atom list), padded
-// to a multiple of 4 floats for 16-byte loads: q theta_x[P], theta_y[P], theta_z[P], cz (int
-// bits), q. The gather recomputes its weights and derivatives from {w, q} (cheaper than
-// writing and reading them back).
-template <int P>
-constexpr int kSpreadStride = (3 * P + 2 + 3) / 4 * 4;
 /// Gather weights: theta_x[P], theta_y[P], theta_z[P], dtheta_x[P], dtheta_y[P], dtheta_z[P].
 template <int P>
 constexpr int kGatherWeights = 6 * P;
 
-constexpr int kThreads = 128;       // per block, per-atom kernels and spreading
+constexpr int kThreads = 128;       // per block, per-atom kernels, spreading and gather
 constexpr int kReduceThreads = 256; // per block, convolution
 constexpr int kMaxReduceBlocks = 1024;
 constexpr unsigned kFullMask = 0xffffffffu;
@@ -70,6 +65,13 @@ struct Sums7Add {
   }
 };
 
+/// What the convolution hands back: the seven sums, and the count of the fullest bin when
+/// one overflowed its capacity (0 otherwise).
+struct EvaluationSums {
+  Sums7 sums;
+  int binsNeeded;
+};
+
 /// The box-dependent constants of the convolution and the gather, in device memory so that
 /// a captured graph stays valid when the box changes (the host rewrites them before a replay).
 struct BoxTerms {
@@ -78,14 +80,6 @@ struct BoxTerms {
   float piOverBeta2;  ///< pi^2 / beta^2 (nm^2)
   float3 scale;       ///< K/L per dimension (grid units per nm)
 };
-
-template <int N>
-__device__ __forceinline__ void storeFloats(float* __restrict__ dst, const float* src) {
-  static_assert(N % 4 == 0, "16-byte stores");
-  float4* d4 = reinterpret_cast<float4*>(dst);
-#pragma unroll
-  for (int i = 0; i < N / 4; ++i) d4[i] = make_float4(src[4 * i], src[4 * i + 1], src[4 * i + 2], src[4 * i + 3]);
-}
 
 // ---- Layer 1: evaluators -------------------------------------------------------------
 
@@ -96,23 +90,6 @@ __device__ __forceinline__ void atomGridCoordinates(const std::uint32_t f[3], co
                                                     float w[3]) {
 #pragma unroll
   for (int d = 0; d < 3; ++d) pme::gridCoordinateFixed(f[d], g.k[d], P, first[d], w[d]);
-}
-
-/// Phase 1b for one atom: its spreading record from w and q.
-template <int P>
-__device__ __forceinline__ void atomSpreadRecord(const float4 wq, int cz, float spread[kSpreadStride<P>]) {
-  const float w[3] = {wq.x, wq.y, wq.z};
-#pragma unroll
-  for (int d = 0; d < 3; ++d) {
-    float th[P];
-    pme::bsplineWeights<P, float>(w[d], th, nullptr);
-#pragma unroll
-    for (int j = 0; j < P; ++j) spread[d * P + j] = d == 0 ? wq.w * th[j] : th[j];
-  }
-  spread[3 * P] = __int_as_float(cz);
-  spread[3 * P + 1] = wq.w;
-#pragma unroll
-  for (int j = 3 * P + 2; j < kSpreadStride<P>; ++j) spread[j] = 0.f;
 }
 
 /// Phase 6 for one atom: the gather weights (kGatherWeights layout) from w.
@@ -187,283 +164,369 @@ __device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict_
   return make_float3(gx, gy, gz);
 }
 
-// ---- Layer 2: warp-level loops -------------------------------------------------------------
+// ---- Layer 2: block- and warp-level steps ---------------------------------------------------
 
-/// Spreading: the sorted atoms [begin, end) of this lane's window in cell column c
-/// (nothing for c >= x1, the end of the warp's segment).
-__device__ __forceinline__ void windowRange(const GridDims& g, const pme::SpreadWindow& win, int x1, int c,
-                                            const int* __restrict__ cellStart, int& begin, int& end) {
-  begin = end = 0;
-  if (c < x1 && win.valid) {
-    const int cx = c < 0 ? c + g.k[0] : c;
-    const std::uint32_t rowKey = pme::cellKey(g, cx, win.cy, 0);
-    begin = __ldg(cellStart + rowKey + win.zLo);
-    end = __ldg(cellStart + rowKey + win.zHi + 1);
-  }
-}
-
-/// Spreading, one warp: the sorted atoms of one cell column c are the concatenation of the
-/// lanes' window ranges [begin, end) in lane order. ColumnAtoms holds that list's layout.
-struct ColumnAtoms {
-  int begin, count, offset;  ///< this lane's window: range start, length, place in the list
-  int total;                 ///< atoms in the list (warp-uniform)
+/// Where the bins live: nb bins per dimension (total of them), cap record slots per bin.
+struct BinLayout {
+  int nb[3];
+  unsigned int total;
+  int cap;
 };
 
-__device__ __forceinline__ ColumnAtoms columnAtoms(int begin, int end, int lane) {
-  ColumnAtoms c;
-  c.begin = begin;
-  c.count = end - begin;
-  int inclusive = c.count;
-#pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
-    const int v = __shfl_up_sync(kFullMask, inclusive, o);
-    if (lane >= o) inclusive += v;
-  }
-  c.total = __shfl_sync(kFullMask, inclusive, 31);
-  c.offset = inclusive - c.count;
-  return c;
+/// Record slot of bin b, slot s.
+__device__ __forceinline__ std::size_t binSlot(const BinLayout& bins, unsigned int b, int s) {
+  return std::size_t(b) * std::size_t(bins.cap) + std::size_t(s);
 }
 
-/// Phase 2, the grid side: stages the atoms of this lane's window (list entries base ..
-/// base + 31 only) into shared memory with cp.async and commits them as one group.
-template <int P>
-__device__ __forceinline__ void stageWindowAsync(const float* __restrict__ records, const ColumnAtoms& col,
-                                                 const pme::SpreadWindow& win, int base, float* slots, int2* meta) {
-  const int lo = max(col.offset, base), hi = min(col.offset + col.count, base + 32);
-  for (int t = lo; t < hi; ++t) {
-    const float* src = records + std::size_t(col.begin + t - col.offset) * kSpreadStride<P>;
-    float* dst = slots + (t - base) * kSpreadStride<P>;
-#pragma unroll
-    for (int q = 0; q < kSpreadStride<P> / 4; ++q) __pipeline_memcpy_async(dst + 4 * q, src + 4 * q, 16);
-    meta[t - base] = make_int2(win.yUnwrapped, win.zShift);
-  }
-  __pipeline_commit();
+/// A bin holds tags: atom index << 6 | the atom's cell inside the bin, (x, y, z) in 2 bits
+/// each. The atom's {w_x, w_y, w_z, q} stay in atom order.
+constexpr int kTagBits = 6;
+static_assert(pme::kBinEdge == 4, "tags hold the cell inside a bin in 2 bits per dimension");
+__device__ __forceinline__ void tagCell(int tag, const int binOrigin[3], int cell[3]) {
+  cell[0] = binOrigin[0] + ((tag >> 4) & 3);
+  cell[1] = binOrigin[1] + ((tag >> 2) & 3);
+  cell[2] = binOrigin[2] + (tag & 3);
 }
 
-/// Adds staged atoms 0..count-1 (records, with their window's row and z shift in meta).
+/// First cell of bin b per dimension.
+__device__ __forceinline__ void binOrigin(const BinLayout& bins, unsigned int b, int origin[3]) {
+  const unsigned int row = b / unsigned(bins.nb[2]);
+  origin[2] = int(b - row * unsigned(bins.nb[2])) * pme::kBinEdge;
+  const unsigned int col = row / unsigned(bins.nb[1]);
+  origin[1] = int(row - col * unsigned(bins.nb[1])) * pme::kBinEdge;
+  origin[0] = int(col) * pme::kBinEdge;
+}
+
+// Spreading: a block of kThreads per brick of E^3 points (E = kBrickEdge). Warp w owns
+// x points 2w, 2w + 1; lane (xl, y, zh) sums the four points (2w + xl, y, 4 zh .. 4 zh + 3).
+// Staged atom records hold the brick-relative weights: q theta_x at [0, E), theta_y at
+// [E, 2E), theta_z at [2E, 3E) (zero where the atom does not reach that point).
+constexpr int kBrickEdge = pme::kBrickEdge;
+constexpr int kStageFloats = 28;  // 3 kBrickEdge weights, padded: 16-byte stores without bank conflicts
+constexpr int kStageAtoms = 128;  // staged per pass (positions fit a byte)
+constexpr int kMaxCombos = pme::kMaxBrickBins * pme::kMaxBrickBins * pme::kMaxBrickBins;
+static_assert(kBrickEdge == 8 && kThreads == 128, "four warps of 2 x 8 x (2 x 4) points cover an 8^3 brick");
+static_assert(kMaxCombos <= kThreads, "one thread per bin of a brick for the scan");
+
+struct SpreadShared {
+  float4 stage[kStageAtoms * kStageFloats / 4];
+  unsigned char xmask[kStageAtoms];          ///< x points of the brick the staged atom reaches
+  unsigned short list[kThreads / 32][kStageAtoms];  ///< per warp: byte offsets of the staged atoms that reach its x points
+  int binList[3][pme::kMaxBrickBins];
+  int binListLen[3];
+  unsigned int comboBin[kThreads];
+  int comboOrigin[3][kThreads];  ///< first cell of the combination's bin per dimension
+  int comboCount[kThreads];
+  int comboOffset[kThreads + 1];
+};
+
+/// Stages one atom (tag, {w, q}) of the brick's bin combination `combo` at stage position
+/// `pos`: its B-spline weights spread over the brick's points. `oneImage`: every grid
+/// dimension is at least kBrickEdge + P - 1, so an atom reaches a brick through one periodic
+/// image at most (then the weights are placed by offset; otherwise each point's spline index
+/// is found modulo K).
 template <int P>
-__device__ __forceinline__ void addStagedRecords(const float* slots, const int2* meta, int count, int gy, int gz,
-                                                 bool active, float acc[P]) {
-  for (int j = 0; j < count; ++j) {
-    const float* slot = slots + j * kSpreadStride<P>;
-    const int2 m = meta[j];
-    const int relY = gy - m.x;
-    const int relZ = gz - (__float_as_int(slot[3 * P]) + m.y);
-    if (active && unsigned(relY) < unsigned(P) && unsigned(relZ) < unsigned(P)) {
-      const float wyz = slot[P + relY] * slot[2 * P + relZ];
-      float qx[P];
-      if constexpr (P % 4 == 0) {
+__device__ __forceinline__ void stageAtom(const GridDims& g, const int o[3], SpreadShared& sh, bool oneImage, int combo,
+                                          int tag, const float4 wq, int pos) {
+  const int origin[3] = {sh.comboOrigin[0][combo], sh.comboOrigin[1][combo], sh.comboOrigin[2][combo]};
+  int cell[3];
+  tagCell(tag, origin, cell);
+  const float w[3] = {wq.x, wq.y, wq.z};
+  float4* const dst4 = sh.stage + pos * (kStageFloats / 4);
+  float* const dst = reinterpret_cast<float*>(dst4);
+  unsigned int masks[3];
+  if (oneImage) {
 #pragma unroll
-        for (int q = 0; q < P / 4; ++q) {
-          const float4 v = reinterpret_cast<const float4*>(slot)[q];
-          qx[4 * q] = v.x;
-          qx[4 * q + 1] = v.y;
-          qx[4 * q + 2] = v.z;
-          qx[4 * q + 3] = v.w;
-        }
-      } else {
+    for (int q = 0; q < 3 * kBrickEdge / 4; ++q) dst4[q] = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
-        for (int k = 0; k < P; ++k) qx[k] = slot[k];
-      }
+    for (int d = 0; d < 3; ++d) {
+      float th[P];
+      pme::bsplineWeights<P, float>(w[d], th, nullptr);
+      const float scale = d == 0 ? wq.w : 1.f;
+      int r = cell[d] - o[d];  // point o + r + j gets theta[j]
+      if (r >= kBrickEdge) r -= g.k[d];
 #pragma unroll
-      for (int k = 0; k < P; ++k) acc[k] = fmaf(wyz, qx[k], acc[k]);
+      for (int j = 0; j < P; ++j)
+        if (unsigned(r + j) < unsigned(kBrickEdge)) dst[d * kBrickEdge + r + j] = scale * th[j];
+      const unsigned int span = (1u << P) - 1u;
+      masks[d] = r >= 0 ? (span << min(r, 31)) & 0xffu : span >> min(-r, 31);
     }
+  } else {
+    float rec[3 * kBrickEdge];
+#pragma unroll
+    for (int d = 0; d < 3; ++d) {
+      float th[P];
+      pme::bsplineWeights<P, float>(w[d], th, nullptr);
+      const float scale = d == 0 ? wq.w : 1.f;
+      unsigned int m = 0;
+#pragma unroll
+      for (int p = 0; p < kBrickEdge; ++p) {
+        const int i = pme::brickWeightIndex(g.k[d], o[d], p, cell[d]);
+        float v = 0.f;
+#pragma unroll
+        for (int j = 0; j < P; ++j) v = i == j ? th[j] : v;  // th[i] without a local-memory index
+        rec[d * kBrickEdge + p] = scale * v;
+        m |= unsigned(i < P) << p;
+      }
+      masks[d] = m;
+    }
+#pragma unroll
+    for (int q = 0; q < 3 * kBrickEdge / 4; ++q)
+      dst4[q] = make_float4(rec[4 * q], rec[4 * q + 1], rec[4 * q + 2], rec[4 * q + 3]);
   }
+  sh.xmask[pos] = (unsigned char)(masks[1] && masks[2] ? masks[0] : 0u);
+}
+
+/// Rank of the atom `me` among the n atoms of the bin at `base` (by atom index): the fixed
+/// order of the bin's atoms, whatever slots the binning gave them.
+__device__ __forceinline__ int rankInBin(const int* __restrict__ binTag, std::size_t base, int n, int me) {
+  int rank = 0;
+  for (int j = 0; j < n; ++j) rank += (__ldg(binTag + base + j) >> kTagBits) < me;
+  return rank;
+}
+
+/// Index of the last combination k in [lo, hi) with comboOffset[k] <= e.
+__device__ __forceinline__ int comboOf(const int* comboOffset, int lo, int hi, int e) {
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) >> 1;
+    if (comboOffset[mid] <= e) lo = mid;
+    else hi = mid;
+  }
+  return lo;
 }
 
 // ---- Layer 3: kernels ----------------------------------------------------------------------
 
-/// Phase 1a: one thread per atom: cell key and {w_x, w_y, w_z, q}. Atoms with q = 0 get the
-/// key numCells(g), which sorts them after every cell: never spread, zero force.
+/// Phase 1: one thread per atom: cell, fractional parts (with q, in atom order) and a slot in
+/// its cell's bin. Atoms
+/// with q = 0 are not binned: never spread, zero force (written here). The slot comes from an
+/// integer counter (its order varies between runs; the spreading orders each bin by atom
+/// index). A bin fuller than its capacity leaves its extra atoms out and records the count
+/// it needed in binCount[bins.total]; the host then grows the capacity and evaluates again.
 template <int P>
-__global__ void __launch_bounds__(kThreads) keyKernel(int n, const std::uint32_t* __restrict__ fractions,
-                                                      const double* __restrict__ charges, GridDims g,
-                                                      std::uint32_t* __restrict__ keys, float4* __restrict__ wq) {
+__global__ void __launch_bounds__(kThreads) binKernel(int n, const std::uint32_t* __restrict__ fractions,
+                                                      const double* __restrict__ charges, GridDims g, BinLayout bins,
+                                                      int* __restrict__ binCount, float4* __restrict__ wq,
+                                                      int* __restrict__ binTag, float* __restrict__ forces) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const double q = charges[i];
   if (q == 0.0) {
-    keys[i] = pme::numCells(g);
+    forces[3 * std::size_t(i)] = forces[3 * std::size_t(i) + 1] = forces[3 * std::size_t(i) + 2] = 0.f;
     return;
   }
-  const std::uint32_t f[3] = {fractions[3 * i], fractions[3 * i + 1], fractions[3 * i + 2]};
+  const std::uint32_t f[3] = {fractions[3 * std::size_t(i)], fractions[3 * std::size_t(i) + 1],
+                              fractions[3 * std::size_t(i) + 2]};
   int first[3];
   float w[3];
   atomGridCoordinates<P>(f, g, first, w);
-  keys[i] = pme::cellKey(g, first[0], first[1], first[2]);
+  const unsigned int b = pme::binIndex(bins.nb, first[0], first[1], first[2]);
   wq[i] = make_float4(w[0], w[1], w[2], float(q));
-}
-
-/// cellStart[c] = first sorted position whose key is >= c, for c in [0, numCells]. Warp w
-/// owns the sorted positions s0 = 32 w .. s0 + 31 and fills, with coalesced stores, the cells
-/// (key[s0 - 1], key[s0 + 31]]: cell c gets s0 + the number of the warp's keys below c
-/// (binary search over the keys held by the lanes). Positions >= n count as key numCells.
-__global__ void __launch_bounds__(kThreads) cellStartKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
-                                                            std::uint32_t cells, int* __restrict__ cellStart) {
-  const long long s0 = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * 32;
-  const int lane = threadIdx.x & 31;
-  if (s0 > n) return;  // whole warps leave together
-  const long long s = s0 + lane;
-  const std::uint32_t key = s < n ? min(sortedKeys[s], cells) : cells;
-  const long long first = s0 == 0 ? 0 : (long long)min(sortedKeys[s0 - 1], cells) + 1;
-  const long long last = (long long)__shfl_sync(kFullMask, key, 31);
-  for (long long base = first; base <= last; base += 32) {
-    const long long c = base + lane;
-    int below = 0;  // lanes with key < c (keys ascend with the lane); c <= last keeps it <= 31
-#pragma unroll
-    for (int step = 16; step >= 1; step >>= 1) {
-      const std::uint32_t k = __shfl_sync(kFullMask, key, below + step - 1);
-      if ((long long)k < c) below += step;
-    }
-    if (c <= last) cellStart[c] = int(s0) + below;
+  const int slot = atomicAdd(binCount + b, 1);
+  if (slot < bins.cap) {
+    binTag[binSlot(bins, b, slot)] = (i << kTagBits) | ((first[0] & 3) << 4) | ((first[1] & 3) << 2) | (first[2] & 3);
+  } else {
+    atomicMax(binCount + bins.total, slot + 1);
   }
 }
 
-/// Copies the block's `count` records of `stride` floats from shared memory to dst (the
-/// block's first record), 16 bytes per thread and consecutive threads on consecutive bytes.
-__device__ __forceinline__ void writeRecordsCoalesced(const float4* stage, int count, int stride, float* dst) {
-  float4* d4 = reinterpret_cast<float4*>(dst);
-  for (int i = threadIdx.x; i < count * stride / 4; i += blockDim.x) d4[i] = stage[i];
-}
+/// Phase 2: one block per brick of kBrickEdge^3 grid points (see SpreadShared). The bins
+/// that reach the brick are taken in a fixed order (x, y, z bin lists of brickBins(), z
+/// fastest), the atoms of each bin by atom index: passes of up to kStageAtoms staged atoms,
+/// whole bins per pass, or rank windows of one bin larger than that. Each thread adds, per
+/// pass, the atoms that reach its x points, in stage order, so every grid value is the same
+/// float sum on every run. Every grid point is written (no memset needed).
+constexpr int kBrickTableEntry = 1 + pme::kMaxBrickBins;  ///< count, bins
 
-/// Phase 1b: one thread per sorted atom: B-spline weights (float) into the spreading record
-/// at its sorted position. The records go through shared memory, so that the global stores
-/// are coalesced.
 template <int P>
-__global__ void __launch_bounds__(kThreads) splineKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
-                                                         const int* __restrict__ perm, GridDims g,
+__global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayout bins, int3 nBricks,
+                                                         const int* __restrict__ brickTable, int tableRows,
+                                                         const int* __restrict__ binCount,
                                                          const float4* __restrict__ wq,
-                                                         float* __restrict__ spreadRecords) {
-  __shared__ float4 stage[kThreads * kSpreadStride<P> / 4];
-  const int first = blockIdx.x * kThreads;
-  const int s = first + int(threadIdx.x);
-  float spread[kSpreadStride<P>] = {};
-  if (s < n) {
-    const std::uint32_t key = sortedKeys[s];
-    if (key < pme::numCells(g)) atomSpreadRecord<P>(wq[perm[s]], int(key % std::uint32_t(g.k[2])), spread);
+                                                         const int* __restrict__ binTag, float* __restrict__ grid) {
+  using BlockScan = cub::BlockScan<int, kThreads>;
+  __shared__ __align__(16) SpreadShared sh;
+  __shared__ typename BlockScan::TempStorage scanTemp;
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  int brick = blockIdx.x;
+  const int bz = brick % nBricks.z;
+  brick /= nBricks.z;
+  const int by = brick % nBricks.y;
+  const int bx = brick / nBricks.y;
+  const int o[3] = {bx * kBrickEdge, by * kBrickEdge, bz * kBrickEdge};
+  // The bins of this brick per dimension, from the table brickBins() filled on the host:
+  // row d * tableRows + brick index along d, kBrickTableEntry ints each.
+  if (tid < 3 * kBrickTableEntry) {
+    const int d = tid / kBrickTableEntry, k = tid - d * kBrickTableEntry;
+    const int v = __ldg(brickTable + (d * tableRows + o[d] / kBrickEdge) * kBrickTableEntry + k);
+    if (k == 0) sh.binListLen[d] = v;
+    else sh.binList[d][k - 1] = v;
   }
-  const int count = min(kThreads, n - first);
-  float* const own = reinterpret_cast<float*>(stage) + threadIdx.x * kSpreadStride<P>;
-  storeFloats<kSpreadStride<P>>(own, spread);
   __syncthreads();
-  writeRecordsCoalesced(stage, count, kSpreadStride<P>, spreadRecords + std::size_t(first) * kSpreadStride<P>);
-}
-
-/// Phase 2, the grid side: one warp per (x segment, y tile, z tile); lane (ly, lz) owns the
-/// points (x, gy0 + ly, gz0 + lz) for x in [x0, x1). The warp sweeps cell columns c = x0-P+1
-/// .. x1-1; after column c, point c is complete and leaves the shift register acc, whose
-/// entry k holds point c + k. The atoms of column c + 1 are copied global -> shared by
-/// cp.async (lane w copies those of its window w) while column c is summed from the other
-/// of two shared buffers, in list order (windows in lane order, atoms in sorted order).
-/// That order is fixed, so each grid value is the same float sum on every run. Every grid
-/// point is written (no memset needed).
-template <int P>
-__global__ void __launch_bounds__(kThreads) spreadKernel(GridDims g, int segLen, int nSeg, int nTy, int nTz,
-                                                              const int* __restrict__ cellStart,
-                                                              const float* __restrict__ records,
-                                                              float* __restrict__ grid) {
-  __shared__ float4 stage[kThreads / 32][2][32 * kSpreadStride<P> / 4];
-  __shared__ int2 meta[kThreads / 32][2][32];
-  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  const int lane = threadIdx.x & 31;
-  if (warp >= nSeg * nTy * nTz) return;  // whole warps leave together
-  // Buffer b of this warp: slots(b), metas(b) (arithmetic, not an indexed pointer array,
-  // which would live in local memory).
-  float* const slots0 = reinterpret_cast<float*>(stage[threadIdx.x >> 5][0]);
-  int2* const metas0 = meta[threadIdx.x >> 5][0];
-  auto slots = [&](int b) { return slots0 + b * (32 * kSpreadStride<P>); };
-  auto metas = [&](int b) { return metas0 + b * 32; };
-  const int tz = warp % nTz;
-  const int ty = (warp / nTz) % nTy;
-  const int seg = warp / (nTz * nTy);
-  const int gy0 = ty * pme::kSpreadTileY, gz0 = tz * pme::kSpreadTileZ;
-  const int gy = gy0 + lane / pme::kSpreadTileZ, gz = gz0 + lane % pme::kSpreadTileZ;
-  const bool active = gy < g.k[1] && gz < g.k[2];
-  const int x0 = seg * segLen;
-  const int x1 = min(x0 + segLen, g.k[0]);
-  const pme::SpreadWindow win = pme::spreadWindow(g, P, gy0, gz0, lane);
-
-  float acc[P];
-#pragma unroll
-  for (int k = 0; k < P; ++k) acc[k] = 0.f;
-  int begin, end;
-  windowRange(g, win, x1, x0 - P + 1, cellStart, begin, end);
-  ColumnAtoms col = columnAtoms(begin, end, lane);
-  stageWindowAsync<P>(records, col, win, 0, slots(0), metas(0));
-  windowRange(g, win, x1, x0 - P + 2, cellStart, begin, end);
-  int b = 0;
-  for (int c = x0 - P + 1; c < x1; ++c) {
-    const ColumnAtoms next = columnAtoms(begin, end, lane);
-    __syncwarp();  // every lane is done with buffer b ^ 1 (column c - 1)
-    stageWindowAsync<P>(records, next, win, 0, slots(b ^ 1), metas(b ^ 1));
-    windowRange(g, win, x1, c + 2, cellStart, begin, end);
-    __pipeline_wait_prior(1);  // this lane's copies of column c have landed
-    __syncwarp();              // ... and every other lane's
-    addStagedRecords<P>(slots(b), metas(b), min(col.total, 32), gy, gz, active, acc);
-    for (int base = 32; base < col.total; base += 32) {  // columns of more than 32 atoms
-      __syncwarp();
-      stageWindowAsync<P>(records, col, win, base, slots(b), metas(b));
-      __pipeline_wait_prior(0);
-      __syncwarp();
-      addStagedRecords<P>(slots(b), metas(b), min(col.total - base, 32), gy, gz, active, acc);
-    }
-    if (c >= x0 && active) grid[(std::size_t(c) * g.k[1] + gy) * g.k[2] + gz] = acc[0];
-#pragma unroll
-    for (int k = 0; k < P - 1; ++k) acc[k] = acc[k + 1];
-    acc[P - 1] = 0.f;
-    col = next;
-    b ^= 1;
+  const int nby = sh.binListLen[1], nbz = sh.binListLen[2];
+  const int combos = sh.binListLen[0] * nby * nbz;
+  int count = 0;
+  if (tid < combos) {
+    const int iz = tid % nbz, iy = (tid / nbz) % nby, ix = tid / (nbz * nby);
+    const unsigned int b =
+        (unsigned(sh.binList[0][ix]) * unsigned(bins.nb[1]) + unsigned(sh.binList[1][iy])) * unsigned(bins.nb[2]) +
+        unsigned(sh.binList[2][iz]);
+    count = min(__ldg(binCount + b), bins.cap);
+    sh.comboBin[tid] = b;
+    sh.comboCount[tid] = count;
+    sh.comboOrigin[0][tid] = sh.binList[0][ix] * pme::kBinEdge;
+    sh.comboOrigin[1][tid] = sh.binList[1][iy] * pme::kBinEdge;
+    sh.comboOrigin[2][tid] = sh.binList[2][iz] * pme::kBinEdge;
   }
-  __pipeline_wait_prior(0);
+  int offset = 0, total = 0;
+  BlockScan(scanTemp).ExclusiveSum(count, offset, total);
+  sh.comboOffset[tid] = offset;  // = total for tid >= combos
+  if (tid == 0) sh.comboOffset[kThreads] = total;
+  __syncthreads();
+
+  const bool oneImage = min(g.k[0], min(g.k[1], g.k[2])) >= kBrickEdge + P - 1;
+  const int gx = 2 * warp + (lane >> 4), gy = (lane >> 1) & 7, zh = lane & 1;
+  const unsigned int warpBits = 3u << (2 * warp);
+  float acc[4] = {0.f, 0.f, 0.f, 0.f};
+  int c0 = 0, rankLo = 0;
+  while (c0 < combos) {
+    // This pass: combinations [c0, c1) whole, or (split) ranks [rankLo, rankLo + kStageAtoms)
+    // of combination c0 alone.
+    const int base = sh.comboOffset[c0];
+    int c1 = combos;
+    if (sh.comboOffset[combos] - base > kStageAtoms) {
+      c1 = c0 + 1;
+      while (c1 < combos && sh.comboOffset[c1 + 1] - base <= kStageAtoms) ++c1;
+    }
+    const bool split = sh.comboOffset[c1] - base > kStageAtoms;
+    int len;
+    if (!split) {
+      len = sh.comboOffset[c1] - base;
+      for (int e = base + tid; e < base + len; e += kThreads) {
+        const int k = comboOf(sh.comboOffset, c0, c1, e);
+        const std::size_t first = binSlot(bins, sh.comboBin[k], 0);
+        const std::size_t at = first + std::size_t(e - sh.comboOffset[k]);
+        const int tag = __ldg(binTag + at);
+        const int rank = rankInBin(binTag, first, sh.comboCount[k], tag >> kTagBits);
+        stageAtom<P>(g, o, sh, oneImage, k, tag, __ldg(wq + (tag >> kTagBits)), sh.comboOffset[k] - base + rank);
+      }
+    } else {
+      const int n = sh.comboCount[c0];
+      len = min(kStageAtoms, n - rankLo);
+      const std::size_t first = binSlot(bins, sh.comboBin[c0], 0);
+      for (int s = tid; s < n; s += kThreads) {
+        const int tag = __ldg(binTag + first + s);
+        const int rank = rankInBin(binTag, first, n, tag >> kTagBits);
+        if (rank >= rankLo && rank < rankLo + kStageAtoms)
+          stageAtom<P>(g, o, sh, oneImage, c0, tag, __ldg(wq + (tag >> kTagBits)), rank - rankLo);
+      }
+    }
+    __syncthreads();
+    // This warp's list: the staged atoms that reach its x points, in stage order.
+    unsigned short* const myList = sh.list[warp];
+    int listLen = 0;
+    for (int p0 = 0; p0 < len; p0 += 32) {
+      const int p = p0 + lane;
+      const bool hit = p < len && (sh.xmask[p] & warpBits) != 0u;
+      const unsigned int ballot = __ballot_sync(kFullMask, hit);
+      if (hit) myList[listLen + __popc(ballot & ((1u << lane) - 1u))] = (unsigned short)(p * kStageFloats * 4);
+      listLen += __popc(ballot);
+    }
+    __syncwarp();
+    const char* const stageBytes = reinterpret_cast<const char*>(sh.stage);
+    const char* const xs = stageBytes + 4 * gx;
+    const char* const ys = stageBytes + 4 * (kBrickEdge + gy);
+    const char* const zs = stageBytes + 4 * (2 * kBrickEdge + 4 * zh);
+#pragma unroll 4
+    for (int k = 0; k < listLen; ++k) {
+      const int at = myList[k];
+      const float wxy = *reinterpret_cast<const float*>(xs + at) * *reinterpret_cast<const float*>(ys + at);
+      const float4 wz = *reinterpret_cast<const float4*>(zs + at);
+      acc[0] = fmaf(wxy, wz.x, acc[0]);
+      acc[1] = fmaf(wxy, wz.y, acc[1]);
+      acc[2] = fmaf(wxy, wz.z, acc[2]);
+      acc[3] = fmaf(wxy, wz.w, acc[3]);
+    }
+    __syncthreads();  // the stage is free for the next pass
+    if (split && rankLo + kStageAtoms < sh.comboCount[c0]) {
+      rankLo += kStageAtoms;
+    } else {
+      rankLo = 0;
+      c0 = c1;
+    }
+  }
+  const int x = o[0] + gx, y = o[1] + gy, z0 = o[2] + 4 * zh;
+  if (x < g.k[0] && y < g.k[1] && z0 < g.k[2]) {
+    float* dst = grid + (std::size_t(x) * g.k[1] + y) * g.k[2] + z0;
+    if ((g.k[2] & 3) == 0) {
+      *reinterpret_cast<float4*>(dst) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (z0 + k < g.k[2]) dst[k] = acc[k];
+    }
+  }
 }
 
 /// Phase 4: S(m) *= eterm(m) over the half-complex grid, with the energy and virial terms
-/// (see CpuPme::convolve). The terms are formed in float (relative error ~1e-7 each) and
-/// summed per thread in double in a fixed order, then per block with cub::BlockReduce.
-__global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, int nComplex, float2* __restrict__ spectrum,
+/// (see CpuPme::convolve). One warp per (m_x, m_y) line at a time, lanes along m_z. The
+/// terms are formed in float (relative error ~1e-7 each); a lane sums its few terms of a line
+/// (at most ceil((K_z/2 + 1)/32)) in float, then the line sums in double in a fixed order,
+/// then per block with cub::BlockReduce; the last block to finish sums the block partials
+/// in index order and also passes on the bin overflow count.
+__global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, float2* __restrict__ spectrum,
                                                                  const float* __restrict__ fx,
                                                                  const float* __restrict__ fy,
                                                                  const float* __restrict__ fz,
                                                                  const BoxTerms* __restrict__ box, Sums7* partials,
                                                                  unsigned int* __restrict__ blocksDone,
-                                                                 Sums7* __restrict__ out) {
+                                                                 const int* __restrict__ binsNeeded,
+                                                                 EvaluationSums* __restrict__ out) {
   using BlockReduce = cub::BlockReduce<Sums7, kReduceThreads>;
   __shared__ typename BlockReduce::TempStorage temp;
   __shared__ bool lastBlock;
   const int kh = g.k[2] / 2 + 1;
+  const int lines = g.k[0] * g.k[1];
+  const int warpsPerBlock = kReduceThreads / 32;
+  const int lane = threadIdx.x & 31;
   const float3 invLength = box->invLength;
   const float prefactor = box->prefactor, piOverBeta2 = box->piOverBeta2;
   Sums7 local;
 #pragma unroll
   for (int c = 0; c < 7; ++c) local.v[c] = 0.0;
-  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < nComplex; e += gridDim.x * blockDim.x) {
-    const int iz = e % kh;
-    const int t = e / kh;
-    const int iy = t % g.k[1];
-    const int ix = t / g.k[1];
-    const float2 s = spectrum[e];
-    if (e == 0) {
-      spectrum[0] = make_float2(0.f, 0.f);  // m = 0: the neutralising background, done elsewhere
-      continue;
-    }
+  for (int line = blockIdx.x * warpsPerBlock + (threadIdx.x >> 5); line < lines; line += gridDim.x * warpsPerBlock) {
+    const int ix = line / g.k[1];
+    const int iy = line - ix * g.k[1];
     const float mx = float(ix <= g.k[0] / 2 ? ix : ix - g.k[0]) * invLength.x;
     const float my = float(iy <= g.k[1] / 2 ? iy : iy - g.k[1]) * invLength.y;
-    const float mz = float(iz) * invLength.z;
-    const float m2 = mx * mx + my * my + mz * mz;
-    const float invM2 = 1.f / m2;
-    const float eterm = prefactor * __ldg(fx + ix) * __ldg(fy + iy) * __ldg(fz + iz) * invM2;
-    const float weight = (iz == 0 || 2 * iz == g.k[2]) ? 0.5f : 1.0f;  // 1/2 of 1 or 2
-    const float en = weight * eterm * (s.x * s.x + s.y * s.y);
-    const float vfac = 2.f * (1.f + piOverBeta2 * m2) * invM2;
-    const float ev = en * vfac;
-    local.v[0] += double(en);
-    local.v[1] += double(en - ev * mx * mx);
-    local.v[2] += double(en - ev * my * my);
-    local.v[3] += double(en - ev * mz * mz);
-    local.v[4] -= double(ev * mx * my);
-    local.v[5] -= double(ev * mx * mz);
-    local.v[6] -= double(ev * my * mz);
-    spectrum[e] = make_float2(s.x * eterm, s.y * eterm);
+    const float fxy = prefactor * __ldg(fx + ix) * __ldg(fy + iy);
+    float2* const row = spectrum + std::size_t(line) * kh;
+    float part[7] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    for (int iz = lane; iz < kh; iz += 32) {
+      const float2 s = row[iz];
+      if (line == 0 && iz == 0) {
+        row[0] = make_float2(0.f, 0.f);  // m = 0: the neutralising background, done elsewhere
+        continue;
+      }
+      const float mz = float(iz) * invLength.z;
+      const float m2 = mx * mx + my * my + mz * mz;
+      const float invM2 = __fdividef(1.f, m2);
+      const float eterm = fxy * __ldg(fz + iz) * invM2;
+      const float weight = (iz == 0 || 2 * iz == g.k[2]) ? 0.5f : 1.0f;  // 1/2 of 1 or 2
+      const float en = weight * eterm * (s.x * s.x + s.y * s.y);
+      const float vfac = 2.f * (1.f + piOverBeta2 * m2) * invM2;
+      const float ev = en * vfac;
+      part[0] += en;
+      part[1] += en - ev * mx * mx;
+      part[2] += en - ev * my * my;
+      part[3] += en - ev * mz * mz;
+      part[4] -= ev * mx * my;
+      part[5] -= ev * mx * mz;
+      part[6] -= ev * my * mz;
+      row[iz] = make_float2(s.x * eterm, s.y * eterm);
+    }
+#pragma unroll
+    for (int c = 0; c < 7; ++c) local.v[c] += double(part[c]);
   }
   const Sums7 total = BlockReduce(temp).Reduce(local, Sums7Add());
   // The last block to finish sums the partials (no second launch). Which block that is
@@ -485,40 +548,61 @@ __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, int
   }
   const Sums7 sum = BlockReduce(temp).Reduce(local, Sums7Add());
   if (threadIdx.x == 0) {
-    *out = sum;
+    out->sums = sum;
+    out->binsNeeded = *binsNeeded;
     *blocksDone = 0u;  // ready for the next evaluation
   }
 }
 
-/// Phase 6: one thread per sorted atom (neighbouring threads read neighbouring grid points);
-/// weights recomputed from {w, q}; F = -q (K/L) grad, written in atom order as float triples.
+/// Phase 6: one warp per run of binsPerWarp consecutive bins (neighbouring lanes read
+/// neighbouring grid points), one lane per atom; weights and derivatives from {w, q};
+/// F = -q (K/L) grad, written in atom order as float triples.
 template <int P>
-__global__ void __launch_bounds__(kThreads) gatherKernel(int n, const std::uint32_t* __restrict__ sortedKeys,
-                                                         const int* __restrict__ perm, GridDims g,
+__global__ void __launch_bounds__(kThreads) gatherKernel(GridDims g, BinLayout bins, int binsPerWarp,
+                                                         const int* __restrict__ binCount,
                                                          const float4* __restrict__ wq,
+                                                         const int* __restrict__ binTag,
                                                          const float* __restrict__ phi,
                                                          const BoxTerms* __restrict__ box,
                                                          float* __restrict__ forces) {
-  const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= n) return;
-  const int a = perm[s];
-  const std::uint32_t key = sortedKeys[s];
-  float* f = forces + 3 * std::size_t(a);
-  if (key >= pme::numCells(g)) {
-    f[0] = f[1] = f[2] = 0.f;
-    return;
+  const long long b0 = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * binsPerWarp;
+  const int lane = threadIdx.x & 31;
+  if (b0 >= (long long)bins.total) return;  // whole warps leave together
+  const int runBins = int(min((long long)binsPerWarp, (long long)bins.total - b0));
+  const int count = lane < runBins ? min(__ldg(binCount + b0 + lane), bins.cap) : 0;
+  int inclusive = count;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const int v = __shfl_up_sync(kFullMask, inclusive, o);
+    if (lane >= o) inclusive += v;
   }
-  int cx, cy, cz;
-  pme::decodeCellKey(g, key, cx, cy, cz);
-  const float4 wqa = __ldg(wq + a);
-  float rec[kGatherWeights<P>];
-  atomGatherWeights<P>(wqa, rec);
-  const float q = wqa.w;
-  const float3 grad = atomPotentialGradient<P>(phi, g, cx, cy, cz, rec);
+  const int atoms = __shfl_sync(kFullMask, inclusive, 31);
   const float3 scale = box->scale;
-  f[0] = -q * scale.x * grad.x;
-  f[1] = -q * scale.y * grad.y;
-  f[2] = -q * scale.z * grad.z;
+  for (int base = 0; base < atoms; base += 32) {
+    const int p = base + lane;
+    int j = 0;  // this lane's bin: the number of bins whose atoms all come before p
+#pragma unroll
+    for (int step = 16; step >= 1; step >>= 1) {
+      const int v = __shfl_sync(kFullMask, inclusive, j + step - 1);
+      if (v <= p) j += step;
+    }
+    const int start = __shfl_sync(kFullMask, inclusive - count, j);
+    if (p >= atoms) continue;
+    const unsigned int b = (unsigned int)(b0 + j);
+    const int tag = __ldg(binTag + binSlot(bins, b, p - start));
+    const int atom = tag >> kTagBits;
+    int origin[3], cell[3];
+    binOrigin(bins, b, origin);
+    tagCell(tag, origin, cell);
+    const float4 wqa = __ldg(wq + atom);
+    float rec[kGatherWeights<P>];
+    atomGatherWeights<P>(wqa, rec);
+    const float3 grad = atomPotentialGradient<P>(phi, g, cell[0], cell[1], cell[2], rec);
+    float* f = forces + 3 * std::size_t(atom);
+    f[0] = -wqa.w * scale.x * grad.x;
+    f[1] = -wqa.w * scale.y * grad.y;
+    f[2] = -wqa.w * scale.z * grad.z;
+  }
 }
 
 // ---- Layer 4: host driver ---------------------------------------------------------------
@@ -611,9 +695,9 @@ class StreamAndEvents {
   StreamAndEvents(const StreamAndEvents&) = delete;
   StreamAndEvents& operator=(const StreamAndEvents&) = delete;
   cudaStream_t stream = nullptr;
-  /// 0 before the upload, 1 after it, 2 keys, 3 sort, 4 splines, 5 cell starts and spreading,
-  /// 6 forward FFT, 7 convolution, 8 inverse FFT, 9 gather, 10 after the download.
-  std::array<cudaEvent_t, 11> events{};
+  /// 0 before the upload, 1 after it, 2 binning, 3 spreading, 4 forward FFT, 5 convolution,
+  /// 6 inverse FFT, 7 gather, 8 after the download.
+  std::array<cudaEvent_t, 9> events{};
   std::array<cudaEvent_t, kMaxChunks> chunkDone{};  ///< force chunk k is on the host
 };
 
@@ -644,10 +728,28 @@ class CudaPme final : public ReciprocalSolver {
     const std::size_t nComplex = std::size_t(dims_.k[0]) * dims_.k[1] * (dims_.k[2] / 2 + 1);
     realGrid_ = DeviceBuffer<float>("pme real grid", cells + kGridPad);
     complexGrid_ = DeviceBuffer<float2>("pme complex grid", nComplex);
-    cellStart_ = DeviceBuffer<int>("pme cell starts", cells + 1);
-    reduceBlocks_ = std::min(blocksFor(nComplex, kReduceThreads), kMaxReduceBlocks);
+    for (int d = 0; d < 3; ++d) {
+      bins_.nb[d] = pme::binsAlong(dims_.k[d]);
+      nBricks_[d] = pme::bricksAlong(dims_.k[d]);
+    }
+    bins_.total = unsigned(bins_.nb[0]) * unsigned(bins_.nb[1]) * unsigned(bins_.nb[2]);
+    bins_.cap = 0;
+    // The bins each brick needs, per dimension (brickBins()), as kernel-readable rows.
+    tableRows_ = std::max({nBricks_[0], nBricks_[1], nBricks_[2]});
+    std::vector<int> table(std::size_t(3) * tableRows_ * kBrickTableEntry, 0);
+    for (int d = 0; d < 3; ++d)
+      for (int b = 0; b < nBricks_[d]; ++b) {
+        int* row = &table[(std::size_t(d) * tableRows_ + b) * kBrickTableEntry];
+        row[0] = pme::brickBins(dims_.k[d], params_.order, b * pme::kBrickEdge, row + 1);
+      }
+    brickTable_ = DeviceBuffer<int>("pme brick bin table", table.size());
+    FARADAY_CUDA_CHECK(cudaMemcpy(brickTable_.data(), table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
+    // Bin counts, then the count of the fullest bin when one overflowed.
+    binCount_ = DeviceBuffer<int>("pme bin counts", std::size_t(bins_.total) + 1);
+    const int lines = dims_.k[0] * dims_.k[1];
+    reduceBlocks_ = std::clamp(blocksFor(std::size_t(lines) * 32, kReduceThreads), 1, std::min(4 * numSms_, kMaxReduceBlocks));
     partials_ = DeviceBuffer<Sums7>("pme energy partials", reduceBlocks_);
-    sums_ = DeviceBuffer<Sums7>("pme energy sums", 1);
+    sums_ = DeviceBuffer<EvaluationSums>("pme energy sums", 1);
     blocksDone_ = DeviceBuffer<unsigned int>("pme convolution block counter", 1);
     FARADAY_CUDA_CHECK(cudaMemsetAsync(blocksDone_.data(), 0, sizeof(unsigned int), stream_));
     boxTerms_ = DeviceBuffer<BoxTerms>("pme box terms", 1);
@@ -658,7 +760,6 @@ class CudaPme final : public ReciprocalSolver {
     }
     forwardPlan_.make(params_.grid, CUFFT_R2C, stream_);
     inversePlan_.make(params_.grid, CUFFT_C2R, stream_);
-    chooseSpreadSegments();
     reserve(numAtoms);
   }
 
@@ -692,31 +793,43 @@ class CudaPme final : public ReciprocalSolver {
     if (chargesChanged)
       FARADAY_CUDA_CHECK(cudaMemcpyAsync(charges_.data(), hostCharges_.data(), std::size_t(n) * sizeof(double),
                                          cudaMemcpyHostToDevice, stream_));
-    const std::size_t chunk = transferChunk(n);
-    for (std::size_t b = 0; b < std::size_t(n); b += chunk) {
-      const std::size_t count = std::min(chunk, std::size_t(n) - b);
+    for (std::size_t b = 0; b < std::size_t(n); b += transferChunk(n)) {
+      const std::size_t count = std::min(transferChunk(n), std::size_t(n) - b);
       pme::fixedPointPositions(&positions[b], count, boxLengths_, hostFractions_.data() + 3 * b);
       FARADAY_CUDA_CHECK(cudaMemcpyAsync(fractions_.data() + 3 * b, hostFractions_.data() + 3 * b,
                                          count * 3 * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_));
     }
     mark(1);
-    launchEvaluation(n, timed);
-    // Down: the seven sums, and the forces in chunks, the host adding chunk k while chunk
-    // k + 1 is on the bus.
-    FARADAY_CUDA_CHECK(
-        cudaMemcpyAsync(hostSums_.data(), sums_.data(), sizeof(Sums7), cudaMemcpyDeviceToHost, stream_));
-    int chunks = 0;
-    for (std::size_t b = 0; b < std::size_t(n); b += chunk, ++chunks) {
-      const std::size_t count = std::min(chunk, std::size_t(n) - b);
-      FARADAY_CUDA_CHECK(cudaMemcpyAsync(hostForces_.data() + 3 * b, forceOut_.data() + 3 * b,
-                                         count * 3 * sizeof(float), cudaMemcpyDeviceToHost, stream_));
-      FARADAY_CUDA_CHECK(cudaEventRecord(se_.chunkDone[chunks], stream_));
-    }
-    mark(10);
-    chunks = 0;
-    for (std::size_t b = 0; b < std::size_t(n); b += chunk, ++chunks) {
-      FARADAY_CUDA_CHECK(cudaEventSynchronize(se_.chunkDone[chunks]));
-      pme::addFloatForces(hostForces_.data() + 3 * b, &forces[b], std::min(chunk, std::size_t(n) - b));
+    // The evaluation, then down: the sums, and the forces in chunks, the host adding chunk k
+    // while chunk k + 1 is on the bus. A bin that overflowed its capacity (the sums say so,
+    // and they arrive before the first chunk) grows the bins and repeats the evaluation.
+    const std::size_t chunk = transferChunk(n);
+    for (int attempt = 0;; ++attempt) {
+      launchEvaluation(n, timed);
+      FARADAY_CUDA_CHECK(cudaMemcpyAsync(hostSums_.data(), sums_.data(), sizeof(EvaluationSums),
+                                         cudaMemcpyDeviceToHost, stream_));
+      int chunks = 0;
+      for (std::size_t b = 0; b < std::size_t(n); b += chunk, ++chunks) {
+        const std::size_t count = std::min(chunk, std::size_t(n) - b);
+        FARADAY_CUDA_CHECK(cudaMemcpyAsync(hostForces_.data() + 3 * b, forceOut_.data() + 3 * b,
+                                           count * 3 * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+        FARADAY_CUDA_CHECK(cudaEventRecord(se_.chunkDone[chunks], stream_));
+      }
+      mark(8);
+      FARADAY_CUDA_CHECK(cudaEventSynchronize(se_.chunkDone[0]));
+      const int needed = hostSums_.data()->binsNeeded;
+      if (needed > bins_.cap) {
+        FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        if (attempt > 0) throw pmeError(__LINE__, "PME bins overflowed again after growing to fit");
+        growBins(needed + needed / 4 + 4);
+        continue;
+      }
+      chunks = 0;
+      for (std::size_t b = 0; b < std::size_t(n); b += chunk, ++chunks) {
+        FARADAY_CUDA_CHECK(cudaEventSynchronize(se_.chunkDone[chunks]));
+        pme::addFloatForces(hostForces_.data() + 3 * b, &forces[b], std::min(chunk, std::size_t(n) - b));
+      }
+      break;
     }
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));
 
@@ -725,13 +838,10 @@ class CudaPme final : public ReciprocalSolver {
     if (timed) {
       static const char* const kPhase[6] = {"pme.spline",  "pme.spread",      "pme.fft_forward",
                                             "pme.convolve", "pme.fft_inverse", "pme.gather"};
-      // Splines and spreading interleave (keys | sort | splines | cell starts, spreading).
-      timers->add(kPhase[0], elapsedSeconds(1, 2) + elapsedSeconds(3, 4));
-      timers->add(kPhase[1], elapsedSeconds(2, 3) + elapsedSeconds(4, 5));
-      for (int p = 2; p < 6; ++p) timers->add(kPhase[p], elapsedSeconds(p + 3, p + 4));
-      timers->add("pme.transfer", elapsedSeconds(0, 1) + elapsedSeconds(9, 10));
+      for (int p = 0; p < 6; ++p) timers->add(kPhase[p], elapsedSeconds(p + 1, p + 2));
+      timers->add("pme.transfer", elapsedSeconds(0, 1) + elapsedSeconds(7, 8));
     }
-    const Sums7& s = *hostSums_.data();
+    const Sums7& s = hostSums_.data()->sums;
     ReciprocalResult r;
     r.energy = s.v[0];
     r.virial.m[0][0] = s.v[1];
@@ -750,7 +860,7 @@ class CudaPme final : public ReciprocalSolver {
     return 1e-3 * double(ms);
   }
 
-  /// The evaluation (keys to forces: ~15 kernels with the sort and the FFTs) as a CUDA graph
+  /// The evaluation (binning to forces: ~11 nodes with the FFTs) as a CUDA graph
   /// per atom count and timing mode, captured on first use and replayed: one launch, and no
   /// gaps between the kernels. Box-dependent values are read from boxTerms_.
   void launchEvaluation(int n, bool timed) {
@@ -788,44 +898,37 @@ class CudaPme final : public ReciprocalSolver {
     return (std::size_t(n) + chunks - 1) / chunks;
   }
 
-  /// Device and pinned buffers for n atoms (kept when large enough).
+  /// Device and pinned buffers for n atoms (kept when large enough), and the bins.
   void reserve(std::size_t n) {
     if (n <= capacity_) return;
+    if (n >= (std::size_t(1) << (31 - kTagBits)))
+      throw pmeError(__LINE__, "the GPU PME takes at most " + std::to_string((1 << (31 - kTagBits)) - 1) +
+                                   " atoms, not " + std::to_string(n));
     for (auto& g : graphs_) g.reset();  // they hold the old buffers' addresses
-    const int P = params_.order;
-    const std::size_t spreadStride = std::size_t(3 * P + 2 + 3) / 4 * 4;  // kSpreadStride<P>
     fractions_ = DeviceBuffer<std::uint32_t>("pme fractional coordinates", 3 * n);
     charges_ = DeviceBuffer<double>("pme charges", n);
-    keys_ = DeviceBuffer<std::uint32_t>("pme cell keys", n);
-    sortedKeys_ = DeviceBuffer<std::uint32_t>("pme sorted cell keys", n);
-    atomIndex_ = DeviceBuffer<int>("pme atom indices", n);
-    perm_ = DeviceBuffer<int>("pme sorted atom indices", n);
-    wq_ = DeviceBuffer<float4>("pme fractional parts and charges", n);
-    spreadRecords_ = DeviceBuffer<float>("pme spreading records", n * spreadStride);
     forceOut_ = DeviceBuffer<float>("pme forces", 3 * n);
-    std::vector<int> iota(n);
-    for (std::size_t i = 0; i < n; ++i) iota[i] = int(i);
-    FARADAY_CUDA_CHECK(
-        cudaMemcpyAsync(atomIndex_.data(), iota.data(), n * sizeof(int), cudaMemcpyHostToDevice, stream_));
-    std::size_t tempBytes = 0;
-    FARADAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, tempBytes, keys_.data(), sortedKeys_.data(),
-                                                       atomIndex_.data(), perm_.data(), int(n), 0, keyBits(),
-                                                       stream_));
-    sortTemp_ = DeviceBuffer<unsigned char>("pme radix sort scratch", tempBytes);
+    wq_ = DeviceBuffer<float4>("pme fractional parts and charges", n);
     hostFractions_.resize(3 * n, "pme fractional coordinates");
     hostCharges_.resize(n, "pme charges");
     hostForces_.resize(3 * n, "pme forces");
     chargesCount_ = 0;
     capacity_ = n;
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // iota must outlive its upload
+    growBins(pme::initialBinCapacity(n, bins_.total));
+    // Atoms per gather warp: enough bins for about 27 atoms at the mean occupancy.
+    const double perBin = double(n) / double(bins_.total);
+    binsPerWarp_ = std::clamp(int(27.0 / std::max(perBin, 1e-3)), 1, 32);
   }
 
-  /// Bits of the largest key, numCells (the q = 0 key).
-  int keyBits() const {
-    const std::uint64_t maxKey = pme::numCells(dims_);
-    int bits = 1;
-    while ((std::uint64_t(1) << bits) <= maxKey) ++bits;
-    return bits;
+  /// Bin record slots for at least `cap` atoms per bin (kept when large enough).
+  void growBins(int cap) {
+    cap = (cap + 3) / 4 * 4;
+    if (cap <= bins_.cap) return;
+    for (auto& g : graphs_) g.reset();
+    const std::size_t slots = std::size_t(bins_.total) * std::size_t(cap);
+    binTag_ = DeviceBuffer<int>("pme bin atom tags", 0);
+    binTag_ = DeviceBuffer<int>("pme bin atom tags", slots);
+    bins_.cap = cap;
   }
 
   /// Influence-function factors for the box (recomputed when the box changes).
@@ -850,85 +953,62 @@ class CudaPme final : public ReciprocalSolver {
     haveBox_ = true;
   }
 
-  /// x-segment length of a spreading warp: the longest of 32, 16, 8 that still gives
-  /// 32 warps per multiprocessor (the x halo costs P - 1 extra columns per segment).
-  void chooseSpreadSegments() {
-    nTy_ = (dims_.k[1] + pme::kSpreadTileY - 1) / pme::kSpreadTileY;
-    nTz_ = (dims_.k[2] + pme::kSpreadTileZ - 1) / pme::kSpreadTileZ;
-    for (int len : {32, 16, 8}) {
-      segLen_ = len;
-      nSeg_ = (dims_.k[0] + len - 1) / len;
-      if (std::size_t(nSeg_) * nTy_ * nTz_ >= std::size_t(32) * numSms_) break;
-    }
-  }
-
   template <int P>
   void runPhases(int n, bool timed) {
     auto mark = [&](int i) {
       // Under capture: an event-record node of the graph.
       if (timed) FARADAY_CUDA_CHECK(cudaEventRecordWithFlags(events_[i], stream_, cudaEventRecordExternal));
     };
-    const std::uint32_t cells = pme::numCells(dims_);
-
-    // 1a: cell keys and fractional parts.
-    keyKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, fractions_.data(), charges_.data(), dims_,
-                                                                   keys_.data(), wq_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("keyKernel");
+    // 1: cells, fractional parts, bins.
+    FARADAY_CUDA_CHECK(cudaMemsetAsync(binCount_.data(), 0, binCount_.size() * sizeof(int), stream_));
+    binKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, fractions_.data(), charges_.data(), dims_, bins_,
+                                                                   binCount_.data(), wq_.data(), binTag_.data(),
+                                                                   forceOut_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("binKernel");
     mark(2);
 
-    // 2a: stable sort by cell.
-    std::size_t tempBytes = sortTemp_.size();
-    FARADAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_.data(), tempBytes, keys_.data(), sortedKeys_.data(),
-                                                       atomIndex_.data(), perm_.data(), n, 0, keyBits(), stream_));
-    mark(3);
-
-    // 1b: B-splines in sorted order (before the cell starts, which would push wq out of L2).
-    splineKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
-        n, sortedKeys_.data(), perm_.data(), dims_, wq_.data(), spreadRecords_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("splineKernel");
-    mark(4);
-
-    // 2b: cell starts, then every grid point gathers its charge.
-    cellStartKernel<<<blocksFor((std::size_t(n) / 32 + 1) * 32, kThreads), kThreads, 0, stream_>>>(
-        n, sortedKeys_.data(), cells, cellStart_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("cellStartKernel");
-    const std::size_t warps = std::size_t(nSeg_) * nTy_ * nTz_;
-    spreadKernel<P><<<blocksFor(warps * 32, kThreads), kThreads, 0, stream_>>>(
-        dims_, segLen_, nSeg_, nTy_, nTz_, cellStart_.data(), spreadRecords_.data(), realGrid_.data());
+    // 2: every brick gathers its charge.
+    const int bricks = nBricks_[0] * nBricks_[1] * nBricks_[2];
+    spreadKernel<P><<<bricks, kThreads, 0, stream_>>>(dims_, bins_, make_int3(nBricks_[0], nBricks_[1], nBricks_[2]),
+                                                      brickTable_.data(), tableRows_, binCount_.data(), wq_.data(), binTag_.data(),
+                                                      realGrid_.data());
     FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
-    mark(5);
+    mark(3);
 
     // 3: forward FFT.
     FARADAY_CUDA_CHECK(cufftExecR2C(forwardPlan_.get(), realGrid_.data(), complexGrid_.data()));
-    mark(6);
+    mark(4);
 
     // 4: influence function, energy, virial.
-    const int nComplex = int(complexGrid_.size());
     convolveKernel<<<reduceBlocks_, kReduceThreads, 0, stream_>>>(
-        dims_, nComplex, complexGrid_.data(), factors_[0].data(), factors_[1].data(), factors_[2].data(),
-        boxTerms_.data(),
-        partials_.data(), blocksDone_.data(), sums_.data());
+        dims_, complexGrid_.data(), factors_[0].data(), factors_[1].data(), factors_[2].data(), boxTerms_.data(),
+        partials_.data(), blocksDone_.data(), binCount_.data() + bins_.total, sums_.data());
     FARADAY_CUDA_CHECK_LAUNCH("convolveKernel");
-    mark(7);
+    mark(5);
 
     // 5: inverse FFT (the potential grid replaces the charge grid).
     FARADAY_CUDA_CHECK(cufftExecC2R(inversePlan_.get(), complexGrid_.data(), realGrid_.data()));
-    mark(8);
+    mark(6);
 
     // 6: forces.
-    gatherKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(
-        n, sortedKeys_.data(), perm_.data(), dims_, wq_.data(), realGrid_.data(), boxTerms_.data(), forceOut_.data());
+    const std::size_t gatherWarps = (std::size_t(bins_.total) + binsPerWarp_ - 1) / binsPerWarp_;
+    gatherKernel<P><<<blocksFor(gatherWarps * 32, kThreads), kThreads, 0, stream_>>>(
+        dims_, bins_, binsPerWarp_, binCount_.data(), wq_.data(), binTag_.data(), realGrid_.data(), boxTerms_.data(),
+        forceOut_.data());
     FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
-    mark(9);
+    mark(7);
   }
 
   PmeParams params_;
   StreamAndEvents se_;  // first member: destroyed last
   cudaStream_t stream_;
-  const std::array<cudaEvent_t, 11>& events_;
+  const std::array<cudaEvent_t, 9>& events_;
   GridDims dims_{};
   int numSms_ = 1;
-  int segLen_ = 32, nSeg_ = 1, nTy_ = 1, nTz_ = 1;
+  BinLayout bins_{};
+  std::array<int, 3> nBricks_{};
+  int tableRows_ = 1;
+  int binsPerWarp_ = 1;
   int reduceBlocks_ = 1;
   std::size_t capacity_ = 0;
   std::size_t chargesCount_ = 0;
@@ -939,19 +1019,18 @@ class CudaPme final : public ReciprocalSolver {
   std::array<DeviceBuffer<float>, 3> factors_;
   DeviceBuffer<std::uint32_t> fractions_;
   DeviceBuffer<double> charges_;
-  DeviceBuffer<std::uint32_t> keys_, sortedKeys_;
-  DeviceBuffer<int> atomIndex_, perm_, cellStart_;
+  DeviceBuffer<int> binCount_, binTag_, brickTable_;
   DeviceBuffer<float4> wq_;
-  DeviceBuffer<float> spreadRecords_, forceOut_, realGrid_;
+  DeviceBuffer<float> forceOut_, realGrid_;
   DeviceBuffer<float2> complexGrid_;
-  DeviceBuffer<unsigned char> sortTemp_;
-  DeviceBuffer<Sums7> partials_, sums_;
+  DeviceBuffer<Sums7> partials_;
+  DeviceBuffer<EvaluationSums> sums_;
   DeviceBuffer<unsigned int> blocksDone_;
   DeviceBuffer<BoxTerms> boxTerms_;
   PinnedBuffer<std::uint32_t> hostFractions_;
   PinnedBuffer<double> hostCharges_;
   PinnedBuffer<float> hostForces_;
-  PinnedBuffer<Sums7> hostSums_;
+  PinnedBuffer<EvaluationSums> hostSums_;
   CufftPlan forwardPlan_, inversePlan_;
   std::array<EvaluationGraph, 2> graphs_;  ///< untimed, timed
 };

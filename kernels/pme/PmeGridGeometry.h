@@ -1,5 +1,5 @@
 #pragma once
-// Grid keying, per-atom grid coordinates and the spreading windows of the GPU PME
+// Grid keying, per-atom grid coordinates and the bins and bricks of the GPU PME
 // (CudaPme.cu). Written once for host and device, so that tests without a GPU can check
 // them against the CPU code and against a direct scatter of the charges.
 //
@@ -19,14 +19,13 @@ struct GridDims {
   int k[3];
 };
 
-/// Number of grid cells K_x K_y K_z; also the sort key of atoms that are skipped (q = 0).
+/// Number of grid cells K_x K_y K_z.
 FARADAY_HD std::uint32_t numCells(const GridDims& g) {
   return std::uint32_t(g.k[0]) * std::uint32_t(g.k[1]) * std::uint32_t(g.k[2]);
 }
 
 /// Cell of an atom: the first grid point its spline touches in each dimension (cx, cy, cz).
-/// Key (cx K_y + cy) K_z + cz, the grid index of that point: sorted by it, the atoms of one
-/// (cx, cy) row with cz in a window are one contiguous range.
+/// Key (cx K_y + cy) K_z + cz, the grid index of that point.
 FARADAY_HD std::uint32_t cellKey(const GridDims& g, int cx, int cy, int cz) {
   return (std::uint32_t(cx) * std::uint32_t(g.k[1]) + std::uint32_t(cy)) * std::uint32_t(g.k[2]) + std::uint32_t(cz);
 }
@@ -73,50 +72,63 @@ FARADAY_HD void gridCoordinateFixed(std::uint32_t f, int K, int order, int& firs
   w = float(wd);
 }
 
-// ---- Spreading windows ---------------------------------------------------------------
-// The spreading kernel gives one warp a tile of kSpreadTileY x kSpreadTileZ grid points in
-// (y, z) and a segment [x0, x1) in x, which it sweeps cell by cell. At the step for cell
-// column cx it visits, in a fixed order, the sorted atoms of up to 32 windows: window
-// `slot` = sub * 16 + r covers row cy = (gy0 - order + 1 + r) mod K_y and the z cells of
-// [gz0 - order + 1, gz0 + kSpreadTileZ - 1]; sub 0 is the part of that z range below 0
-// (wrapped to the top of the grid), sub 1 the rest. Each lane tests the unwrapped offsets
-// gy - yUnwrapped and gz - (cz + zShift) against [0, order): as K >= order, a (cell, point)
-// pair passes for at most one unwrapped image, so every contribution is added exactly once
-// even when the windows of a small grid overlap.
+// ---- Bins and bricks -------------------------------------------------------------------
+// Atoms are binned by cell into bins of kBinEdge^3 cells (the last bin of a dimension may
+// be thinner). The spreading gives one thread block a brick of kBrickEdge^3 grid points,
+// origin o = kBrickEdge * brick index; the atoms that reach it are those whose cell lies in
+// o - order + 1 .. o + kBrickEdge - 1 (periodically), which brickBins() lists as whole
+// bins, per dimension. Inside the brick, an atom of cell c gives point o + g the weight
+// theta[(o + g - c) mod K] when that index is below the order, else nothing
+// (brickWeightIndex()); as K >= order, each (atom, point) pair is counted exactly once,
+// even on grids smaller than a brick and its halo.
 
-inline constexpr int kSpreadTileY = 4;
-inline constexpr int kSpreadTileZ = 8;
+inline constexpr int kBinEdge = 4;
+inline constexpr int kBrickEdge = 8;
+/// Bins one dimension of a brick can need: its cells span at most kBrickEdge + 7 (order 8).
+inline constexpr int kMaxBrickBins = (kBrickEdge + kMaxSplineOrder - 1 + kBinEdge - 1) / kBinEdge + 1;
 
-struct SpreadWindow {
-  bool valid;
-  int yUnwrapped;  ///< row index before wrapping (may be negative)
-  int cy;          ///< row index in [0, K_y)
-  int zLo, zHi;    ///< z cells [zLo, zHi], in [0, K_z)
-  int zShift;      ///< unwrapped z = cz + zShift
-};
+FARADAY_HD int binsAlong(int K) { return (K + kBinEdge - 1) / kBinEdge; }
+FARADAY_HD int bricksAlong(int K) { return (K + kBrickEdge - 1) / kBrickEdge; }
 
-FARADAY_HD SpreadWindow spreadWindow(const GridDims& g, int order, int gy0, int gz0, int slot) {
-  SpreadWindow w{false, 0, 0, 0, -1, 0};
-  const int r = slot & 15, sub = slot >> 4;
-  const int yU = gy0 - order + 1 + r;
-  const int yHi = gy0 + kSpreadTileY - 1 < g.k[1] - 1 ? gy0 + kSpreadTileY - 1 : g.k[1] - 1;
-  if (yU > yHi) return w;
-  w.yUnwrapped = yU;
-  w.cy = yU < 0 ? yU + g.k[1] : yU;
-  const int zLo = gz0 - order + 1;
-  const int zHi = gz0 + kSpreadTileZ - 1 < g.k[2] - 1 ? gz0 + kSpreadTileZ - 1 : g.k[2] - 1;
-  if (sub == 0) {
-    if (zLo >= 0) return w;
-    w.zLo = zLo + g.k[2];
-    w.zHi = g.k[2] - 1;
-    w.zShift = -g.k[2];
-  } else {
-    w.zLo = zLo > 0 ? zLo : 0;
-    w.zHi = zHi;
-    w.zShift = 0;
+/// Bin index of cell (cx, cy, cz) with nb bins per dimension: z fastest.
+FARADAY_HD std::uint32_t binIndex(const int nb[3], int cx, int cy, int cz) {
+  return (std::uint32_t(cx / kBinEdge) * std::uint32_t(nb[1]) + std::uint32_t(cy / kBinEdge)) * std::uint32_t(nb[2]) +
+         std::uint32_t(cz / kBinEdge);
+}
+
+/// The distinct bins (in one dimension of K cells) holding the cells o - order + 1 ..
+/// min(o + kBrickEdge, K) - 1, taken periodically, in the order first met; returns their
+/// number (at most kMaxBrickBins).
+FARADAY_HD int brickBins(int K, int order, int o, int bins[kMaxBrickBins]) {
+  int count = 0;
+  const int last = o + kBrickEdge - 1 < K - 1 ? o + kBrickEdge - 1 : K - 1;
+  for (int u = o - order + 1; u <= last; ++u) {
+    int c = u % K;
+    if (c < 0) c += K;
+    const int b = c / kBinEdge;
+    bool seen = false;
+    for (int i = 0; i < count; ++i) seen = seen || bins[i] == b;
+    if (!seen) bins[count++] = b;
   }
-  w.valid = true;
-  return w;
+  return count;
+}
+
+/// Spline index of the point o + g for an atom of cell c: (o + g - c) mod K, in [0, K);
+/// the point gets weight theta[index] when index < order. Needs |o + g - c| < 2K.
+FARADAY_HD int brickWeightIndex(int K, int o, int g, int c) {
+  int i = o + g - c;
+  if (i < 0) i += K;
+  if (i >= K) i -= K;
+  return i;
+}
+
+/// Bin capacity for n atoms over `bins` bins: the mean plus five standard deviations of a
+/// Poisson count plus 4, a multiple of 4. An evaluation that finds a fuller bin grows the
+/// capacity to fit and runs again.
+inline int initialBinCapacity(std::size_t n, std::size_t bins) {
+  const double mean = double(n) / double(bins);
+  const int cap = int(std::ceil(mean + 5.0 * std::sqrt(mean) + 4.0));
+  return (cap + 3) / 4 * 4;
 }
 
 /// Per-dimension factor of the influence function: f[k] = |b(k)|^2 exp(-pi^2 m^2 / beta^2),
