@@ -98,19 +98,24 @@ bool bitwiseEqual(const PmeRun& a, const PmeRun& b) {
 
 // ---- Host helpers (run everywhere, no GPU needed) -----------------------------------------
 
-TEST(CudaPmeGeometry, CellKeysAreGridIndicesAndRoundTrip) {
+TEST(CudaPmeGeometry, BinsCoverTheGridWithThinLastBins) {
+  // 27 x 30 x 32 cells: 7 x 8 x 8 bins of 4^3 cells, the last ones in x and y thinner.
   const GridDims g{{27, 30, 32}};
   EXPECT_EQ(pme::numCells(g), 27u * 30u * 32u);
-  std::uint32_t expected = 0;
+  const int nb[3] = {pme::binsAlong(g.k[0]), pme::binsAlong(g.k[1]), pme::binsAlong(g.k[2])};
+  EXPECT_TRUE(nb[0] == 7 && nb[1] == 8 && nb[2] == 8);
+  std::vector<int> cellsInBin(std::size_t(nb[0]) * nb[1] * nb[2], 0);
   for (int x = 0; x < g.k[0]; ++x)
     for (int y = 0; y < g.k[1]; ++y)
-      for (int z = 0; z < g.k[2]; ++z, ++expected) {
-        const std::uint32_t key = pme::cellKey(g, x, y, z);
-        ASSERT_EQ(key, expected);  // the key is the grid index (x slowest, z fastest)
-        int cx, cy, cz;
-        pme::decodeCellKey(g, key, cx, cy, cz);
-        ASSERT_TRUE(cx == x && cy == y && cz == z) << key;
+      for (int z = 0; z < g.k[2]; ++z) {
+        const std::uint32_t b = pme::binIndex(nb, x, y, z);
+        ASSERT_LT(b, cellsInBin.size());
+        // z fastest, then y, then x
+        ASSERT_EQ(b, std::uint32_t(((x / 4) * nb[1] + y / 4) * nb[2] + z / 4)) << x << " " << y << " " << z;
+        ++cellsInBin[b];
       }
+  EXPECT_EQ(cellsInBin[0], 64);                            // a full bin
+  EXPECT_EQ(cellsInBin[(6 * nb[1] + 7) * nb[2] + 7], 3 * 2 * 4);  // x cells 24..26, y 28..29
 }
 
 TEST(CudaPmeGeometry, GridCoordinateMatchesCpuSplit) {

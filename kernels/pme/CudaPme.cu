@@ -746,6 +746,7 @@ class CudaPme final : public ReciprocalSolver {
     FARADAY_CUDA_CHECK(cudaMemcpy(brickTable_.data(), table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
     // Bin counts, then the count of the fullest bin when one overflowed.
     binCount_ = DeviceBuffer<int>("pme bin counts", std::size_t(bins_.total) + 1);
+    binTag_ = DeviceBuffer<int>("pme bin atom tags", 0);
     const int lines = dims_.k[0] * dims_.k[1];
     reduceBlocks_ = std::clamp(blocksFor(std::size_t(lines) * 32, kReduceThreads), 1, std::min(4 * numSms_, kMaxReduceBlocks));
     partials_ = DeviceBuffer<Sums7>("pme energy partials", reduceBlocks_);
@@ -793,8 +794,9 @@ class CudaPme final : public ReciprocalSolver {
     if (chargesChanged)
       FARADAY_CUDA_CHECK(cudaMemcpyAsync(charges_.data(), hostCharges_.data(), std::size_t(n) * sizeof(double),
                                          cudaMemcpyHostToDevice, stream_));
-    for (std::size_t b = 0; b < std::size_t(n); b += transferChunk(n)) {
-      const std::size_t count = std::min(transferChunk(n), std::size_t(n) - b);
+    const std::size_t chunk = transferChunk(n);
+    for (std::size_t b = 0; b < std::size_t(n); b += chunk) {
+      const std::size_t count = std::min(chunk, std::size_t(n) - b);
       pme::fixedPointPositions(&positions[b], count, boxLengths_, hostFractions_.data() + 3 * b);
       FARADAY_CUDA_CHECK(cudaMemcpyAsync(fractions_.data() + 3 * b, hostFractions_.data() + 3 * b,
                                          count * 3 * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_));
@@ -803,7 +805,6 @@ class CudaPme final : public ReciprocalSolver {
     // The evaluation, then down: the sums, and the forces in chunks, the host adding chunk k
     // while chunk k + 1 is on the bus. A bin that overflowed its capacity (the sums say so,
     // and they arrive before the first chunk) grows the bins and repeats the evaluation.
-    const std::size_t chunk = transferChunk(n);
     for (int attempt = 0;; ++attempt) {
       launchEvaluation(n, timed);
       FARADAY_CUDA_CHECK(cudaMemcpyAsync(hostSums_.data(), sums_.data(), sizeof(EvaluationSums),
@@ -926,8 +927,7 @@ class CudaPme final : public ReciprocalSolver {
     if (cap <= bins_.cap) return;
     for (auto& g : graphs_) g.reset();
     const std::size_t slots = std::size_t(bins_.total) * std::size_t(cap);
-    binTag_ = DeviceBuffer<int>("pme bin atom tags", 0);
-    binTag_ = DeviceBuffer<int>("pme bin atom tags", slots);
+    binTag_.resize(slots);  // frees the old slots before allocating the new ones
     bins_.cap = cap;
   }
 

@@ -19,22 +19,10 @@ struct GridDims {
   int k[3];
 };
 
-/// Number of grid cells K_x K_y K_z.
+/// Number of grid cells K_x K_y K_z. The cell of an atom is the first grid point its
+/// spline touches in each dimension (cx, cy, cz).
 FARADAY_HD std::uint32_t numCells(const GridDims& g) {
   return std::uint32_t(g.k[0]) * std::uint32_t(g.k[1]) * std::uint32_t(g.k[2]);
-}
-
-/// Cell of an atom: the first grid point its spline touches in each dimension (cx, cy, cz).
-/// Key (cx K_y + cy) K_z + cz, the grid index of that point.
-FARADAY_HD std::uint32_t cellKey(const GridDims& g, int cx, int cy, int cz) {
-  return (std::uint32_t(cx) * std::uint32_t(g.k[1]) + std::uint32_t(cy)) * std::uint32_t(g.k[2]) + std::uint32_t(cz);
-}
-
-FARADAY_HD void decodeCellKey(const GridDims& g, std::uint32_t key, int& cx, int& cy, int& cz) {
-  cz = int(key % std::uint32_t(g.k[2]));
-  const std::uint32_t row = key / std::uint32_t(g.k[2]);
-  cy = int(row % std::uint32_t(g.k[1]));
-  cx = int(row / std::uint32_t(g.k[1]));
 }
 
 /// Grid coordinate of position x (nm) in a box edge of `length` nm with K points: the first
@@ -123,12 +111,11 @@ FARADAY_HD int brickWeightIndex(int K, int o, int g, int c) {
 }
 
 /// Bin capacity for n atoms over `bins` bins: the mean plus five standard deviations of a
-/// Poisson count plus 4, a multiple of 4. An evaluation that finds a fuller bin grows the
-/// capacity to fit and runs again.
+/// Poisson count plus 4. An evaluation that finds a fuller bin grows the capacity to fit
+/// and runs again.
 inline int initialBinCapacity(std::size_t n, std::size_t bins) {
   const double mean = double(n) / double(bins);
-  const int cap = int(std::ceil(mean + 5.0 * std::sqrt(mean) + 4.0));
-  return (cap + 3) / 4 * 4;
+  return int(std::ceil(mean + 5.0 * std::sqrt(mean) + 4.0));
 }
 
 /// Per-dimension factor of the influence function: f[k] = |b(k)|^2 exp(-pi^2 m^2 / beta^2),
