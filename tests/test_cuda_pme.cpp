@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -17,6 +19,7 @@
 #include "kernels/pme/CpuPme.h"
 #include "kernels/pme/CudaPme.h"
 #include "kernels/pme/Electrostatics.h"
+#include "kernels/pme/LineFft.h"
 #include "kernels/pme/PmeGridGeometry.h"
 #include "tests/ElectrostaticsTestSupport.h"
 #include "tests/TestSupport.h"
@@ -325,6 +328,85 @@ TEST(CudaPmeGeometry, BrickSpreadingEqualsDirectScatter) {
   }
 }
 
+/// The line transform of LineFft.h replayed in double: the kernel's passes and index walk
+/// (J threads per column: thread j0 takes butterflies j0, j0 + J, ...), each radix-R
+/// butterfly as a direct DFT.
+std::vector<std::complex<double>> replayLineTransform(const pme::LinePlan& plan, std::vector<std::complex<double>> a,
+                                                     int J) {
+  const int n = plan.n;
+  constexpr double kTwoPi = 2.0 * units::kPi;
+  auto w = [&](long long power) { return std::polar(1.0, -kTwoPi * double(power % n) / double(n)); };
+  std::vector<std::complex<double>> b(n);
+  int ns = 1;
+  for (int pass = 0; pass < plan.passes; ++pass) {
+    const int R = pme::lineRadix(plan, pass);
+    for (int j0 = 0; j0 < J; ++j0)
+      for (pme::LineWalk f(j0, J, R, ns); f.j < n / R; f.next(J, R, ns)) {
+        std::vector<std::complex<double>> v(R), out(R);
+        for (int r = 0; r < R; ++r) v[r] = a[f.j + r * (n / R)] * w((long long)r * f.twiddleStep(n / R / ns));
+        for (int q = 0; q < R; ++q)
+          for (int r = 0; r < R; ++r) out[q] += v[r] * w((long long)(r * q % R) * (n / R));
+        for (int r = 0; r < R; ++r) b[f.dst + r * ns] = out[r];
+      }
+    std::swap(a, b);
+    ns *= R;
+  }
+  return a;
+}
+
+TEST(CudaPmeGeometry, LinePlansFactorSmoothLengths) {
+  for (int n = 1; n <= 1200; ++n) {
+    pme::LinePlan plan;
+    const bool made = pme::makeLinePlan(n, plan);
+    EXPECT_EQ(made, nextFftSize(n) == n) << n;  // 2-3-5-7 smooth
+    if (!made) continue;
+    long long product = 1;
+    for (int p = 0; p < plan.passes; ++p) {
+      const int R = pme::lineRadix(plan, p);
+      EXPECT_TRUE(R == 2 || R == 3 || R == 4 || R == 5 || R == 7) << n;
+      product *= R;
+    }
+    EXPECT_EQ(product, n);
+  }
+}
+
+TEST(CudaPmeGeometry, LineTransformReplayEqualsDirectDft) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int n : {1, 2, 3, 4, 5, 7, 8, 12, 16, 36, 60, 64, 98, 125, 270, 343}) {
+    pme::LinePlan plan;
+    ASSERT_TRUE(pme::makeLinePlan(n, plan));
+    std::vector<std::complex<double>> x(n);
+    for (auto& v : x) v = {u(rng), u(rng)};
+    std::vector<std::complex<double>> direct(n);
+    double scale = 0;
+    for (int k = 0; k < n; ++k) {
+      for (int j = 0; j < n; ++j) direct[k] += x[j] * std::polar(1.0, -2.0 * units::kPi * double((long long)j * k % n) / n);
+      scale = std::max(scale, std::abs(direct[k]));
+    }
+    for (int J : {1, 2, 3, 8, 16, 64}) {  // threads per column (256 threads over 2^logW columns)
+      const auto fast = replayLineTransform(plan, x, J);
+      double worst = 0;
+      for (int k = 0; k < n; ++k) worst = std::max(worst, std::abs(fast[k] - direct[k]));
+      EXPECT_LT(worst, tol::kDoubleSum * scale) << "n = " << n << ", J = " << J;
+    }
+  }
+}
+
+TEST(CudaPmeGeometry, LineTilesFitSharedMemoryAndFillTheGpu) {
+  constexpr std::size_t kBudget = 100 * 1024, kMax = 225 * 1024;
+  // 100k ions (125^3): 16 columns (33 KB), 500 blocks; 1M (270^3): 16 columns (69 KB).
+  EXPECT_EQ(pme::lineTileLog(125, 125, 63, 264, kBudget, kMax), 4);
+  EXPECT_EQ(pme::lineTileLog(270, 270, 136, 264, kBudget, kMax), 4);
+  // Few rows: the narrowest tile (4 columns) for the most blocks.
+  EXPECT_EQ(pme::lineTileLog(60, 60, 31, 264, kBudget, kMax), 2);
+  // Wide enough: 32 columns.
+  EXPECT_EQ(pme::lineTileLog(48, 200, 33, 264, kBudget, kMax), 5);
+  // Too long a line for even 4 columns: none (the 3D transforms are used).
+  EXPECT_EQ(pme::lineTileLog(5000, 8, 8, 264, kBudget, kMax), -1);
+  for (int logW = 2; logW <= 5; ++logW) EXPECT_EQ(pme::lineSharedBytes(100, logW), (100 + 2 * (100 << logW)) * 8u);
+}
+
 // ---- GPU against the CPU oracle -------------------------------------------------------------
 
 TEST(CudaPme, MatchesCpuPme1k) {
@@ -363,6 +445,20 @@ TEST(CudaPme, NonCubicGridAndBox) {
   PmeParams p = meltParams(s, 5);
   p.grid = {p.grid[0] + 1, p.grid[1], 17};  // odd, prime, and not 2-3-5-7 smooth
   expectGpuMatchesCpu(s, p, "non-cubic");
+}
+
+TEST(CudaPme, XTransformsOfEveryRadixAgreeWithCpu) {
+  // K_x of radices 4; 2 and 3; 5 and 7; 2 and 7; 11 (no line plan: the 3D transforms); a
+  // tall K_y that takes 32-column tiles with a last tile one column wide (K_z/2 + 1 = 33).
+  FARADAY_REQUIRE_GPU();
+  const test::Ions s = randomMelt(3000, 14);
+  const std::array<int, 3> grids[] = {{64, 20, 24}, {54, 21, 30}, {35, 25, 18}, {98, 24, 20}, {22, 20, 20}, {48, 200, 64}};
+  for (const auto& grid : grids) {
+    PmeParams p = meltParams(s, 4);
+    p.grid = grid;
+    const std::string what = "x transform K_x = " + std::to_string(grid[0]);
+    expectGpuMatchesCpu(s, p, what.c_str());
+  }
 }
 
 TEST(CudaPme, GridsSmallerThanABrickAndItsHalo) {
@@ -472,9 +568,14 @@ TEST(CudaPme, ForcesAreAddedAndPhasesTimed) {
       }
     EXPECT_TRUE(found) << phase;
   }
-  // compute() adds into the forces it is given.
+  // compute() adds into the forces it is given; and, without timers, it times the evaluation
+  // alone (the untimed graph), within the call's wall time.
   std::vector<Vec3> forces(s.positions.size(), Vec3{1.0, -2.0, 3.0});
+  const auto t0 = std::chrono::steady_clock::now();
   gpu->compute(s.positions, s.charges, s.box, forces, nullptr);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GT(gpu->lastEvaluationSeconds(), 0.0);
+  EXPECT_LT(gpu->lastEvaluationSeconds(), wall);
   double worst = 0;
   for (std::size_t i = 0; i < forces.size(); ++i)
     worst = std::max(worst, norm2(forces[i] - Vec3{1.0, -2.0, 3.0} - plain.forces[i]));

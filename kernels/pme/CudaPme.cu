@@ -8,13 +8,16 @@
 //               fixed order (bins in a fixed order, atoms of a bin by atom index), with
 //               their B-spline weights expanded over the brick; each thread then sums its
 //               grid points over exactly those atoms, in that order
-//   3 fft_forward  cuFFT R2C
-//   4 convolve  influence function, energy and virial by CUB block reductions in double
-//               (per-block partials, summed in index order by the last block to finish:
-//               deterministic)
-//   5 fft_inverse  cuFFT C2R
-//   6 gather    one warp per run of consecutive bins, one thread per atom: B-spline weights
-//               and derivatives, and the force interpolated from the potential grid
+//   3 fft_forward  cuFFT R2C: the (y, z) transforms of every x plane (batched 2D plans), or
+//               the 3D transform where the x transforms cannot run by lines
+//   4 convolve  by lines (LineFft.h): per tile of (m_y, m_z) columns, the x transform, the
+//               influence function with the energy and virial terms, and the inverse x
+//               transform, in shared memory; else the influence function alone. Energy and
+//               virial by CUB block reductions in double (per-block partials, summed in
+//               index order by the last block to finish: deterministic)
+//   5 fft_inverse  cuFFT C2R, (y, z) or 3D as phase 3
+//   6 gather    one warp per run of consecutive bins, kGatherLanes lanes per atom: B-spline
+//               weights and derivatives, and the force interpolated from the potential grid
 // Every floating-point sum runs in a fixed order, so results are bitwise reproducible on one
 // GPU. The file reads in layers: per-atom evaluators -> block- and warp-level steps ->
 // __global__ kernels -> the host driver (class CudaPme).
@@ -34,6 +37,7 @@
 #include "kernels/common/DeviceBuffer.h"
 #include "kernels/pme/BSpline.h"
 #include "kernels/pme/CudaPme.h"
+#include "kernels/pme/LineFft.h"
 #include "kernels/pme/PmeGridGeometry.h"
 #include "kernels/pme/PmeHostTransfer.h"
 
@@ -43,13 +47,11 @@ namespace {
 
 using pme::GridDims;
 
-/// Gather weights: theta_x[P], theta_y[P], theta_z[P], dtheta_x[P], dtheta_y[P], dtheta_z[P].
-template <int P>
-constexpr int kGatherWeights = 6 * P;
-
 constexpr int kThreads = 128;       // per block, per-atom kernels, spreading and gather
 constexpr int kReduceThreads = 256; // per block, convolution
 constexpr int kMaxReduceBlocks = 1024;
+/// Shared memory a line tile may take and still leave room for two blocks per SM.
+constexpr std::size_t kLineSharedBudget = 100 * 1024;
 constexpr unsigned kFullMask = 0xffffffffu;
 
 /// Energy and virial partial sums: E, W_xx, W_yy, W_zz, W_xy, W_xz, W_yz (kJ/mol).
@@ -90,78 +92,6 @@ __device__ __forceinline__ void atomGridCoordinates(const std::uint32_t f[3], co
                                                     float w[3]) {
 #pragma unroll
   for (int d = 0; d < 3; ++d) pme::gridCoordinateFixed(f[d], g.k[d], P, first[d], w[d]);
-}
-
-/// Phase 6 for one atom: the gather weights (kGatherWeights layout) from w.
-template <int P>
-__device__ __forceinline__ void atomGatherWeights(const float4 wq, float rec[kGatherWeights<P>]) {
-  const float w[3] = {wq.x, wq.y, wq.z};
-#pragma unroll
-  for (int d = 0; d < 3; ++d) pme::bsplineWeights<P, float>(w[d], rec + d * P, rec + 3 * P + d * P);
-}
-
-/// The P grid values phi[rowStart + (cz + c) mod K], c = 0..P-1, of one grid line. Without
-/// wrap-around they are read as aligned 16-byte chunks of the flat grid (which is padded
-/// by kGridPad floats so that the last chunk never leaves the allocation).
-constexpr int kGridPad = 16;
-template <int P>
-__device__ __forceinline__ void loadGridRow(const float* __restrict__ phi, std::size_t rowStart, int cz, int K,
-                                            float v[P]) {
-  if (cz + P <= K) {
-    const std::size_t index = rowStart + cz;
-    const float4* chunk = reinterpret_cast<const float4*>(phi) + (index >> 2);
-    const int o = int(index & 3);
-    constexpr int kChunks = (P + 6) / 4;  // o + P <= P + 3 floats
-    float w[4 * kChunks];
-#pragma unroll
-    for (int q = 0; q < kChunks; ++q) {
-      float4 c = make_float4(0.f, 0.f, 0.f, 0.f);
-      if (q == 0 || 4 * q < o + P) c = __ldg(chunk + q);
-      w[4 * q] = c.x;
-      w[4 * q + 1] = c.y;
-      w[4 * q + 2] = c.z;
-      w[4 * q + 3] = c.w;
-    }
-#pragma unroll
-    for (int c = 0; c < P; ++c) v[c] = o == 0 ? w[c] : (o == 1 ? w[c + 1] : (o == 2 ? w[c + 2] : w[c + 3]));
-  } else {
-#pragma unroll
-    for (int c = 0; c < P; ++c) v[c] = __ldg(phi + rowStart + (cz + c < K ? cz + c : cz + c - K));
-  }
-}
-
-/// Phase 6 for one atom: the gradient sum_k phi(k) grad(theta_x theta_y theta_z) in grid
-/// units, from the potential grid phi, in a fixed order.
-template <int P>
-__device__ __forceinline__ float3 atomPotentialGradient(const float* __restrict__ phi, const GridDims g, int cx, int cy,
-                                                        int cz, const float rec[kGatherWeights<P>]) {
-  const float* tx = rec;
-  const float* ty = rec + P;
-  const float* tz = rec + 2 * P;
-  const float* dx = rec + 3 * P;
-  const float* dy = rec + 4 * P;
-  const float* dz = rec + 5 * P;
-  float gx = 0.f, gy = 0.f, gz = 0.f;
-#pragma unroll
-  for (int i = 0; i < P; ++i) {
-    const int ix = cx + i < g.k[0] ? cx + i : cx + i - g.k[0];
-#pragma unroll
-    for (int j = 0; j < P; ++j) {
-      const int iy = cy + j < g.k[1] ? cy + j : cy + j - g.k[1];
-      float v[P];
-      loadGridRow<P>(phi, (std::size_t(ix) * g.k[1] + iy) * g.k[2], cz, g.k[2], v);
-      float sumT = 0.f, sumD = 0.f;
-#pragma unroll
-      for (int c = 0; c < P; ++c) {
-        sumT = fmaf(v[c], tz[c], sumT);
-        sumD = fmaf(v[c], dz[c], sumD);
-      }
-      gx = fmaf(dx[i] * ty[j], sumT, gx);
-      gy = fmaf(tx[i] * dy[j], sumT, gy);
-      gz = fmaf(tx[i] * ty[j], sumD, gz);
-    }
-  }
-  return make_float3(gx, gy, gz);
 }
 
 // ---- Layer 2: block- and warp-level steps ---------------------------------------------------
@@ -468,6 +398,63 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
   }
 }
 
+/// The end of the convolution: the block's energy and virial sums (cub::BlockReduce in
+/// double) go to partials[blockIdx.x]; the last block to finish sums the partials in index
+/// order (thread t adds partials t, t + blockDim, ..., then one block reduction) and writes
+/// them with the bin overflow count (which it resets). Which block is last varies, the sum does not; only an
+/// integer atomic counts the finished blocks. Every thread of the block must call it.
+template <int kBlock>
+__device__ __forceinline__ void finishSums(Sums7 local, Sums7* partials, unsigned int* __restrict__ blocksDone,
+                                           int* __restrict__ binsNeeded, EvaluationSums* __restrict__ out) {
+  using BlockReduce = cub::BlockReduce<Sums7, kBlock>;
+  __shared__ typename BlockReduce::TempStorage temp;
+  __shared__ bool lastBlock;
+  const Sums7 total = BlockReduce(temp).Reduce(local, Sums7Add());
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = total;
+    __threadfence();  // the partial is visible device-wide before the count includes it
+    lastBlock = atomicAdd(blocksDone, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();  // lastBlock is set, and temp may be used again
+  if (!lastBlock) return;
+  __threadfence();
+#pragma unroll
+  for (int c = 0; c < 7; ++c) local.v[c] = 0.0;
+  for (int p = threadIdx.x; p < int(gridDim.x); p += blockDim.x) {
+#pragma unroll
+    for (int c = 0; c < 7; ++c) local.v[c] += __ldcg(&partials[p].v[c]);  // from L2, not a stale L1
+  }
+  const Sums7 sum = BlockReduce(temp).Reduce(local, Sums7Add());
+  if (threadIdx.x == 0) {
+    out->sums = sum;
+    out->binsNeeded = *binsNeeded;
+    *binsNeeded = 0;   // the overflow count starts from zero at the next binning
+    *blocksDone = 0u;  // ready for the next evaluation
+  }
+}
+
+/// One reciprocal-space term of the convolution at frequency (mx, my, mz) (1/nm), spectrum
+/// value s: adds the energy and virial terms (see CpuPme::convolve) to part and returns the
+/// factor eterm that multiplies s. fxyz = prefactor f_x f_y f_z; weight 1/2 for the m_z
+/// planes stored once (0 and K_z/2), else 1.
+__device__ __forceinline__ float convolutionTerm(float2 s, float mx, float my, float mz, float fxyz, float weight,
+                                                 float piOverBeta2, float part[7]) {
+  const float m2 = mx * mx + my * my + mz * mz;
+  const float invM2 = __fdividef(1.f, m2);
+  const float eterm = fxyz * invM2;
+  const float en = weight * eterm * (s.x * s.x + s.y * s.y);
+  const float vfac = 2.f * (1.f + piOverBeta2 * m2) * invM2;
+  const float ev = en * vfac;
+  part[0] += en;
+  part[1] += en - ev * mx * mx;
+  part[2] += en - ev * my * my;
+  part[3] += en - ev * mz * mz;
+  part[4] -= ev * mx * my;
+  part[5] -= ev * mx * mz;
+  part[6] -= ev * my * mz;
+  return eterm;
+}
+
 /// Phase 4: S(m) *= eterm(m) over the half-complex grid, with the energy and virial terms
 /// (see CpuPme::convolve). One warp per (m_x, m_y) line at a time, lanes along m_z. The
 /// terms are formed in float (relative error ~1e-7 each); a lane sums its few terms of a line
@@ -480,11 +467,8 @@ __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, flo
                                                                  const float* __restrict__ fz,
                                                                  const BoxTerms* __restrict__ box, Sums7* partials,
                                                                  unsigned int* __restrict__ blocksDone,
-                                                                 const int* __restrict__ binsNeeded,
+                                                                 int* __restrict__ binsNeeded,
                                                                  EvaluationSums* __restrict__ out) {
-  using BlockReduce = cub::BlockReduce<Sums7, kReduceThreads>;
-  __shared__ typename BlockReduce::TempStorage temp;
-  __shared__ bool lastBlock;
   const int kh = g.k[2] / 2 + 1;
   const int lines = g.k[0] * g.k[1];
   const int warpsPerBlock = kReduceThreads / 32;
@@ -508,68 +492,249 @@ __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, flo
         row[0] = make_float2(0.f, 0.f);  // m = 0: the neutralising background, done elsewhere
         continue;
       }
-      const float mz = float(iz) * invLength.z;
-      const float m2 = mx * mx + my * my + mz * mz;
-      const float invM2 = __fdividef(1.f, m2);
-      const float eterm = fxy * __ldg(fz + iz) * invM2;
       const float weight = (iz == 0 || 2 * iz == g.k[2]) ? 0.5f : 1.0f;  // 1/2 of 1 or 2
-      const float en = weight * eterm * (s.x * s.x + s.y * s.y);
-      const float vfac = 2.f * (1.f + piOverBeta2 * m2) * invM2;
-      const float ev = en * vfac;
-      part[0] += en;
-      part[1] += en - ev * mx * mx;
-      part[2] += en - ev * my * my;
-      part[3] += en - ev * mz * mz;
-      part[4] -= ev * mx * my;
-      part[5] -= ev * mx * mz;
-      part[6] -= ev * my * mz;
+      const float eterm = convolutionTerm(s, mx, my, float(iz) * invLength.z, fxy * __ldg(fz + iz), weight,
+                                          piOverBeta2, part);
       row[iz] = make_float2(s.x * eterm, s.y * eterm);
     }
 #pragma unroll
     for (int c = 0; c < 7; ++c) local.v[c] += double(part[c]);
   }
-  const Sums7 total = BlockReduce(temp).Reduce(local, Sums7Add());
-  // The last block to finish sums the partials (no second launch). Which block that is
-  // varies, but the sum does not: thread t adds partials t, t + blockDim, ... in index order,
-  // then one block reduction. Only an integer atomic counts the finished blocks.
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = total;
-    __threadfence();  // the partial is visible device-wide before the count includes it
-    lastBlock = atomicAdd(blocksDone, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();  // lastBlock is set, and temp may be used again
-  if (!lastBlock) return;
-  __threadfence();
+  finishSums<kReduceThreads>(local, partials, blocksDone, binsNeeded, out);
+}
+
+// ---- Phases 3-5 by lines: (y, z) transforms by cuFFT, x transforms here (LineFft.h) ----
+
+constexpr int kLineThreads = 256;
+constexpr int kLineBatch = 8;  ///< spectrum loads in flight per thread
+
+__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
+  return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+/// In-register DFT of length R (forward sign, w_R = exp(-2 pi i / R)); radices 7 and above
+/// take their roots tw[m n / R] from the twiddle table.
+template <int R>
+__device__ __forceinline__ void smallDft(float2 v[R], const float2* tw, int n) {
+  auto add = [](float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); };
+  auto sub = [](float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); };
+  auto minusI = [](float2 a) { return make_float2(a.y, -a.x); };  // -i a
+  if constexpr (R == 2) {
+    const float2 a = v[0], b = v[1];
+    v[0] = add(a, b);
+    v[1] = sub(a, b);
+  } else if constexpr (R == 3) {
+    constexpr float kSin60 = 0.866025403784438647f;
+    const float2 t1 = add(v[1], v[2]);
+    const float2 t2 = make_float2(v[0].x - 0.5f * t1.x, v[0].y - 0.5f * t1.y);
+    const float2 d = minusI(make_float2(kSin60 * (v[1].x - v[2].x), kSin60 * (v[1].y - v[2].y)));
+    v[0] = add(v[0], t1);
+    v[1] = add(t2, d);
+    v[2] = sub(t2, d);
+  } else if constexpr (R == 4) {
+    const float2 s02 = add(v[0], v[2]), d02 = sub(v[0], v[2]);
+    const float2 s13 = add(v[1], v[3]), d13 = minusI(sub(v[1], v[3]));
+    v[0] = add(s02, s13);
+    v[2] = sub(s02, s13);
+    v[1] = add(d02, d13);
+    v[3] = sub(d02, d13);
+  } else if constexpr (R == 5) {
+    constexpr float c1 = 0.309016994374947424f, c2 = -0.809016994374947424f;  // cos(2 pi / 5), cos(4 pi / 5)
+    constexpr float s1 = 0.951056516295153572f, s2 = 0.587785252292473129f;   // sin(2 pi / 5), sin(4 pi / 5)
+    const float2 a1 = add(v[1], v[4]), b1 = sub(v[1], v[4]);
+    const float2 a2 = add(v[2], v[3]), b2 = sub(v[2], v[3]);
+    const float2 p1 = make_float2(v[0].x + c1 * a1.x + c2 * a2.x, v[0].y + c1 * a1.y + c2 * a2.y);
+    const float2 p2 = make_float2(v[0].x + c2 * a1.x + c1 * a2.x, v[0].y + c2 * a1.y + c1 * a2.y);
+    const float2 q1 = minusI(make_float2(s1 * b1.x + s2 * b2.x, s1 * b1.y + s2 * b2.y));
+    const float2 q2 = minusI(make_float2(s2 * b1.x - s1 * b2.x, s2 * b1.y - s1 * b2.y));
+    v[0] = add(v[0], add(a1, a2));
+    v[1] = add(p1, q1);
+    v[4] = sub(p1, q1);
+    v[2] = add(p2, q2);
+    v[3] = sub(p2, q2);
+  } else {
+    float2 root[R];
 #pragma unroll
-  for (int c = 0; c < 7; ++c) local.v[c] = 0.0;
-  for (int p = threadIdx.x; p < int(gridDim.x); p += blockDim.x) {
+    for (int m = 0; m < R; ++m) root[m] = tw[m * (n / R)];
+    float2 out[R];
 #pragma unroll
-    for (int c = 0; c < 7; ++c) local.v[c] += __ldcg(&partials[p].v[c]);  // from L2, not a stale L1
-  }
-  const Sums7 sum = BlockReduce(temp).Reduce(local, Sums7Add());
-  if (threadIdx.x == 0) {
-    out->sums = sum;
-    out->binsNeeded = *binsNeeded;
-    *blocksDone = 0u;  // ready for the next evaluation
+    for (int q = 0; q < R; ++q) {
+      out[q] = v[0];
+#pragma unroll
+      for (int r = 1; r < R; ++r) out[q] = add(out[q], cmul(v[r], root[(r * q) % R]));
+    }
+#pragma unroll
+    for (int q = 0; q < R; ++q) v[q] = out[q];
   }
 }
 
-/// Phase 6: one warp per run of binsPerWarp consecutive bins (neighbouring lanes read
-/// neighbouring grid points), one lane per atom; weights and derivatives from {w, q};
-/// F = -q (K/L) grad, written in atom order as float triples.
+/// Shared-memory index of element (x, w) of a tile of 2^LogW columns: row x, so that a warp
+/// touches consecutive words. Rows narrower than 16 columns share the 32 banks in groups
+/// of G = 16 >> LogW rows, and a pass that writes every R-th row (R even) would hit one
+/// group only: the row's low bits are XORed with the next ones (a permutation inside each
+/// aligned group of G rows; tiles hold a multiple of 4 rows).
+template <int LogW>
+__device__ __forceinline__ int tileIndex(int x, int w) {
+  if constexpr (LogW < 4) {
+    constexpr int kGroupBits = 4 - LogW;
+    x ^= (x >> kGroupBits) & ((1 << kGroupBits) - 1);
+  }
+  return (x << LogW) + w;
+}
+
+/// One Stockham pass of radix R over the 2^LogW columns of a tile: thread t takes column
+/// t mod 2^LogW and butterflies j0 = t >> LogW, j0 + J, ... (J = kLineThreads >> LogW).
+template <int R, int LogW>
+__device__ __forceinline__ void linePass(const float2* in, float2* out, const float2* tw, int n, int ns) {
+  constexpr int J = kLineThreads >> LogW;
+  const int m = n / R;
+  const int w = threadIdx.x & ((1 << LogW) - 1);
+  const int perK = m / ns;
+  for (pme::LineWalk b(threadIdx.x >> LogW, J, R, ns); b.j < m; b.next(J, R, ns)) {
+    float2 v[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) v[r] = in[tileIndex<LogW>(b.j + r * m, w)];
+    if (b.k != 0) {
+      const int step = b.twiddleStep(perK);
+#pragma unroll
+      for (int r = 1; r < R; ++r) v[r] = cmul(v[r], tw[r * step]);
+    }
+    smallDft<R>(v, tw, n);
+#pragma unroll
+    for (int r = 0; r < R; ++r) out[tileIndex<LogW>(b.dst + r * ns, w)] = v[r];
+  }
+}
+
+/// Forward transform of every column of the tile in a (b is scratch); returns the buffer that
+/// holds the result. Ends with the block synchronised.
+template <int LogW>
+__device__ __forceinline__ float2* lineForward(float2* a, float2* b, const float2* tw, const pme::LinePlan plan) {
+  int ns = 1;
+  for (int p = 0; p < plan.passes; ++p) {
+    const int R = pme::lineRadix(plan, p);
+    switch (R) {
+      case 2: linePass<2, LogW>(a, b, tw, plan.n, ns); break;
+      case 3: linePass<3, LogW>(a, b, tw, plan.n, ns); break;
+      case 4: linePass<4, LogW>(a, b, tw, plan.n, ns); break;
+      case 5: linePass<5, LogW>(a, b, tw, plan.n, ns); break;
+      default: linePass<7, LogW>(a, b, tw, plan.n, ns); break;
+    }
+    __syncthreads();
+    float2* const t = a;
+    a = b;
+    b = t;
+    ns *= R;
+  }
+  return a;
+}
+
+/// Phases 3b-5a: one block per tile of 2^LogW consecutive m_z columns of one m_y, all K_x
+/// values of m_x, after the (y, z) forward transform: the x transform, the convolution
+/// (energy and virial terms as convolveKernel, in a fixed order per thread), and the x
+/// inverse transform, done as conj(DFT(conj(.))) by the same forward passes. Shared memory:
+/// the twiddles w_n^0..w_n^(n-1), then two tiles of lineTileRows(n) rows. Thread t always
+/// handles column t mod 2^LogW, rows t >> LogW, + J, ... outside the passes.
+template <int LogW>
+__global__ void __launch_bounds__(kLineThreads) lineConvolveKernel(
+    GridDims g, pme::LinePlan plan, int tilesZ, float2* __restrict__ spectrum, const float2* __restrict__ twiddles,
+    const float* __restrict__ fx, const float* __restrict__ fy, const float* __restrict__ fz,
+    const BoxTerms* __restrict__ box, Sums7* partials, unsigned int* __restrict__ blocksDone,
+    int* __restrict__ binsNeeded, EvaluationSums* __restrict__ out) {
+  constexpr int J = kLineThreads >> LogW;
+  extern __shared__ float2 lineShared[];
+  const int n = g.k[0], ny = g.k[1], kh = g.k[2] / 2 + 1;
+  float2* const tw = lineShared;
+  float2* const a = tw + n;
+  float2* const b = a + (pme::lineTileRows(n) << LogW);
+  const int iy = blockIdx.x / tilesZ;
+  const int z0 = (blockIdx.x - iy * tilesZ) << LogW;
+  const int w = threadIdx.x & ((1 << LogW) - 1), x0 = threadIdx.x >> LogW;
+  const bool inside = z0 + w < kh;  // this thread's column exists (the last tile may be narrower)
+  const std::size_t rowStride = std::size_t(ny) * kh;
+  float2* const column = spectrum + (std::size_t(x0) * ny + iy) * kh + z0 + w;  // row x0
+  for (int m = threadIdx.x; m < n; m += kLineThreads) tw[m] = __ldg(twiddles + m);
+  // kLineBatch loads in flight per thread before their values are stored.
+  for (int x = x0; x < n; x += kLineBatch * J) {
+    float2 v[kLineBatch];
+#pragma unroll
+    for (int u = 0; u < kLineBatch; ++u)
+      v[u] = inside && x + u * J < n ? column[std::size_t(x - x0 + u * J) * rowStride] : make_float2(0.f, 0.f);
+#pragma unroll
+    for (int u = 0; u < kLineBatch; ++u)
+      if (x + u * J < n) a[tileIndex<LogW>(x + u * J, w)] = v[u];
+  }
+  __syncthreads();
+  float2* const s = lineForward<LogW>(a, b, tw, plan);
+
+  const float3 invLength = box->invLength;
+  const float piOverBeta2 = box->piOverBeta2;
+  const float my = float(iy <= ny / 2 ? iy : iy - ny) * invLength.y;
+  const int iz = z0 + w;
+  const float mz = float(iz) * invLength.z;
+  const float pyz = inside ? box->prefactor * __ldg(fy + iy) * __ldg(fz + iz) : 0.f;
+  const float weight = (iz == 0 || 2 * iz == g.k[2]) ? 0.5f : 1.0f;  // 1/2 of the m_z planes stored once
+  float part[7] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+  if (inside) {
+    for (int ix = x0; ix < n; ix += J) {
+      const int at = tileIndex<LogW>(ix, w);
+      float2 v = s[at];
+      if (ix == 0 && iy == 0 && iz == 0) {
+        v = make_float2(0.f, 0.f);  // m = 0: the neutralising background, done elsewhere
+      } else {
+        const float mx = float(ix <= n / 2 ? ix : ix - n) * invLength.x;
+        const float eterm = convolutionTerm(v, mx, my, mz, pyz * __ldg(fx + ix), weight, piOverBeta2, part);
+        v = make_float2(v.x * eterm, -v.y * eterm);  // conjugated for the inverse
+      }
+      s[at] = v;
+    }
+  }
+  __syncthreads();
+  const float2* const r = lineForward<LogW>(s, s == a ? b : a, tw, plan);
+  if (inside) {
+    for (int x = x0; x < n; x += J) {
+      const float2 v = r[tileIndex<LogW>(x, w)];
+      column[std::size_t(x - x0) * rowStride] = make_float2(v.x, -v.y);
+    }
+  }
+  Sums7 local;
+#pragma unroll
+  for (int c = 0; c < 7; ++c) local.v[c] = double(part[c]);
+  finishSums<kLineThreads>(local, partials, blocksDone, binsNeeded, out);
+}
+
+/// The instantiation for a tile of 2^logW columns (2..5).
+using LineKernel = decltype(&lineConvolveKernel<2>);
+inline LineKernel lineKernelFor(int logW) {
+  switch (logW) {
+    case 2: return lineConvolveKernel<2>;
+    case 3: return lineConvolveKernel<3>;
+    case 4: return lineConvolveKernel<4>;
+    default: return lineConvolveKernel<5>;
+  }
+}
+
+/// Phase 6: one warp per run of binsPerWarp consecutive bins (neighbouring atoms read
+/// neighbouring grid points), kGatherLanes lanes per atom: lane c of an atom takes the
+/// points z = c, c + kGatherLanes, ... of its spline, all its x and y rows; the lanes' partial
+/// gradients are summed by a fixed butterfly of shuffles. Weights and derivatives from
+/// {w, q}; F = -q (K/L) grad, written in atom order as float triples. The last to read the
+/// bin counts, it leaves them zero for the next evaluation's binning.
+constexpr int kGatherLanes = 4;
+constexpr int kGatherAtoms = 32 / kGatherLanes;  ///< atoms per warp at a time
 template <int P>
 __global__ void __launch_bounds__(kThreads) gatherKernel(GridDims g, BinLayout bins, int binsPerWarp,
-                                                         const int* __restrict__ binCount,
+                                                         int* __restrict__ binCount,
                                                          const float4* __restrict__ wq,
                                                          const int* __restrict__ binTag,
                                                          const float* __restrict__ phi,
                                                          const BoxTerms* __restrict__ box,
                                                          float* __restrict__ forces) {
+  constexpr int kPerLane = (P + kGatherLanes - 1) / kGatherLanes;  // z points per lane
   const long long b0 = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * binsPerWarp;
-  const int lane = threadIdx.x & 31;
+  const int lane = threadIdx.x & 31, slot = lane / kGatherLanes, sub = lane % kGatherLanes;
   if (b0 >= (long long)bins.total) return;  // whole warps leave together
   const int runBins = int(min((long long)binsPerWarp, (long long)bins.total - b0));
-  const int count = lane < runBins ? min(__ldg(binCount + b0 + lane), bins.cap) : 0;
+  const int count = lane < runBins ? min(binCount[b0 + lane], bins.cap) : 0;
   int inclusive = count;
 #pragma unroll
   for (int o = 1; o < 32; o <<= 1) {
@@ -578,31 +743,82 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(GridDims g, BinLayout b
   }
   const int atoms = __shfl_sync(kFullMask, inclusive, 31);
   const float3 scale = box->scale;
-  for (int base = 0; base < atoms; base += 32) {
-    const int p = base + lane;
-    int j = 0;  // this lane's bin: the number of bins whose atoms all come before p
+  for (int base = 0; base < atoms; base += kGatherAtoms) {
+    const int p = base + slot;
+    int j = 0;  // this atom's bin: the number of bins whose atoms all come before p
 #pragma unroll
     for (int step = 16; step >= 1; step >>= 1) {
       const int v = __shfl_sync(kFullMask, inclusive, j + step - 1);
       if (v <= p) j += step;
     }
     const int start = __shfl_sync(kFullMask, inclusive - count, j);
-    if (p >= atoms) continue;
-    const unsigned int b = (unsigned int)(b0 + j);
-    const int tag = __ldg(binTag + binSlot(bins, b, p - start));
-    const int atom = tag >> kTagBits;
-    int origin[3], cell[3];
-    binOrigin(bins, b, origin);
-    tagCell(tag, origin, cell);
-    const float4 wqa = __ldg(wq + atom);
-    float rec[kGatherWeights<P>];
-    atomGatherWeights<P>(wqa, rec);
-    const float3 grad = atomPotentialGradient<P>(phi, g, cell[0], cell[1], cell[2], rec);
-    float* f = forces + 3 * std::size_t(atom);
-    f[0] = -wqa.w * scale.x * grad.x;
-    f[1] = -wqa.w * scale.y * grad.y;
-    f[2] = -wqa.w * scale.z * grad.z;
+    float gx = 0.f, gy = 0.f, gz = 0.f;
+    int atom = -1;
+    float q = 0.f;
+    if (p < atoms) {
+      const unsigned int b = (unsigned int)(b0 + j);
+      const int tag = __ldg(binTag + binSlot(bins, b, p - start));
+      atom = tag >> kTagBits;
+      int origin[3], cell[3];
+      binOrigin(bins, b, origin);
+      tagCell(tag, origin, cell);
+      const float4 wqa = __ldg(wq + atom);
+      q = wqa.w;
+      float tx[P], dx[P], ty[P], dy[P], tz[P], dz[P];
+      pme::bsplineWeights<P, float>(wqa.x, tx, dx);
+      pme::bsplineWeights<P, float>(wqa.y, ty, dy);
+      pme::bsplineWeights<P, float>(wqa.z, tz, dz);
+      int zOffset[kPerLane];
+      float zt[kPerLane], zd[kPerLane];
+#pragma unroll
+      for (int u = 0; u < kPerLane; ++u) {
+        const int c = sub + u * kGatherLanes;
+        int z = cell[2] + min(c, P - 1);
+        if (z >= g.k[2]) z -= g.k[2];
+        zOffset[u] = z;
+        float t = 0.f, d = 0.f;
+#pragma unroll
+        for (int k = 0; k < P; ++k) {  // tz[c] without a local-memory index
+          t = k == c ? tz[k] : t;
+          d = k == c ? dz[k] : d;
+        }
+        zt[u] = t;  // zero for c >= P: that lane's extra point adds nothing
+        zd[u] = d;
+      }
+#pragma unroll
+      for (int i = 0; i < P; ++i) {
+        const int ix = cell[0] + i < g.k[0] ? cell[0] + i : cell[0] + i - g.k[0];
+#pragma unroll
+        for (int jj = 0; jj < P; ++jj) {
+          const int iy = cell[1] + jj < g.k[1] ? cell[1] + jj : cell[1] + jj - g.k[1];
+          const float* const row = phi + (std::size_t(ix) * g.k[1] + iy) * g.k[2];
+          float sumT = 0.f, sumD = 0.f;
+#pragma unroll
+          for (int u = 0; u < kPerLane; ++u) {
+            const float v = __ldg(row + zOffset[u]);
+            sumT = fmaf(v, zt[u], sumT);
+            sumD = fmaf(v, zd[u], sumD);
+          }
+          gx = fmaf(dx[i] * ty[jj], sumT, gx);
+          gy = fmaf(tx[i] * dy[jj], sumT, gy);
+          gz = fmaf(tx[i] * ty[jj], sumD, gz);
+        }
+      }
+    }
+#pragma unroll
+    for (int o = 1; o < kGatherLanes; o <<= 1) {
+      gx += __shfl_xor_sync(kFullMask, gx, o);
+      gy += __shfl_xor_sync(kFullMask, gy, o);
+      gz += __shfl_xor_sync(kFullMask, gz, o);
+    }
+    if (atom >= 0 && sub == 0) {
+      float* f = forces + 3 * std::size_t(atom);
+      f[0] = -q * scale.x * gx;
+      f[1] = -q * scale.y * gy;
+      f[2] = -q * scale.z * gz;
+    }
   }
+  if (lane < runBins) binCount[b0 + lane] = 0;  // the last reader: the next binning starts from zero
 }
 
 // ---- Layer 4: host driver ---------------------------------------------------------------
@@ -648,6 +864,20 @@ class CufftPlan {
   CufftPlan& operator=(const CufftPlan&) = delete;
   void make(const std::array<int, 3>& K, cufftType type, cudaStream_t stream) {
     FARADAY_CUDA_CHECK(cufftPlan3d(&plan_, K[0], K[1], K[2], type));
+    made_ = true;
+    FARADAY_CUDA_CHECK(cufftSetStream(plan_, stream));
+  }
+  /// The (y, z) transforms of every x plane: K_x batched 2D transforms, real planes of
+  /// K_y K_z points, half-complex planes of K_y (K_z / 2 + 1).
+  void makePlanes(const std::array<int, 3>& K, cufftType type, cudaStream_t stream) {
+    int n[2] = {K[1], K[2]};
+    int realEmbed[2] = {K[1], K[2]};
+    int complexEmbed[2] = {K[1], K[2] / 2 + 1};
+    const int realDist = K[1] * K[2], complexDist = K[1] * (K[2] / 2 + 1);
+    const bool forward = type == CUFFT_R2C;
+    FARADAY_CUDA_CHECK(cufftPlanMany(&plan_, 2, n, forward ? realEmbed : complexEmbed, 1,
+                                     forward ? realDist : complexDist, forward ? complexEmbed : realEmbed, 1,
+                                     forward ? complexDist : realDist, type, K[0]));
     made_ = true;
     FARADAY_CUDA_CHECK(cufftSetStream(plan_, stream));
   }
@@ -726,7 +956,7 @@ class CudaPme final : public ReciprocalSolver {
 
     const std::size_t cells = pme::numCells(dims_);
     const std::size_t nComplex = std::size_t(dims_.k[0]) * dims_.k[1] * (dims_.k[2] / 2 + 1);
-    realGrid_ = DeviceBuffer<float>("pme real grid", cells + kGridPad);
+    realGrid_ = DeviceBuffer<float>("pme real grid", cells);
     complexGrid_ = DeviceBuffer<float2>("pme complex grid", nComplex);
     for (int d = 0; d < 3; ++d) {
       bins_.nb[d] = pme::binsAlong(dims_.k[d]);
@@ -759,14 +989,46 @@ class CudaPme final : public ReciprocalSolver {
       moduli_[d] = pme::bsplineModuli(dims_.k[d], params_.order);
       factors_[d] = DeviceBuffer<float>("pme influence factors", dims_.k[d]);
     }
-    forwardPlan_.make(params_.grid, CUFFT_R2C, stream_);
-    inversePlan_.make(params_.grid, CUFFT_C2R, stream_);
+    // Phases 3-5: by lines (2D cuFFT plans over (y, z), x transforms with the convolution in
+    // lineConvolveKernel) when K_x has no prime factor above 7 and a tile fits in shared
+    // memory; else 3D plans and convolveKernel.
+    int maxShared = 0;
+    FARADAY_CUDA_CHECK(cudaDeviceGetAttribute(&maxShared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    cudaFuncAttributes lineAttributes{};
+    FARADAY_CUDA_CHECK(cudaFuncGetAttributes(&lineAttributes, lineKernelFor(5)));
+    if (pme::makeLinePlan(dims_.k[0], linePlan_))
+      lineLogW_ = pme::lineTileLog(dims_.k[0], dims_.k[1], dims_.k[2] / 2 + 1, 2 * numSms_, kLineSharedBudget,
+                                   std::size_t(maxShared) - lineAttributes.sharedSizeBytes);
+    if (lineLogW_ >= 0) {
+      lineTilesZ_ = (dims_.k[2] / 2 + 1 + (1 << lineLogW_) - 1) >> lineLogW_;
+      const int blocks = dims_.k[1] * lineTilesZ_;
+      if (blocks > int(partials_.size())) partials_ = DeviceBuffer<Sums7>("pme energy partials", blocks);
+      std::vector<float2> tw(dims_.k[0]);
+      for (int m = 0; m < dims_.k[0]; ++m) {
+        const double angle = -2.0 * units::kPi * double(m) / double(dims_.k[0]);
+        tw[m] = make_float2(float(std::cos(angle)), float(std::sin(angle)));
+      }
+      twiddles_ = DeviceBuffer<float2>("pme x-transform twiddles", tw.size());
+      FARADAY_CUDA_CHECK(
+          cudaMemcpy(twiddles_.data(), tw.data(), tw.size() * sizeof(float2), cudaMemcpyHostToDevice));
+      FARADAY_CUDA_CHECK(cudaFuncSetAttribute(lineKernelFor(lineLogW_), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              int(pme::lineSharedBytes(dims_.k[0], lineLogW_))));
+      forwardPlan_.makePlanes(params_.grid, CUFFT_R2C, stream_);
+      inversePlan_.makePlanes(params_.grid, CUFFT_C2R, stream_);
+    } else {
+      forwardPlan_.make(params_.grid, CUFFT_R2C, stream_);
+      inversePlan_.make(params_.grid, CUFFT_C2R, stream_);
+    }
     reserve(numAtoms);
   }
 
   ~CudaPme() override { cudaStreamSynchronize(stream_); }
 
   std::string name() const override { return "cuda-pme"; }
+
+  /// From the event before the evaluation's graph launch to the end of its last kernel (the
+  /// untimed graph unless the call had timers, whose graph has an event node per phase).
+  double lastEvaluationSeconds() const override { return evaluationTimed_ ? elapsedSeconds(1, 7) : -1.0; }
 
   ReciprocalResult compute(const std::vector<Vec3>& positions, const std::vector<double>& charges, const Box& box,
                            std::vector<Vec3>& forces, Timers* timers) override {
@@ -782,6 +1044,7 @@ class CudaPme final : public ReciprocalSolver {
     auto mark = [&](int i) {
       if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[i], stream_));
     };
+    evaluationTimed_ = false;
 
     // Up: charges when they changed since the last call; positions always, as fixed-point
     // fractional coordinates (12 bytes per atom) in chunks, the host converting chunk k + 1
@@ -801,12 +1064,13 @@ class CudaPme final : public ReciprocalSolver {
       FARADAY_CUDA_CHECK(cudaMemcpyAsync(fractions_.data() + 3 * b, hostFractions_.data() + 3 * b,
                                          count * 3 * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_));
     }
-    mark(1);
+    FARADAY_CUDA_CHECK(cudaEventRecord(events_[1], stream_));  // also the evaluation's start
     // The evaluation, then down: the sums, and the forces in chunks, the host adding chunk k
     // while chunk k + 1 is on the bus. A bin that overflowed its capacity (the sums say so,
     // and they arrive before the first chunk) grows the bins and repeats the evaluation.
     for (int attempt = 0;; ++attempt) {
       launchEvaluation(n, timed);
+      if (!timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[7], stream_));  // the evaluation's end
       FARADAY_CUDA_CHECK(cudaMemcpyAsync(hostSums_.data(), sums_.data(), sizeof(EvaluationSums),
                                          cudaMemcpyDeviceToHost, stream_));
       int chunks = 0;
@@ -821,6 +1085,7 @@ class CudaPme final : public ReciprocalSolver {
       const int needed = hostSums_.data()->binsNeeded;
       if (needed > bins_.cap) {
         FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        countsZero_ = true;
         if (attempt > 0) throw pmeError(__LINE__, "PME bins overflowed again after growing to fit");
         growBins(needed + needed / 4 + 4);
         continue;
@@ -833,6 +1098,8 @@ class CudaPme final : public ReciprocalSolver {
       break;
     }
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    countsZero_ = true;
+    evaluationTimed_ = true;
 
     // Timers: the six phases from the events between them; "pme.transfer" from the copies
     // (the upload interval includes the host staging of all chunks but the first).
@@ -890,6 +1157,9 @@ class CudaPme final : public ReciprocalSolver {
       FARADAY_CUDA_CHECK(made);
       graph.atoms = n;
     }
+    if (!countsZero_)
+      FARADAY_CUDA_CHECK(cudaMemsetAsync(binCount_.data(), 0, binCount_.size() * sizeof(int), stream_));
+    countsZero_ = false;  // until this evaluation is known to have finished
     FARADAY_CUDA_CHECK(cudaGraphLaunch(graph.exec, stream_));
   }
 
@@ -916,9 +1186,10 @@ class CudaPme final : public ReciprocalSolver {
     chargesCount_ = 0;
     capacity_ = n;
     growBins(pme::initialBinCapacity(n, bins_.total));
-    // Atoms per gather warp: enough bins for about 27 atoms at the mean occupancy.
+    // Atoms per gather warp: enough bins for about three rounds of kGatherAtoms atoms at the
+    // mean occupancy.
     const double perBin = double(n) / double(bins_.total);
-    binsPerWarp_ = std::clamp(int(27.0 / std::max(perBin, 1e-3)), 1, 32);
+    binsPerWarp_ = std::clamp(int(3.0 * kGatherAtoms / std::max(perBin, 1e-3)), 1, 32);
   }
 
   /// Bin record slots for at least `cap` atoms per bin (kept when large enough).
@@ -959,8 +1230,7 @@ class CudaPme final : public ReciprocalSolver {
       // Under capture: an event-record node of the graph.
       if (timed) FARADAY_CUDA_CHECK(cudaEventRecordWithFlags(events_[i], stream_, cudaEventRecordExternal));
     };
-    // 1: cells, fractional parts, bins.
-    FARADAY_CUDA_CHECK(cudaMemsetAsync(binCount_.data(), 0, binCount_.size() * sizeof(int), stream_));
+    // 1: cells, fractional parts, bins (the counts are zero: see countsZero_).
     binKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, fractions_.data(), charges_.data(), dims_, bins_,
                                                                    binCount_.data(), wq_.data(), binTag_.data(),
                                                                    forceOut_.data());
@@ -975,18 +1245,28 @@ class CudaPme final : public ReciprocalSolver {
     FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
     mark(3);
 
-    // 3: forward FFT.
+    // 3: forward FFT (by lines: the (y, z) transforms).
     FARADAY_CUDA_CHECK(cufftExecR2C(forwardPlan_.get(), realGrid_.data(), complexGrid_.data()));
     mark(4);
 
-    // 4: influence function, energy, virial.
-    convolveKernel<<<reduceBlocks_, kReduceThreads, 0, stream_>>>(
-        dims_, complexGrid_.data(), factors_[0].data(), factors_[1].data(), factors_[2].data(), boxTerms_.data(),
-        partials_.data(), blocksDone_.data(), binCount_.data() + bins_.total, sums_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("convolveKernel");
+    // 4: influence function, energy, virial (by lines: with the x transforms both ways).
+    if (lineLogW_ >= 0) {
+      const int blocks = dims_.k[1] * lineTilesZ_;
+      lineKernelFor(lineLogW_)<<<blocks, kLineThreads, pme::lineSharedBytes(dims_.k[0], lineLogW_), stream_>>>(
+          dims_, linePlan_, lineTilesZ_, complexGrid_.data(), twiddles_.data(), factors_[0].data(),
+          factors_[1].data(), factors_[2].data(), boxTerms_.data(), partials_.data(), blocksDone_.data(),
+          binCount_.data() + bins_.total, sums_.data());
+      FARADAY_CUDA_CHECK_LAUNCH("lineConvolveKernel");
+    } else {
+      convolveKernel<<<reduceBlocks_, kReduceThreads, 0, stream_>>>(
+          dims_, complexGrid_.data(), factors_[0].data(), factors_[1].data(), factors_[2].data(), boxTerms_.data(),
+          partials_.data(), blocksDone_.data(), binCount_.data() + bins_.total, sums_.data());
+      FARADAY_CUDA_CHECK_LAUNCH("convolveKernel");
+    }
     mark(5);
 
-    // 5: inverse FFT (the potential grid replaces the charge grid).
+    // 5: inverse FFT (by lines: the (y, z) transforms); the potential grid replaces the
+    // charge grid.
     FARADAY_CUDA_CHECK(cufftExecC2R(inversePlan_.get(), complexGrid_.data(), realGrid_.data()));
     mark(6);
 
@@ -1010,9 +1290,18 @@ class CudaPme final : public ReciprocalSolver {
   int tableRows_ = 1;
   int binsPerWarp_ = 1;
   int reduceBlocks_ = 1;
+  pme::LinePlan linePlan_;
+  int lineLogW_ = -1;  ///< log2 of the line tile width; -1: 3D transforms and convolveKernel
+  int lineTilesZ_ = 0;
+  DeviceBuffer<float2> twiddles_;
   std::size_t capacity_ = 0;
   std::size_t chargesCount_ = 0;
   bool haveBox_ = false;
+  bool evaluationTimed_ = false;  ///< events 1 and 7 bracket the last evaluation
+  /// The bin counts (and the overflow count) are zero: a finished evaluation leaves them so
+  /// (the gather and the convolution's last block reset them); a first call, or a call after
+  /// an error, clears them before the graph.
+  bool countsZero_ = false;
   Vec3 boxLengths_{};
 
   std::array<std::vector<double>, 3> moduli_;

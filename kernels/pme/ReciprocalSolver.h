@@ -32,6 +32,8 @@ struct ReciprocalResult {
 ///   pme.convolve     influence function, energy and virial
 ///   pme.fft_inverse  complex-to-real 3D FFT
 ///   pme.gather       force interpolation
+/// (The GPU PME may do the x transforms inside pme.convolve: then pme.fft_forward and
+/// pme.fft_inverse are the (y, z) transforms.)
 class ReciprocalSolver {
  public:
   virtual ~ReciprocalSolver() = default;
@@ -40,6 +42,9 @@ class ReciprocalSolver {
   /// (sized like positions) and returns the reciprocal energy and virial.
   virtual ReciprocalResult compute(const std::vector<Vec3>& positions, const std::vector<double>& charges,
                                    const Box& box, std::vector<Vec3>& forces, Timers* timers) = 0;
+  /// Seconds the last compute() spent in the evaluation proper (binning to forces, with the
+  /// data on the device, transfers excluded), where the solver measures it; else < 0.
+  virtual double lastEvaluationSeconds() const { return -1.0; }
 };
 
 }  // namespace faraday

@@ -1,0 +1,96 @@
+#pragma once
+// Transforms along x of the GPU PME's half-complex spectrum (CudaPme.cu): a mixed-radix,
+// self-sorting (Stockham) FFT of length K_x, done in shared memory by one thread block per
+// tile of (m_y, m_z) columns, with the convolution between the forward and the inverse
+// transform. cuFFT does the (y, z) transforms as batched 2D plans, so the spectrum is read
+// and written once for the x transforms and the convolution together, not three times.
+//
+// Pass p of radix R (Ns = product of the radices before it, m = n / R butterflies): for
+// butterfly j, with k = j mod Ns,
+//   v[r] = in[j + r m] * w_n^(r k n / (Ns R)),  r = 0..R-1        (w_n = exp(-2 pi i / n))
+//   v    = DFT_R(v)
+//   out[(j - k) R + k + r Ns] = v[r]
+// After the last pass the transform is in natural order. Written once for host and device:
+// the tests replay it in double against a direct DFT.
+#include <cstddef>
+#include <cstdint>
+
+#include "engine/HostDevice.h"
+
+namespace faraday::pme {
+
+/// Radices of a line transform, 4 bits per pass (pass p in bits 4p..4p+3), first pass lowest.
+struct LinePlan {
+  int n = 0;
+  int passes = 0;
+  std::uint64_t radices = 0;
+};
+
+inline constexpr int kMaxLinePasses = 16;
+
+FARADAY_HD int lineRadix(const LinePlan& plan, int pass) { return int((plan.radices >> (4 * pass)) & 15u); }
+
+/// The plan for length n: radix-4 passes while 4 divides n, then 2, 3, 5 and 7. False when n
+/// has another prime factor (the caller then uses a 3D transform).
+inline bool makeLinePlan(int n, LinePlan& plan) {
+  plan = LinePlan{};
+  if (n < 1) return false;
+  plan.n = n;
+  int r = n;
+  for (int radix : {4, 2, 3, 5, 7})
+    while (r % radix == 0) {
+      if (plan.passes == kMaxLinePasses) return false;
+      plan.radices |= std::uint64_t(radix) << (4 * plan.passes++);
+      r /= radix;
+    }
+  return r == 1;
+}
+
+/// Butterflies j0, j0 + J, j0 + 2 J, ... of a pass of radix R after Ns = ns: k = j mod Ns,
+/// the output base (j - k) R + k, and the twiddle step k n / (Ns R), advanced without a
+/// division per butterfly (a thread of the kernel walks its butterflies this way).
+struct LineWalk {
+  int j, k, dst;
+  int stepK, stepDst;  ///< J mod Ns, (J - J mod Ns) R
+  FARADAY_HD LineWalk(int j0, int J, int R, int ns)
+      : j(j0), k(j0 % ns), dst((j0 - j0 % ns) * R + j0 % ns), stepK(J % ns), stepDst((J - J % ns) * R) {}
+  FARADAY_HD void next(int J, int R, int ns) {
+    j += J;
+    k += stepK;
+    dst += stepDst + stepK;
+    if (k >= ns) {
+      k -= ns;
+      dst += ns * R - ns;
+    }
+  }
+  /// Input r of the butterfly at j + r n / R, output r at dst + r Ns, twiddle power
+  /// r * twiddleStep(perK) of w_n, where perK = n / (R Ns) is the pass's constant.
+  FARADAY_HD int twiddleStep(int perK) const { return k * perK; }
+};
+
+/// Rows of a line tile in shared memory: n, rounded up to a multiple of 4 (the kernel
+/// permutes rows inside aligned groups of up to 4 to spread them over the banks).
+FARADAY_HD int lineTileRows(int n) { return (n + 3) / 4 * 4; }
+
+/// Shared memory of a line tile: the n twiddles and two tiles of lineTileRows(n) 2^logW
+/// complex floats.
+inline std::size_t lineSharedBytes(int n, int logW) {
+  return (std::size_t(n) + 2 * (std::size_t(lineTileRows(n)) << logW)) * 2 * sizeof(float);
+}
+
+/// log2 of the tile width (2 to 5: 4 to 32 columns) for x length n over ny m_y rows of kh
+/// m_z columns: the widest tile within `budget` bytes of shared memory that still gives
+/// `minBlocks` blocks; failing that, the narrowest within `maxShared`; -1 when none fits.
+inline int lineTileLog(int n, int ny, int kh, int minBlocks, std::size_t budget, std::size_t maxShared) {
+  int narrowest = -1;
+  for (int logW = 5; logW >= 2; --logW) {
+    const std::size_t bytes = lineSharedBytes(n, logW);
+    if (bytes > maxShared) continue;
+    const long long blocks = (long long)ny * ((kh + (1 << logW) - 1) >> logW);
+    if (bytes <= budget && blocks >= minBlocks) return logW;
+    narrowest = logW;
+  }
+  return narrowest;
+}
+
+}  // namespace faraday::pme
