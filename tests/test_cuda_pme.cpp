@@ -337,19 +337,20 @@ std::vector<std::complex<double>> replayLineTransform(const pme::LinePlan& plan,
   constexpr double kTwoPi = 2.0 * units::kPi;
   auto w = [&](long long power) { return std::polar(1.0, -kTwoPi * double(power % n) / double(n)); };
   std::vector<std::complex<double>> b(n);
-  int ns = 1;
-  for (int pass = 0; pass < plan.passes; ++pass) {
-    const int R = pme::lineRadix(plan, pass);
+  pme::LinePass passes[pme::kMaxLinePasses];
+  const int count = pme::linePasses(plan, J, passes);
+  for (int pass = 0; pass < count; ++pass) {
+    const pme::LinePass& p = passes[pass];
+    const int R = p.radix;
     for (int j0 = 0; j0 < J; ++j0)
-      for (pme::LineWalk f(j0, J, R, ns); f.j < n / R; f.next(J, R, ns)) {
+      for (pme::LineWalk f(j0, p); f.j < n / R; f.next(J, p)) {
         std::vector<std::complex<double>> v(R), out(R);
-        for (int r = 0; r < R; ++r) v[r] = a[f.j + r * (n / R)] * w((long long)r * f.twiddleStep(n / R / ns));
+        for (int r = 0; r < R; ++r) v[r] = a[f.j + r * (n / R)] * w((long long)r * f.twiddleStep(p));
         for (int q = 0; q < R; ++q)
           for (int r = 0; r < R; ++r) out[q] += v[r] * w((long long)(r * q % R) * (n / R));
-        for (int r = 0; r < R; ++r) b[f.dst + r * ns] = out[r];
+        for (int r = 0; r < R; ++r) b[f.dst + r * p.ns] = out[r];
       }
     std::swap(a, b);
-    ns *= R;
   }
   return a;
 }
@@ -368,6 +369,17 @@ TEST(CudaPmeGeometry, LinePlansFactorSmoothLengths) {
     }
     EXPECT_EQ(product, n);
   }
+}
+
+TEST(CudaPmeGeometry, LineWalkStartsAtTheRemainder) {
+  // k = j0 mod Ns from 1 / Ns in float, for every first butterfly a thread can have.
+  for (int ns = 1; ns <= 4096; ++ns)
+    for (int j0 = 0; j0 < pme::kMaxLineStride; ++j0) {
+      const pme::LinePass p{2, ns, 1, 0, 0, float(1.0 / ns)};
+      const pme::LineWalk walk(j0, p);
+      ASSERT_EQ(walk.k, j0 % ns) << "j0 " << j0 << " ns " << ns;
+      ASSERT_EQ(walk.dst, (j0 - j0 % ns) * 2 + j0 % ns);
+    }
 }
 
 TEST(CudaPmeGeometry, LineTransformReplayEqualsDirectDft) {
@@ -404,7 +416,7 @@ TEST(CudaPmeGeometry, LineTilesFitSharedMemoryAndFillTheGpu) {
   EXPECT_EQ(pme::lineTileLog(48, 200, 33, 264, kBudget, kMax), 5);
   // Too long a line for even 4 columns: none (the 3D transforms are used).
   EXPECT_EQ(pme::lineTileLog(5000, 8, 8, 264, kBudget, kMax), -1);
-  for (int logW = 2; logW <= 5; ++logW) EXPECT_EQ(pme::lineSharedBytes(100, logW), (100 + 2 * (100 << logW)) * 8u);
+  for (int logW = 2; logW <= 5; ++logW) EXPECT_EQ(pme::lineSharedBytes(100, logW), (200 + 2 * (100 << logW)) * 8u);
 }
 
 // ---- GPU against the CPU oracle -------------------------------------------------------------

@@ -85,6 +85,7 @@ struct BoxTerms {
 
 // ---- Layer 1: evaluators -------------------------------------------------------------
 
+
 /// Phase 1a for one atom: first grid index per dimension and the fractional parts w, from
 /// its fixed-point fractional coordinates f (PmeGridGeometry.h).
 template <int P>
@@ -228,7 +229,8 @@ __device__ __forceinline__ int comboOf(const int* comboOffset, int lo, int hi, i
 // ---- Layer 3: kernels ----------------------------------------------------------------------
 
 /// Phase 1: one thread per atom: cell, fractional parts (with q, in atom order) and a slot in
-/// its cell's bin. Atoms
+/// its cell's bin (the B-spline values and derivatives are evaluated from the fractional
+/// parts where they are used). Atoms
 /// with q = 0 are not binned: never spread, zero force (written here). The slot comes from an
 /// integer counter (its order varies between runs; the spreading orders each bin by atom
 /// index). A bin fuller than its capacity leaves its extra atoms out and records the count
@@ -399,37 +401,38 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
 }
 
 /// The end of the convolution: the block's energy and virial sums (cub::BlockReduce in
-/// double) go to partials[blockIdx.x]; the last block to finish sums the partials in index
-/// order (thread t adds partials t, t + blockDim, ..., then one block reduction) and writes
-/// them with the bin overflow count (which it resets). Which block is last varies, the sum does not; only an
-/// integer atomic counts the finished blocks. Every thread of the block must call it.
+/// double) go to partials[blockIdx.x], for sumPartials(). Every thread of the block must
+/// call it.
 template <int kBlock>
-__device__ __forceinline__ void finishSums(Sums7 local, Sums7* partials, unsigned int* __restrict__ blocksDone,
-                                           int* __restrict__ binsNeeded, EvaluationSums* __restrict__ out) {
+__device__ __forceinline__ void blockPartial(const Sums7& local, Sums7* __restrict__ partials) {
   using BlockReduce = cub::BlockReduce<Sums7, kBlock>;
   __shared__ typename BlockReduce::TempStorage temp;
-  __shared__ bool lastBlock;
   const Sums7 total = BlockReduce(temp).Reduce(local, Sums7Add());
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = total;
-    __threadfence();  // the partial is visible device-wide before the count includes it
-    lastBlock = atomicAdd(blocksDone, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();  // lastBlock is set, and temp may be used again
-  if (!lastBlock) return;
-  __threadfence();
+  if (threadIdx.x == 0) partials[blockIdx.x] = total;
+}
+
+/// The final reduction of the convolution's block partials, by one block of kBlock threads
+/// (block 0 of the gather, which runs after the convolution has finished): thread t adds
+/// partials t, t + kBlock, ... in index order, then one block reduction in double; the sums
+/// go out with the bin overflow count, which is reset for the next binning. Every thread of
+/// the block must call it.
+template <int kBlock>
+__device__ __forceinline__ void sumPartials(const Sums7* __restrict__ partials, int count,
+                                            int* __restrict__ binsNeeded, EvaluationSums* __restrict__ out) {
+  using BlockReduce = cub::BlockReduce<Sums7, kBlock>;
+  __shared__ typename BlockReduce::TempStorage temp;
+  Sums7 local;
 #pragma unroll
   for (int c = 0; c < 7; ++c) local.v[c] = 0.0;
-  for (int p = threadIdx.x; p < int(gridDim.x); p += blockDim.x) {
+  for (int p = threadIdx.x; p < count; p += kBlock) {
 #pragma unroll
-    for (int c = 0; c < 7; ++c) local.v[c] += __ldcg(&partials[p].v[c]);  // from L2, not a stale L1
+    for (int c = 0; c < 7; ++c) local.v[c] += partials[p].v[c];
   }
   const Sums7 sum = BlockReduce(temp).Reduce(local, Sums7Add());
   if (threadIdx.x == 0) {
     out->sums = sum;
     out->binsNeeded = *binsNeeded;
-    *binsNeeded = 0;   // the overflow count starts from zero at the next binning
-    *blocksDone = 0u;  // ready for the next evaluation
+    *binsNeeded = 0;  // the overflow count starts from zero at the next binning
   }
 }
 
@@ -459,16 +462,13 @@ __device__ __forceinline__ float convolutionTerm(float2 s, float mx, float my, f
 /// (see CpuPme::convolve). One warp per (m_x, m_y) line at a time, lanes along m_z. The
 /// terms are formed in float (relative error ~1e-7 each); a lane sums its few terms of a line
 /// (at most ceil((K_z/2 + 1)/32)) in float, then the line sums in double in a fixed order,
-/// then per block with cub::BlockReduce; the last block to finish sums the block partials
-/// in index order and also passes on the bin overflow count.
+/// then per block with cub::BlockReduce (blockPartial()).
 __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, float2* __restrict__ spectrum,
                                                                  const float* __restrict__ fx,
                                                                  const float* __restrict__ fy,
                                                                  const float* __restrict__ fz,
-                                                                 const BoxTerms* __restrict__ box, Sums7* partials,
-                                                                 unsigned int* __restrict__ blocksDone,
-                                                                 int* __restrict__ binsNeeded,
-                                                                 EvaluationSums* __restrict__ out) {
+                                                                 const BoxTerms* __restrict__ box,
+                                                                 Sums7* __restrict__ partials) {
   const int kh = g.k[2] / 2 + 1;
   const int lines = g.k[0] * g.k[1];
   const int warpsPerBlock = kReduceThreads / 32;
@@ -500,7 +500,7 @@ __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, flo
 #pragma unroll
     for (int c = 0; c < 7; ++c) local.v[c] += double(part[c]);
   }
-  finishSums<kReduceThreads>(local, partials, blocksDone, binsNeeded, out);
+  blockPartial<kReduceThreads>(local, partials);
 }
 
 // ---- Phases 3-5 by lines: (y, z) transforms by cuFFT, x transforms here (LineFft.h) ----
@@ -585,66 +585,69 @@ __device__ __forceinline__ int tileIndex(int x, int w) {
 /// One Stockham pass of radix R over the 2^LogW columns of a tile: thread t takes column
 /// t mod 2^LogW and butterflies j0 = t >> LogW, j0 + J, ... (J = kLineThreads >> LogW).
 template <int R, int LogW>
-__device__ __forceinline__ void linePass(const float2* in, float2* out, const float2* tw, int n, int ns) {
+__device__ __forceinline__ void linePass(const float2* in, float2* out, const float2* tw, int n,
+                                         const pme::LinePass& pass) {
   constexpr int J = kLineThreads >> LogW;
   const int m = n / R;
   const int w = threadIdx.x & ((1 << LogW) - 1);
-  const int perK = m / ns;
-  for (pme::LineWalk b(threadIdx.x >> LogW, J, R, ns); b.j < m; b.next(J, R, ns)) {
+  for (pme::LineWalk b(threadIdx.x >> LogW, pass); b.j < m; b.next(J, pass)) {
     float2 v[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) v[r] = in[tileIndex<LogW>(b.j + r * m, w)];
     if (b.k != 0) {
-      const int step = b.twiddleStep(perK);
+      const int step = b.twiddleStep(pass);
 #pragma unroll
       for (int r = 1; r < R; ++r) v[r] = cmul(v[r], tw[r * step]);
     }
     smallDft<R>(v, tw, n);
 #pragma unroll
-    for (int r = 0; r < R; ++r) out[tileIndex<LogW>(b.dst + r * ns, w)] = v[r];
+    for (int r = 0; r < R; ++r) out[tileIndex<LogW>(b.dst + r * pass.ns, w)] = v[r];
   }
 }
 
-/// Forward transform of every column of the tile in a (b is scratch); returns the buffer that
-/// holds the result. Ends with the block synchronised.
+/// Forward transform of every column of the tile in a (b is scratch) by the `count` passes
+/// of `passes` (shared memory); returns the buffer that holds the result. Ends with the
+/// block synchronised.
 template <int LogW>
-__device__ __forceinline__ float2* lineForward(float2* a, float2* b, const float2* tw, const pme::LinePlan plan) {
-  int ns = 1;
-  for (int p = 0; p < plan.passes; ++p) {
-    const int R = pme::lineRadix(plan, p);
-    switch (R) {
-      case 2: linePass<2, LogW>(a, b, tw, plan.n, ns); break;
-      case 3: linePass<3, LogW>(a, b, tw, plan.n, ns); break;
-      case 4: linePass<4, LogW>(a, b, tw, plan.n, ns); break;
-      case 5: linePass<5, LogW>(a, b, tw, plan.n, ns); break;
-      default: linePass<7, LogW>(a, b, tw, plan.n, ns); break;
+__device__ __forceinline__ float2* lineForward(float2* a, float2* b, const float2* tw, int n,
+                                               const pme::LinePass* passes, int count) {
+  for (int p = 0; p < count; ++p) {
+    const pme::LinePass pass = passes[p];
+    switch (pass.radix) {
+      case 2: linePass<2, LogW>(a, b, tw, n, pass); break;
+      case 3: linePass<3, LogW>(a, b, tw, n, pass); break;
+      case 4: linePass<4, LogW>(a, b, tw, n, pass); break;
+      case 5: linePass<5, LogW>(a, b, tw, n, pass); break;
+      default: linePass<7, LogW>(a, b, tw, n, pass); break;
     }
     __syncthreads();
     float2* const t = a;
     a = b;
     b = t;
-    ns *= R;
   }
   return a;
 }
 
 /// Phases 3b-5a: one block per tile of 2^LogW consecutive m_z columns of one m_y, all K_x
 /// values of m_x, after the (y, z) forward transform: the x transform, the convolution
-/// (energy and virial terms as convolveKernel, in a fixed order per thread), and the x
-/// inverse transform, done as conj(DFT(conj(.))) by the same forward passes. Shared memory:
-/// the twiddles w_n^0..w_n^(n-1), then two tiles of lineTileRows(n) rows. Thread t always
-/// handles column t mod 2^LogW, rows t >> LogW, + J, ... outside the passes.
+/// (energy and virial terms as convolveKernel), and the x inverse transform, done as
+/// conj(DFT(conj(.))) by the same forward passes. Shared memory: the twiddles
+/// w_n^0..w_n^(n-1), {f_x, m_x} per m_x, then two tiles of lineTileRows(n) rows. Thread t
+/// always handles column t mod 2^LogW, rows t >> LogW, + J, ... outside the passes; with m_y
+/// and m_z fixed, it sums E, W and the virial's m_x moments over its rows in a fixed order.
 template <int LogW>
-__global__ void __launch_bounds__(kLineThreads) lineConvolveKernel(
-    GridDims g, pme::LinePlan plan, int tilesZ, float2* __restrict__ spectrum, const float2* __restrict__ twiddles,
-    const float* __restrict__ fx, const float* __restrict__ fy, const float* __restrict__ fz,
-    const BoxTerms* __restrict__ box, Sums7* partials, unsigned int* __restrict__ blocksDone,
-    int* __restrict__ binsNeeded, EvaluationSums* __restrict__ out) {
+__global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
+    GridDims g, int passCount, const pme::LinePass* __restrict__ passTable, int tilesZ, float2* __restrict__ spectrum,
+    const float2* __restrict__ twiddles, const float* __restrict__ fx, const float* __restrict__ fy,
+    const float* __restrict__ fz, const BoxTerms* __restrict__ box, Sums7* __restrict__ partials) {
   constexpr int J = kLineThreads >> LogW;
+  static_assert(J <= pme::kMaxLineStride, "LineWalk needs at most kMaxLineStride threads per column");
   extern __shared__ float2 lineShared[];
+  __shared__ pme::LinePass passes[pme::kMaxLinePasses];
   const int n = g.k[0], ny = g.k[1], kh = g.k[2] / 2 + 1;
   float2* const tw = lineShared;
-  float2* const a = tw + n;
+  float2* const xTerms = tw + n;  // {f_x, m_x} per m_x
+  float2* const a = xTerms + n;
   float2* const b = a + (pme::lineTileRows(n) << LogW);
   const int iy = blockIdx.x / tilesZ;
   const int z0 = (blockIdx.x - iy * tilesZ) << LogW;
@@ -652,7 +655,12 @@ __global__ void __launch_bounds__(kLineThreads) lineConvolveKernel(
   const bool inside = z0 + w < kh;  // this thread's column exists (the last tile may be narrower)
   const std::size_t rowStride = std::size_t(ny) * kh;
   float2* const column = spectrum + (std::size_t(x0) * ny + iy) * kh + z0 + w;  // row x0
-  for (int m = threadIdx.x; m < n; m += kLineThreads) tw[m] = __ldg(twiddles + m);
+  const float3 invLength = box->invLength;
+  if (threadIdx.x < passCount) passes[threadIdx.x] = passTable[threadIdx.x];
+  for (int m = threadIdx.x; m < n; m += kLineThreads) {
+    tw[m] = __ldg(twiddles + m);
+    xTerms[m] = make_float2(__ldg(fx + m), float(m <= n / 2 ? m : m - n) * invLength.x);
+  }
   // kLineBatch loads in flight per thread before their values are stored.
   for (int x = x0; x < n; x += kLineBatch * J) {
     float2 v[kLineBatch];
@@ -664,32 +672,39 @@ __global__ void __launch_bounds__(kLineThreads) lineConvolveKernel(
       if (x + u * J < n) a[tileIndex<LogW>(x + u * J, w)] = v[u];
   }
   __syncthreads();
-  float2* const s = lineForward<LogW>(a, b, tw, plan);
+  float2* const s = lineForward<LogW>(a, b, tw, n, passes, passCount);
 
-  const float3 invLength = box->invLength;
+  // Per element, with m^2 = m_x^2 + m_y^2 + m_z^2 and eterm = k_C f_x f_y f_z / (pi V m^2):
+  // E = weight eterm |S|^2 and W_ab = E (delta_ab - vfac m_a m_b), vfac = 2 (1 + pi^2 m^2 /
+  // beta^2) / m^2. As m_y and m_z are the thread's constants, it sums E, ev = E vfac,
+  // ev m_x and ev m_x^2 only.
   const float piOverBeta2 = box->piOverBeta2;
   const float my = float(iy <= ny / 2 ? iy : iy - ny) * invLength.y;
   const int iz = z0 + w;
   const float mz = float(iz) * invLength.z;
+  const float myz2 = my * my + mz * mz;
   const float pyz = inside ? box->prefactor * __ldg(fy + iy) * __ldg(fz + iz) : 0.f;
   const float weight = (iz == 0 || 2 * iz == g.k[2]) ? 0.5f : 1.0f;  // 1/2 of the m_z planes stored once
-  float part[7] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+  float sumE = 0.f, sumEv = 0.f, sumEvMx = 0.f, sumEvMx2 = 0.f;
   if (inside) {
     for (int ix = x0; ix < n; ix += J) {
       const int at = tileIndex<LogW>(ix, w);
-      float2 v = s[at];
-      if (ix == 0 && iy == 0 && iz == 0) {
-        v = make_float2(0.f, 0.f);  // m = 0: the neutralising background, done elsewhere
-      } else {
-        const float mx = float(ix <= n / 2 ? ix : ix - n) * invLength.x;
-        const float eterm = convolutionTerm(v, mx, my, mz, pyz * __ldg(fx + ix), weight, piOverBeta2, part);
-        v = make_float2(v.x * eterm, -v.y * eterm);  // conjugated for the inverse
-      }
-      s[at] = v;
+      const float2 v = s[at];
+      const float2 t = xTerms[ix];  // f_x, m_x
+      const float m2 = fmaf(t.y, t.y, myz2);
+      const float invM2 = m2 > 0.f ? __fdividef(1.f, m2) : 0.f;  // m = 0: the neutralising background, done elsewhere
+      const float eterm = pyz * t.x * invM2;
+      const float e = weight * eterm * fmaf(v.x, v.x, v.y * v.y);
+      const float ev = e * (2.f * fmaf(piOverBeta2, m2, 1.f) * invM2);
+      sumE += e;
+      sumEv += ev;
+      sumEvMx = fmaf(ev, t.y, sumEvMx);
+      sumEvMx2 = fmaf(ev * t.y, t.y, sumEvMx2);
+      s[at] = make_float2(v.x * eterm, -v.y * eterm);  // conjugated for the inverse
     }
   }
   __syncthreads();
-  const float2* const r = lineForward<LogW>(s, s == a ? b : a, tw, plan);
+  const float2* const r = lineForward<LogW>(s, s == a ? b : a, tw, n, passes, passCount);
   if (inside) {
     for (int x = x0; x < n; x += J) {
       const float2 v = r[tileIndex<LogW>(x, w)];
@@ -697,9 +712,15 @@ __global__ void __launch_bounds__(kLineThreads) lineConvolveKernel(
     }
   }
   Sums7 local;
-#pragma unroll
-  for (int c = 0; c < 7; ++c) local.v[c] = double(part[c]);
-  finishSums<kLineThreads>(local, partials, blocksDone, binsNeeded, out);
+  const double e = sumE, ev = sumEv, evMx = sumEvMx;
+  local.v[0] = e;
+  local.v[1] = e - double(sumEvMx2);
+  local.v[2] = e - ev * double(my) * double(my);
+  local.v[3] = e - ev * double(mz) * double(mz);
+  local.v[4] = -evMx * double(my);
+  local.v[5] = -evMx * double(mz);
+  local.v[6] = -ev * double(my) * double(mz);
+  blockPartial<kLineThreads>(local, partials);
 }
 
 /// The instantiation for a tile of 2^logW columns (2..5).
@@ -719,6 +740,7 @@ inline LineKernel lineKernelFor(int logW) {
 /// gradients are summed by a fixed butterfly of shuffles. Weights and derivatives from
 /// {w, q}; F = -q (K/L) grad, written in atom order as float triples. The last to read the
 /// bin counts, it leaves them zero for the next evaluation's binning.
+/// Block 0 first sums the convolution's energy and virial partials (sumPartials()).
 constexpr int kGatherLanes = 4;
 constexpr int kGatherAtoms = 32 / kGatherLanes;  ///< atoms per warp at a time
 template <int P>
@@ -728,8 +750,12 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(GridDims g, BinLayout b
                                                          const int* __restrict__ binTag,
                                                          const float* __restrict__ phi,
                                                          const BoxTerms* __restrict__ box,
-                                                         float* __restrict__ forces) {
+                                                         float* __restrict__ forces,
+                                                         const Sums7* __restrict__ partials, int partialCount,
+                                                         int* __restrict__ binsNeeded,
+                                                         EvaluationSums* __restrict__ out) {
   constexpr int kPerLane = (P + kGatherLanes - 1) / kGatherLanes;  // z points per lane
+  if (blockIdx.x == 0) sumPartials<kThreads>(partials, partialCount, binsNeeded, out);
   const long long b0 = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * binsPerWarp;
   const int lane = threadIdx.x & 31, slot = lane / kGatherLanes, sub = lane % kGatherLanes;
   if (b0 >= (long long)bins.total) return;  // whole warps leave together
@@ -785,24 +811,35 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(GridDims g, BinLayout b
         zt[u] = t;  // zero for c >= P: that lane's extra point adds nothing
         zd[u] = d;
       }
+      // Per x plane i: A_u = sum_j theta_y[j] phi, B_u = sum_j dtheta_y[j] phi over the
+      // lane's z point u; then the z weights, then the x weights.
 #pragma unroll
       for (int i = 0; i < P; ++i) {
         const int ix = cell[0] + i < g.k[0] ? cell[0] + i : cell[0] + i - g.k[0];
+        float sA[kPerLane], sB[kPerLane];
+#pragma unroll
+        for (int u = 0; u < kPerLane; ++u) sA[u] = sB[u] = 0.f;
 #pragma unroll
         for (int jj = 0; jj < P; ++jj) {
           const int iy = cell[1] + jj < g.k[1] ? cell[1] + jj : cell[1] + jj - g.k[1];
           const float* const row = phi + (std::size_t(ix) * g.k[1] + iy) * g.k[2];
-          float sumT = 0.f, sumD = 0.f;
 #pragma unroll
           for (int u = 0; u < kPerLane; ++u) {
             const float v = __ldg(row + zOffset[u]);
-            sumT = fmaf(v, zt[u], sumT);
-            sumD = fmaf(v, zd[u], sumD);
+            sA[u] = fmaf(ty[jj], v, sA[u]);
+            sB[u] = fmaf(dy[jj], v, sB[u]);
           }
-          gx = fmaf(dx[i] * ty[jj], sumT, gx);
-          gy = fmaf(tx[i] * dy[jj], sumT, gy);
-          gz = fmaf(tx[i] * ty[jj], sumD, gz);
         }
+        float sumT = 0.f, sumY = 0.f, sumD = 0.f;
+#pragma unroll
+        for (int u = 0; u < kPerLane; ++u) {
+          sumT = fmaf(zt[u], sA[u], sumT);
+          sumY = fmaf(zt[u], sB[u], sumY);
+          sumD = fmaf(zd[u], sA[u], sumD);
+        }
+        gx = fmaf(dx[i], sumT, gx);
+        gy = fmaf(tx[i], sumY, gy);
+        gz = fmaf(tx[i], sumD, gz);
       }
     }
 #pragma unroll
@@ -981,8 +1018,6 @@ class CudaPme final : public ReciprocalSolver {
     reduceBlocks_ = std::clamp(blocksFor(std::size_t(lines) * 32, kReduceThreads), 1, std::min(4 * numSms_, kMaxReduceBlocks));
     partials_ = DeviceBuffer<Sums7>("pme energy partials", reduceBlocks_);
     sums_ = DeviceBuffer<EvaluationSums>("pme energy sums", 1);
-    blocksDone_ = DeviceBuffer<unsigned int>("pme convolution block counter", 1);
-    FARADAY_CUDA_CHECK(cudaMemsetAsync(blocksDone_.data(), 0, sizeof(unsigned int), stream_));
     boxTerms_ = DeviceBuffer<BoxTerms>("pme box terms", 1);
     hostSums_.resize(1, "pme energy sums");
     for (int d = 0; d < 3; ++d) {
@@ -1009,6 +1044,11 @@ class CudaPme final : public ReciprocalSolver {
         tw[m] = make_float2(float(std::cos(angle)), float(std::sin(angle)));
       }
       twiddles_ = DeviceBuffer<float2>("pme x-transform twiddles", tw.size());
+      pme::LinePass passes[pme::kMaxLinePasses];
+      linePassCount_ = pme::linePasses(linePlan_, kLineThreads >> lineLogW_, passes);
+      linePasses_ = DeviceBuffer<pme::LinePass>("pme x-transform passes", std::size_t(linePassCount_));
+      FARADAY_CUDA_CHECK(cudaMemcpy(linePasses_.data(), passes, std::size_t(linePassCount_) * sizeof(pme::LinePass),
+                                    cudaMemcpyHostToDevice));
       FARADAY_CUDA_CHECK(
           cudaMemcpy(twiddles_.data(), tw.data(), tw.size() * sizeof(float2), cudaMemcpyHostToDevice));
       FARADAY_CUDA_CHECK(cudaFuncSetAttribute(lineKernelFor(lineLogW_), cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1186,10 +1226,10 @@ class CudaPme final : public ReciprocalSolver {
     chargesCount_ = 0;
     capacity_ = n;
     growBins(pme::initialBinCapacity(n, bins_.total));
-    // Atoms per gather warp: enough bins for about three rounds of kGatherAtoms atoms at the
+    // Atoms per gather warp: enough bins for about two rounds of kGatherAtoms atoms at the
     // mean occupancy.
     const double perBin = double(n) / double(bins_.total);
-    binsPerWarp_ = std::clamp(int(3.0 * kGatherAtoms / std::max(perBin, 1e-3)), 1, 32);
+    binsPerWarp_ = std::clamp(int(2.0 * kGatherAtoms / std::max(perBin, 1e-3)), 1, 32);
   }
 
   /// Bin record slots for at least `cap` atoms per bin (kept when large enough).
@@ -1240,8 +1280,8 @@ class CudaPme final : public ReciprocalSolver {
     // 2: every brick gathers its charge.
     const int bricks = nBricks_[0] * nBricks_[1] * nBricks_[2];
     spreadKernel<P><<<bricks, kThreads, 0, stream_>>>(dims_, bins_, make_int3(nBricks_[0], nBricks_[1], nBricks_[2]),
-                                                      brickTable_.data(), tableRows_, binCount_.data(), wq_.data(), binTag_.data(),
-                                                      realGrid_.data());
+                                                      brickTable_.data(), tableRows_, binCount_.data(), wq_.data(),
+                                                      binTag_.data(), realGrid_.data());
     FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
     mark(3);
 
@@ -1249,18 +1289,19 @@ class CudaPme final : public ReciprocalSolver {
     FARADAY_CUDA_CHECK(cufftExecR2C(forwardPlan_.get(), realGrid_.data(), complexGrid_.data()));
     mark(4);
 
-    // 4: influence function, energy, virial (by lines: with the x transforms both ways).
+    // 4: influence function, energy and virial block partials (by lines: with the x
+    // transforms both ways).
+    int partialCount = reduceBlocks_;
     if (lineLogW_ >= 0) {
-      const int blocks = dims_.k[1] * lineTilesZ_;
-      lineKernelFor(lineLogW_)<<<blocks, kLineThreads, pme::lineSharedBytes(dims_.k[0], lineLogW_), stream_>>>(
-          dims_, linePlan_, lineTilesZ_, complexGrid_.data(), twiddles_.data(), factors_[0].data(),
-          factors_[1].data(), factors_[2].data(), boxTerms_.data(), partials_.data(), blocksDone_.data(),
-          binCount_.data() + bins_.total, sums_.data());
+      partialCount = dims_.k[1] * lineTilesZ_;
+      lineKernelFor(lineLogW_)<<<partialCount, kLineThreads, pme::lineSharedBytes(dims_.k[0], lineLogW_), stream_>>>(
+          dims_, linePassCount_, linePasses_.data(), lineTilesZ_, complexGrid_.data(), twiddles_.data(),
+          factors_[0].data(), factors_[1].data(), factors_[2].data(), boxTerms_.data(), partials_.data());
       FARADAY_CUDA_CHECK_LAUNCH("lineConvolveKernel");
     } else {
-      convolveKernel<<<reduceBlocks_, kReduceThreads, 0, stream_>>>(
-          dims_, complexGrid_.data(), factors_[0].data(), factors_[1].data(), factors_[2].data(), boxTerms_.data(),
-          partials_.data(), blocksDone_.data(), binCount_.data() + bins_.total, sums_.data());
+      convolveKernel<<<reduceBlocks_, kReduceThreads, 0, stream_>>>(dims_, complexGrid_.data(), factors_[0].data(),
+                                                                    factors_[1].data(), factors_[2].data(),
+                                                                    boxTerms_.data(), partials_.data());
       FARADAY_CUDA_CHECK_LAUNCH("convolveKernel");
     }
     mark(5);
@@ -1270,11 +1311,12 @@ class CudaPme final : public ReciprocalSolver {
     FARADAY_CUDA_CHECK(cufftExecC2R(inversePlan_.get(), complexGrid_.data(), realGrid_.data()));
     mark(6);
 
-    // 6: forces.
+    // 6: forces; block 0 also sums the energy and virial partials.
     const std::size_t gatherWarps = (std::size_t(bins_.total) + binsPerWarp_ - 1) / binsPerWarp_;
     gatherKernel<P><<<blocksFor(gatherWarps * 32, kThreads), kThreads, 0, stream_>>>(
-        dims_, bins_, binsPerWarp_, binCount_.data(), wq_.data(), binTag_.data(), realGrid_.data(), boxTerms_.data(),
-        forceOut_.data());
+        dims_, bins_, binsPerWarp_, binCount_.data(), wq_.data(), binTag_.data(), realGrid_.data(),
+        boxTerms_.data(), forceOut_.data(), partials_.data(), partialCount, binCount_.data() + bins_.total,
+        sums_.data());
     FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
     mark(7);
   }
@@ -1294,6 +1336,8 @@ class CudaPme final : public ReciprocalSolver {
   int lineLogW_ = -1;  ///< log2 of the line tile width; -1: 3D transforms and convolveKernel
   int lineTilesZ_ = 0;
   DeviceBuffer<float2> twiddles_;
+  int linePassCount_ = 0;
+  DeviceBuffer<pme::LinePass> linePasses_;
   std::size_t capacity_ = 0;
   std::size_t chargesCount_ = 0;
   bool haveBox_ = false;
@@ -1314,7 +1358,6 @@ class CudaPme final : public ReciprocalSolver {
   DeviceBuffer<float2> complexGrid_;
   DeviceBuffer<Sums7> partials_;
   DeviceBuffer<EvaluationSums> sums_;
-  DeviceBuffer<unsigned int> blocksDone_;
   DeviceBuffer<BoxTerms> boxTerms_;
   PinnedBuffer<std::uint32_t> hostFractions_;
   PinnedBuffer<double> hostCharges_;

@@ -46,36 +46,58 @@ inline bool makeLinePlan(int n, LinePlan& plan) {
   return r == 1;
 }
 
-/// Butterflies j0, j0 + J, j0 + 2 J, ... of a pass of radix R after Ns = ns: k = j mod Ns,
-/// the output base (j - k) R + k, and the twiddle step k n / (Ns R), advanced without a
-/// division per butterfly (a thread of the kernel walks its butterflies this way).
+/// The constants of one pass for threads that take every J-th butterfly (J <= 64): radix R,
+/// Ns (product of the radices before it), perK = n / (R Ns) (twiddle power per unit of k),
+/// J mod Ns and (J - J mod Ns) R (the steps of k and of the output base), and 1 / Ns.
+struct LinePass {
+  int radix, ns, perK, stepK, stepDst;
+  float invNs;
+};
+
+inline constexpr int kMaxLineStride = 64;
+
+/// The passes of `plan` for butterfly stride J (1 <= J <= kMaxLineStride).
+inline int linePasses(const LinePlan& plan, int J, LinePass out[kMaxLinePasses]) {
+  int ns = 1;
+  for (int p = 0; p < plan.passes; ++p) {
+    const int R = lineRadix(plan, p);
+    out[p] = LinePass{R, ns, plan.n / (R * ns), J % ns, (J - J % ns) * R, float(1.0 / ns)};
+    ns *= R;
+  }
+  return plan.passes;
+}
+
+/// Butterflies j0, j0 + J, j0 + 2 J, ... (j0 < J) of a pass: k = j mod Ns and the output base
+/// (j - k) R + k, advanced without a division (j0 mod Ns from 1 / Ns in float: exact for
+/// j0 < 64, whose quotient is at least 0.5 / Ns away from an integer).
 struct LineWalk {
   int j, k, dst;
-  int stepK, stepDst;  ///< J mod Ns, (J - J mod Ns) R
-  FARADAY_HD LineWalk(int j0, int J, int R, int ns)
-      : j(j0), k(j0 % ns), dst((j0 - j0 % ns) * R + j0 % ns), stepK(J % ns), stepDst((J - J % ns) * R) {}
-  FARADAY_HD void next(int J, int R, int ns) {
+  FARADAY_HD LineWalk(int j0, const LinePass& p) : j(j0) {
+    k = p.ns > j0 ? j0 : j0 - p.ns * int((float(j0) + 0.5f) * p.invNs);
+    dst = (j0 - k) * p.radix + k;
+  }
+  FARADAY_HD void next(int J, const LinePass& p) {
     j += J;
-    k += stepK;
-    dst += stepDst + stepK;
-    if (k >= ns) {
-      k -= ns;
-      dst += ns * R - ns;
+    k += p.stepK;
+    dst += p.stepDst + p.stepK;
+    if (k >= p.ns) {
+      k -= p.ns;
+      dst += (p.radix - 1) * p.ns;
     }
   }
   /// Input r of the butterfly at j + r n / R, output r at dst + r Ns, twiddle power
-  /// r * twiddleStep(perK) of w_n, where perK = n / (R Ns) is the pass's constant.
-  FARADAY_HD int twiddleStep(int perK) const { return k * perK; }
+  /// r k perK of w_n.
+  FARADAY_HD int twiddleStep(const LinePass& p) const { return k * p.perK; }
 };
 
 /// Rows of a line tile in shared memory: n, rounded up to a multiple of 4 (the kernel
 /// permutes rows inside aligned groups of up to 4 to spread them over the banks).
 FARADAY_HD int lineTileRows(int n) { return (n + 3) / 4 * 4; }
 
-/// Shared memory of a line tile: the n twiddles and two tiles of lineTileRows(n) 2^logW
-/// complex floats.
+/// Shared memory of a line tile: the n twiddles, n per-m_x convolution factors (two floats
+/// each), and two tiles of lineTileRows(n) 2^logW complex floats.
 inline std::size_t lineSharedBytes(int n, int logW) {
-  return (std::size_t(n) + 2 * (std::size_t(lineTileRows(n)) << logW)) * 2 * sizeof(float);
+  return (2 * std::size_t(n) + 2 * (std::size_t(lineTileRows(n)) << logW)) * 2 * sizeof(float);
 }
 
 /// log2 of the tile width (2 to 5: 4 to 32 columns) for x length n over ny m_y rows of kh
