@@ -310,7 +310,7 @@ int benchPme(const std::vector<std::string>& args) {
               << ",\"" << ph << "\"," << val << '\n';
     }
     for (const auto& [plat, t] : times)
-      std::printf("  %7d %-4s grid %dx%dx%d: (a) evaluation %8.3f ms, (b) whole compute() %8.3f ms\n", n,
+      std::printf("  %7d %-4s grid %dx%dx%d: (a) evaluation %9.4f ms, (b) whole compute() %9.4f ms\n", n,
                   plat.c_str(), g[0], g[1], g[2], 1e3 * t.at("(a) evaluation"), 1e3 * t.at("(b) whole compute()"));
     if (pairSeconds >= 0) {
       std::printf("  %-18s %12.3f %12s %10s\n", "real-space pairs", 1e3 * pairSeconds, "-", "-");
