@@ -363,7 +363,7 @@ TEST(CudaPmeGeometry, LinePlansFactorSmoothLengths) {
     if (!made) continue;
     long long product = 1;
     for (int p = 0; p < plan.passes; ++p) {
-      const int R = pme::lineRadix(plan, p);
+      const int R = plan.radix[p];
       EXPECT_TRUE(R == 2 || R == 3 || R == 4 || R == 5 || R == 7) << n;
       product *= R;
     }

@@ -14,7 +14,7 @@
 //               influence function with the energy and virial terms, and the inverse x
 //               transform, in shared memory; else the influence function alone. Energy and
 //               virial by CUB block reductions in double (per-block partials, summed in
-//               index order by the last block to finish: deterministic)
+//               index order by the gather's first block: deterministic)
 //   5 fft_inverse  cuFFT C2R, (y, z) or 3D as phase 3
 //   6 gather    one warp per run of consecutive bins, kGatherLanes lanes per atom: B-spline
 //               weights and derivatives, and the force interpolated from the potential grid
@@ -84,7 +84,6 @@ struct BoxTerms {
 };
 
 // ---- Layer 1: evaluators -------------------------------------------------------------
-
 
 /// Phase 1a for one atom: first grid index per dimension and the fractional parts w, from
 /// its fixed-point fractional coordinates f (PmeGridGeometry.h).
@@ -1031,7 +1030,8 @@ class CudaPme final : public ReciprocalSolver {
     FARADAY_CUDA_CHECK(cudaDeviceGetAttribute(&maxShared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     cudaFuncAttributes lineAttributes{};
     FARADAY_CUDA_CHECK(cudaFuncGetAttributes(&lineAttributes, lineKernelFor(5)));
-    if (pme::makeLinePlan(dims_.k[0], linePlan_))
+    pme::LinePlan linePlan;
+    if (pme::makeLinePlan(dims_.k[0], linePlan))
       lineLogW_ = pme::lineTileLog(dims_.k[0], dims_.k[1], dims_.k[2] / 2 + 1, 2 * numSms_, kLineSharedBudget,
                                    std::size_t(maxShared) - lineAttributes.sharedSizeBytes);
     if (lineLogW_ >= 0) {
@@ -1045,7 +1045,7 @@ class CudaPme final : public ReciprocalSolver {
       }
       twiddles_ = DeviceBuffer<float2>("pme x-transform twiddles", tw.size());
       pme::LinePass passes[pme::kMaxLinePasses];
-      linePassCount_ = pme::linePasses(linePlan_, kLineThreads >> lineLogW_, passes);
+      linePassCount_ = pme::linePasses(linePlan, kLineThreads >> lineLogW_, passes);
       linePasses_ = DeviceBuffer<pme::LinePass>("pme x-transform passes", std::size_t(linePassCount_));
       FARADAY_CUDA_CHECK(cudaMemcpy(linePasses_.data(), passes, std::size_t(linePassCount_) * sizeof(pme::LinePass),
                                     cudaMemcpyHostToDevice));
@@ -1332,7 +1332,6 @@ class CudaPme final : public ReciprocalSolver {
   int tableRows_ = 1;
   int binsPerWarp_ = 1;
   int reduceBlocks_ = 1;
-  pme::LinePlan linePlan_;
   int lineLogW_ = -1;  ///< log2 of the line tile width; -1: 3D transforms and convolveKernel
   int lineTilesZ_ = 0;
   DeviceBuffer<float2> twiddles_;
@@ -1343,8 +1342,8 @@ class CudaPme final : public ReciprocalSolver {
   bool haveBox_ = false;
   bool evaluationTimed_ = false;  ///< events 1 and 7 bracket the last evaluation
   /// The bin counts (and the overflow count) are zero: a finished evaluation leaves them so
-  /// (the gather and the convolution's last block reset them); a first call, or a call after
-  /// an error, clears them before the graph.
+  /// (the gather resets the counts, its first block the overflow count); a first call, or a
+  /// call after an error, clears them before the graph.
   bool countsZero_ = false;
   Vec3 boxLengths_{};
 

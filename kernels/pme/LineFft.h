@@ -13,22 +13,19 @@
 // After the last pass the transform is in natural order. Written once for host and device:
 // the tests replay it in double against a direct DFT.
 #include <cstddef>
-#include <cstdint>
 
 #include "engine/HostDevice.h"
 
 namespace faraday::pme {
 
-/// Radices of a line transform, 4 bits per pass (pass p in bits 4p..4p+3), first pass lowest.
+inline constexpr int kMaxLinePasses = 16;
+
+/// The radices of a line transform of length n, first pass first.
 struct LinePlan {
   int n = 0;
   int passes = 0;
-  std::uint64_t radices = 0;
+  int radix[kMaxLinePasses] = {};
 };
-
-inline constexpr int kMaxLinePasses = 16;
-
-FARADAY_HD int lineRadix(const LinePlan& plan, int pass) { return int((plan.radices >> (4 * pass)) & 15u); }
 
 /// The plan for length n: radix-4 passes while 4 divides n, then 2, 3, 5 and 7. False when n
 /// has another prime factor (the caller then uses a 3D transform).
@@ -40,7 +37,7 @@ inline bool makeLinePlan(int n, LinePlan& plan) {
   for (int radix : {4, 2, 3, 5, 7})
     while (r % radix == 0) {
       if (plan.passes == kMaxLinePasses) return false;
-      plan.radices |= std::uint64_t(radix) << (4 * plan.passes++);
+      plan.radix[plan.passes++] = radix;
       r /= radix;
     }
   return r == 1;
@@ -60,7 +57,7 @@ inline constexpr int kMaxLineStride = 64;
 inline int linePasses(const LinePlan& plan, int J, LinePass out[kMaxLinePasses]) {
   int ns = 1;
   for (int p = 0; p < plan.passes; ++p) {
-    const int R = lineRadix(plan, p);
+    const int R = plan.radix[p];
     out[p] = LinePass{R, ns, plan.n / (R * ns), J % ns, (J - J % ns) * R, float(1.0 / ns)};
     ns *= R;
   }
