@@ -293,6 +293,17 @@ MapCase writeMapCase(const std::string& name, const std::string& platform) {
   return c;
 }
 
+/// The case's ions as a System (one atom type; the map reporter reads charges and box).
+System mapCaseSystem(const MapCase& c) {
+  System sys;
+  sys.types.push_back({"NA", 22.99, 1, 0.33, 0.01});
+  sys.box = c.box;
+  sys.charge = c.charges;
+  sys.type.assign(c.charges.size(), 0);
+  sys.mass.assign(c.charges.size(), 22.99);
+  return sys;
+}
+
 /// The CPU reference map of the case's DCD frames (float Angstrom) averaged.
 std::vector<double> referenceMap(const MapCase& c, const Config& config) {
   MapOptions o = pmeOptions({}, 0, c.box);
@@ -361,12 +372,7 @@ TEST(PmeMapCpu, RunReporterAveragesFrames) {
   Config config = loadConfig(c.dir / "map.cfg", {});
   config.map.interval = 5;
   std::filesystem::create_directories(config.output.directory);
-  System sys;
-  sys.types.push_back({"NA", 22.99, 1, 0.33, 0.01});
-  sys.box = c.box;
-  sys.charge = c.charges;
-  sys.type.assign(c.charges.size(), 0);
-  sys.mass.assign(c.charges.size(), 22.99);
+  const System sys = mapCaseSystem(c);
   auto reporter = makeMapReporter(config, sys, false, nullptr);
   State st;
   st.box = c.box;
@@ -426,12 +432,7 @@ TEST(PmeMapCpu, MapAtAtomsMatchesBackendCoulombEnergy) {
 
 TEST(PmeMapErrors, NeedsEwaldElectrostaticsAndPeriodicMap) {
   const MapCase c = writeMapCase("errors", "cpu");
-  System sys;
-  sys.types.push_back({"NA", 22.99, 1, 0.33, 0.01});
-  sys.box = c.box;
-  sys.charge = c.charges;
-  sys.type.assign(c.charges.size(), 0);
-  sys.mass.assign(c.charges.size(), 22.99);
+  const System sys = mapCaseSystem(c);
   Config config = loadConfig(c.dir / "map.cfg", {});
   config.electrostatics.method = "none";
   std::string e = errorOf([&] { makeMapReporter(config, sys, false, nullptr); });
