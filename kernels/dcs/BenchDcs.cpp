@@ -68,6 +68,37 @@ std::string dims(const Lattice& l) {
   return std::to_string(l.nx) + "x" + std::to_string(l.ny) + "x" + std::to_string(l.nz);
 }
 
+/// A study variant of the direct kernel: its tuning, accumulation and table name.
+struct StudyVariant {
+  DcsGatherTuning t;
+  DcsAccumulation acc;
+  const char* name;
+};
+
+/// gatherKernel with `c` points per thread, `mb` blocks per SM, `fold` atoms per float
+/// fold, and the near-atom test on every pair (`perPair`) or once per atom and row.
+DcsGatherTuning gatherTuning(int c, int mb, int fold, bool perPair = false) {
+  DcsGatherTuning t;
+  t.coarsening = c;
+  t.minBlocksPerSm = mb;
+  t.foldAtoms = fold;
+  t.perPairTest = perPair;
+  t.tileKernel = false;
+  return t;
+}
+
+/// The tile kernel, as gatherTuning(), with `unroll` atoms per inner iteration and the last
+/// partial wave split over atom ranges (`split`).
+DcsGatherTuning tileTuning(int c, int mb, int fold, int unroll = 4, bool split = true) {
+  DcsGatherTuning t;
+  t.coarsening = c;
+  t.minBlocksPerSm = mb;
+  t.foldAtoms = fold;
+  t.tileKernel = true;
+  t.unroll = unroll;
+  t.splitTail = split;
+  return t;
+}
 
 }  // namespace
 
@@ -80,45 +111,22 @@ static int benchDcsStudy() {
   MapOptions direct;
   direct.method = MapMethod::Direct;
   direct.periodic = false;
-  struct S {
-    DcsGatherTuning t;
-    DcsAccumulation acc;
-    const char* name;
-  };
+  using S = StudyVariant;
   constexpr auto B = DcsAccumulation::BlockedDouble;
   constexpr auto F = DcsAccumulation::Float;
-  auto tiles = [](int c, int mb, int fold, bool pp = false) {
-    DcsGatherTuning t;
-    t.coarsening = c;
-    t.minBlocksPerSm = mb;
-    t.foldAtoms = fold;
-    t.perPairTest = pp;
-    t.tileKernel = false;
-    return t;
-  };
-  auto tile1d = [](int c, int mb, int fold, int unroll, bool split) {
-    DcsGatherTuning t;
-    t.coarsening = c;
-    t.minBlocksPerSm = mb;
-    t.foldAtoms = fold;
-    t.tileKernel = true;
-    t.unroll = unroll;
-    t.splitTail = split;
-    return t;
-  };
   const std::vector<S> variants = {
-      {tiles(8, 10, 32), B, "gather x8 mb10 fold32 (old production)"},
-      {tiles(8, 10, 128), B, "gather x8 mb10 fold128"},
-      {tiles(8, 10, 32, true), B, "gather x8 mb10 fold32 test per pair"},
-      {tile1d(8, 10, 128, 4, false), B, "tiles x8 mb10 fold128 u4"},
-      {tile1d(8, 10, 128, 4, true), B, "tiles x8 mb10 fold128 u4 split"},
-      {tile1d(8, 10, 128, 8, false), B, "tiles x8 mb10 fold128 u8"},
-      {tile1d(8, 10, 128, 8, true), B, "tiles x8 mb10 fold128 u8 split"},
-      {tile1d(8, 10, 64, 4, true), B, "tiles x8 mb10 fold64 u4 split"},
-      {tile1d(8, 8, 128, 8, true), B, "tiles x8 mb8 fold128 u8 split"},
-      {tile1d(16, 5, 128, 4, true), B, "tiles x16 mb5 fold128 u4 split"},
-      {tile1d(16, 6, 128, 4, true), B, "tiles x16 mb6 fold128 u4 split"},
-      {tile1d(8, 10, 128, 4, true), F, "tiles x8 mb10 float u4 split"},
+      {gatherTuning(8, 10, 32), B, "gather x8 mb10 fold32 (old production)"},
+      {gatherTuning(8, 10, 128), B, "gather x8 mb10 fold128"},
+      {gatherTuning(8, 10, 32, true), B, "gather x8 mb10 fold32 test per pair"},
+      {tileTuning(8, 10, 128, 4, false), B, "tiles x8 mb10 fold128 u4"},
+      {tileTuning(8, 10, 128, 4, true), B, "tiles x8 mb10 fold128 u4 split"},
+      {tileTuning(8, 10, 128, 8, false), B, "tiles x8 mb10 fold128 u8"},
+      {tileTuning(8, 10, 128, 8, true), B, "tiles x8 mb10 fold128 u8 split"},
+      {tileTuning(8, 10, 64, 4, true), B, "tiles x8 mb10 fold64 u4 split"},
+      {tileTuning(8, 8, 128, 8, true), B, "tiles x8 mb8 fold128 u8 split"},
+      {tileTuning(16, 5, 128, 4, true), B, "tiles x16 mb5 fold128 u4 split"},
+      {tileTuning(16, 6, 128, 4, true), B, "tiles x16 mb6 fold128 u4 split"},
+      {tileTuning(8, 10, 128, 4, true), F, "tiles x8 mb10 float u4 split"},
   };
   const Lattice l = lattice(512, 256, 32, 0.1);
   const Atoms a = randomAtoms(16000, {51.2, 25.6, 3.2}, 13);
@@ -289,26 +297,13 @@ int benchDcs(const std::vector<std::string>& args) {
 
     // Timing studies of the production kernel's shape (coarsening, occupancy, the
     // near-atom test per pair as before the per-row test), same case.
-    struct S {
-      DcsGatherTuning t;
-      DcsAccumulation acc;
-      const char* name;
-    };
+    using S = StudyVariant;
     constexpr auto B = DcsAccumulation::BlockedDouble;
-    auto tune = [](int c, int mb, int fold, bool tiles1d, bool pp = false) {
-      DcsGatherTuning t;
-      t.coarsening = c;
-      t.minBlocksPerSm = mb;
-      t.foldAtoms = fold;
-      t.tileKernel = tiles1d;
-      t.perPairTest = pp;
-      return t;
-    };
-    for (S v : {S{tune(8, 10, 32, false), B, "study: gather x8 fold32 (old production)"},
-                S{tune(8, 10, 128, true), B, "study: tiles x8 fold128 split"},
-                S{tune(16, 6, 128, true), B, "study: tiles x16 minBlocks 6"},
-                S{tune(8, 10, 32, false, true), B, "study: gather x8 test per pair"},
-                S{tune(8, 10, 128, true), DcsAccumulation::Float, "study: tiles x8 float"}}) {
+    for (S v : {S{gatherTuning(8, 10, 32), B, "study: gather x8 fold32 (old production)"},
+                S{tileTuning(8, 10, 128), B, "study: tiles x8 fold128 split"},
+                S{tileTuning(16, 6, 128), B, "study: tiles x16 minBlocks 6"},
+                S{gatherTuning(8, 10, 32, true), B, "study: gather x8 test per pair"},
+                S{tileTuning(8, 10, 128), DcsAccumulation::Float, "study: tiles x8 float"}}) {
       const std::vector<double> m =
           cudaPotentialMap(DcsKernel::Coalesced, v.acc, l, a.positions, a.charges, direct, &st, 5, &v.t);
       add({"study", v.name, a.positions.size(), dims(l), st.effectiveEvaluations, st.actualEvaluations, st.seconds,
