@@ -1,4 +1,4 @@
-# Locates FFTW (double, with OpenMP threads), Boost.Program_options and GoogleTest,
+# Locates FFTW (double), Boost.Program_options and GoogleTest,
 # preferring the static archives so that a built binary runs where they are absent.
 
 function(faraday_find_lib out)
@@ -22,11 +22,10 @@ if(NOT FFTW_INCLUDE_DIR)
   message(FATAL_ERROR "fftw3.h not found: run tools/install_deps.sh")
 endif()
 faraday_find_lib(FFTW_LIB fftw3)
-faraday_find_lib(FFTW_OMP_LIB fftw3_omp)
 add_library(faraday::fftw INTERFACE IMPORTED)
 set_target_properties(faraday::fftw PROPERTIES
   INTERFACE_INCLUDE_DIRECTORIES "${FFTW_INCLUDE_DIR}"
-  INTERFACE_LINK_LIBRARIES "${FFTW_OMP_LIB};${FFTW_LIB};OpenMP::OpenMP_CXX;m")
+  INTERFACE_LINK_LIBRARIES "${FFTW_LIB};m")
 
 find_path(BOOST_PO_INCLUDE_DIR boost/program_options.hpp)
 if(NOT BOOST_PO_INCLUDE_DIR)

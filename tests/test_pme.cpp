@@ -184,8 +184,8 @@ TEST(CpuPme, VirialMatchesStrainDerivative) {
 TEST(CpuPme, BitIdenticalForOneAndTwoThreads) {
   const Ions s = test::randomIons(800, test::meltEdge(800), 29);
   const double beta = ewaldBetaFromRtol(1.0, 1e-5);
-  // A grid of >= 2^21 points, so that the FFTW plans of `two` are threaded as well.
-  const PmeParams p = test::pmeParams(beta, 5, 0.022, s.box);
+  // The FFTs' planes and lines are shared out over the two threads of `two`.
+  const PmeParams p = test::pmeParams(beta, 5, 0.05, s.box);
   CpuPme one(p, 1), two(p, 2);
   ASSERT_EQ(two.fftThreads(), 2);
   std::vector<Vec3> f1(s.positions.size()), f2(s.positions.size());

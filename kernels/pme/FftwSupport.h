@@ -1,12 +1,10 @@
 #pragma once
-// FFTW set-up shared by the CPU solvers: one-time thread initialisation and the lock
-// that serialises planning (FFTW's planner is not thread-safe; fftw_execute is).
+// The lock that serialises FFTW planning (FFTW's planner is not thread-safe; the
+// fftw_execute family is, also on one plan from several threads).
 #include <mutex>
 
 namespace faraday {
 
-/// Calls fftw_init_threads() once per process (thread-safe); throws Error on failure.
-void initFftwThreads();
 /// Held while creating or destroying FFTW plans.
 std::mutex& fftwPlannerMutex();
 
