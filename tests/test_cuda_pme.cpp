@@ -439,6 +439,17 @@ TEST(CudaPme, MatchesCpuPme100k) {
   expectGpuMatchesCpu(s, meltParams(s, 4), "100k");
 }
 
+TEST(CudaPme, MatchesCpuPme1MAndRepeatsBitwise) {
+  // The benchmark's largest size (270^3 grid): agreement, and two calls give the same bits.
+  FARADAY_REQUIRE_GPU();
+  const test::Ions s = randomMelt(1000000, 16);
+  const PmeParams p = meltParams(s, 4);
+  expectGpuMatchesCpu(s, p, "1M");
+  auto gpu = makeCudaPme(p, s.positions.size());
+  const PmeRun first = run(*gpu, s);
+  EXPECT_TRUE(bitwiseEqual(first, run(*gpu, s))) << "1M: two identical computations differ";
+}
+
 TEST(CudaPme, AllOrdersAgreeWithCpu) {
   FARADAY_REQUIRE_GPU();
   const test::Ions s = randomMelt(3000, 4);

@@ -53,6 +53,8 @@ printf "%-28s %s\n" "device" "$(nvidia-smi --query-gpu=name --format=csv,noheade
 printf "%-28s %s\n" "test suite" "$(grep -E '^\[==========\].*ran' "$out/tests.log" | tail -1) rc=$tests_rc"
 printf "%-28s %s\n" "failed tests" "$(grep -c '^\[  FAILED  \]' "$out/tests.log")"
 grep -E "^ *(10000|100000|256000|1000000) (cpu|cuda)" "$out/bench_pme.log" | head -12 | sed 's/^/pme: /'
+awk '/^[0-9]+ ions, box/ {n = $1} /cuda vs cpu:/ {sub(/^ *cuda vs cpu: /, ""); print "pme: " n " cuda vs cpu: " $0}' \
+  "$out/bench_pme.log"
 grep -iE "production|ceiling|cutoff-binned" "$out/bench_dcs.log" | head -8 | sed 's/^/dcs: /'
 for p in cpu cuda; do printf "%-28s %s\n" "melt 500 steps ($p)" "$(grep -E 'Performance' "$out/melt_$p.log")"; done
 exit $tests_rc

@@ -279,10 +279,14 @@ int benchPme(const std::vector<std::string>& args) {
     const EwaldSetup setup = setupFor(o, s.system.box);
     const auto& g = setup.pme.grid;
     std::map<std::string, std::map<std::string, double>> times;  // platform -> phase -> s
+    std::map<std::string, std::pair<double, std::vector<Vec3>>> results;  // platform -> energy, forces
     for (const std::string& p : platforms) {
       try {
         auto solver = makeReciprocalSolver(setup, s.system, p == "cuda", threads);
         times[p] = timePme(*solver, s, o.warmup, o.repeats);
+        auto& [energy, forces] = results[p];
+        forces.assign(s.positions.size(), Vec3{});
+        energy = solver->compute(s.positions, s.system.charge, s.system.box, forces, nullptr).energy;
       } catch (const Error& e) {
         std::printf("  %s: %s\n", p.c_str(), e.what());
       }
@@ -291,6 +295,11 @@ int benchPme(const std::vector<std::string>& args) {
     if (o.pairs && std::find(platforms.begin(), platforms.end(), "cpu") != platforms.end())
       pairSeconds = timePairs(s, o, setup.beta, threads);
 
+    const auto csvRow = [&](const std::string& plat, const std::string& name, double value) {
+      if (csv)
+        csv << n << ',' << g[0] << 'x' << g[1] << 'x' << g[2] << ',' << o.order << ',' << o.spacing << ',' << plat
+            << ",\"" << name << "\"," << value << '\n';
+    };
     const Vec3 L = s.system.box.lengths();
     std::printf("\n%d ions, box %.3f nm, grid %dx%dx%d\n", n, L.x, g[0], g[1], g[2]);
     std::printf("  %-22s %12s %12s %10s\n", "phase", "cpu (ms)", "cuda (ms)", "speedup");
@@ -305,13 +314,25 @@ int benchPme(const std::vector<std::string>& args) {
       if (c > 0 && d > 0) std::snprintf(sp, sizeof sp, "%.1fx", c / d);
       std::printf("  %-22s %12s %12s %10s\n", ph.c_str(), cs, ds, sp);
       for (const auto& [plat, val] : std::map<std::string, double>{{"cpu", c}, {"cuda", d}})
-        if (val >= 0 && csv)
-          csv << n << ',' << g[0] << 'x' << g[1] << 'x' << g[2] << ',' << o.order << ',' << o.spacing << ',' << plat
-              << ",\"" << ph << "\"," << val << '\n';
+        if (val >= 0) csvRow(plat, ph, val);
     }
     for (const auto& [plat, t] : times)
       std::printf("  %7d %-4s grid %dx%dx%d: (a) evaluation %9.4f ms, (b) whole compute() %9.4f ms\n", n,
                   plat.c_str(), g[0], g[1], g[2], 1e3 * t.at("(a) evaluation"), 1e3 * t.at("(b) whole compute()"));
+    if (results.count("cpu") && results.count("cuda")) {
+      // The GPU against the CPU path, same parameters: |dE| / |E| and RMS |dF| / RMS |F|.
+      const auto& [eCpu, fCpu] = results["cpu"];
+      const auto& [eCuda, fCuda] = results["cuda"];
+      double num = 0, den = 0;
+      for (std::size_t i = 0; i < fCpu.size(); ++i) {
+        num += norm2(fCuda[i] - fCpu[i]);
+        den += norm2(fCpu[i]);
+      }
+      const double eRel = std::fabs(eCuda - eCpu) / std::fabs(eCpu), fRel = std::sqrt(num / den);
+      std::printf("  cuda vs cpu: energy rel %.2e, force rel RMS %.2e\n", eRel, fRel);
+      csvRow("cuda", "energy_rel_vs_cpu", eRel);
+      csvRow("cuda", "force_rel_rms_vs_cpu", fRel);
+    }
     if (pairSeconds >= 0) {
       std::printf("  %-18s %12.3f %12s %10s\n", "real-space pairs", 1e3 * pairSeconds, "-", "-");
       if (csv) csv << n << ",,,," << "cpu,nonbonded," << 1e3 * pairSeconds << '\n';
