@@ -378,13 +378,13 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
       acc[2] = fmaf(wxy, wz.z, acc[2]);
       acc[3] = fmaf(wxy, wz.w, acc[3]);
     }
-    __syncthreads();  // the stage is free for the next pass
     if (split && rankLo + kStageAtoms < sh.comboCount[c0]) {
       rankLo += kStageAtoms;
     } else {
       rankLo = 0;
       c0 = c1;
     }
+    if (c0 < combos) __syncthreads();  // the stage is free for the next pass
   }
   const int x = o[0] + gx, y = o[1] + gy, z0 = o[2] + 4 * zh;
   if (x < g.k[0] && y < g.k[1] && z0 < g.k[2]) {
