@@ -90,10 +90,7 @@ DcsGatherTuning gatherTuning(int c, int mb, int fold, bool perPair = false) {
 /// The tile kernel, as gatherTuning(), with `unroll` atoms per inner iteration and the last
 /// partial wave split over atom ranges (`split`).
 DcsGatherTuning tileTuning(int c, int mb, int fold, int unroll = 4, bool split = true) {
-  DcsGatherTuning t;
-  t.coarsening = c;
-  t.minBlocksPerSm = mb;
-  t.foldAtoms = fold;
+  DcsGatherTuning t = gatherTuning(c, mb, fold);
   t.tileKernel = true;
   t.unroll = unroll;
   t.splitTail = split;

@@ -158,13 +158,12 @@ void CpuPme::spreadCharges() {
         const double qx = q_[a] * theta_[(a * 3 + 0) * n + j];
         const double* ty = &theta_[(a * 3 + 1) * n];
         const double* tz = &theta_[(a * 3 + 2) * n];
-        const int fy = first_[a * 3 + 1];
-        int iz[pme::kMaxSplineOrder];
+        int iy[pme::kMaxSplineOrder], iz[pme::kMaxSplineOrder];
+        wrappedIndices(first_[a * 3 + 1], n, K_[1], iy);
         wrappedIndices(first_[a * 3 + 2], n, K_[2], iz);
         for (int b = 0; b < n; ++b) {
-          const int iy = fy + b < K_[1] ? fy + b : fy + b - K_[1];
           const double qxy = qx * ty[b];
-          double* row = plane + std::size_t(iy) * K_[2];
+          double* row = plane + std::size_t(iy[b]) * K_[2];
           for (int c = 0; c < n; ++c) row[iz[c]] += qxy * tz[c];
         }
       }
