@@ -242,12 +242,12 @@ __global__ void __launch_bounds__(kThreads) binKernel(int n, const std::uint32_t
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const double q = charges[i];
+  const std::uint32_t f[3] = {fractions[3 * std::size_t(i)], fractions[3 * std::size_t(i) + 1],
+                              fractions[3 * std::size_t(i) + 2]};  // loaded beside q, not after its test
   if (q == 0.0) {
     forces[3 * std::size_t(i)] = forces[3 * std::size_t(i) + 1] = forces[3 * std::size_t(i) + 2] = 0.f;
     return;
   }
-  const std::uint32_t f[3] = {fractions[3 * std::size_t(i)], fractions[3 * std::size_t(i) + 1],
-                              fractions[3 * std::size_t(i) + 2]};
   int first[3];
   float w[3];
   atomGridCoordinates<P>(f, g, first, w);
@@ -760,6 +760,8 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(GridDims g, BinLayout b
   if (b0 >= (long long)bins.total) return;  // whole warps leave together
   const int runBins = int(min((long long)binsPerWarp, (long long)bins.total - b0));
   const int count = lane < runBins ? min(binCount[b0 + lane], bins.cap) : 0;
+  int laneOrigin[3] = {0, 0, 0};  // first cell of bin b0 + lane, shuffled to its atoms' lanes
+  if (lane < runBins) binOrigin(bins, (unsigned int)(b0 + lane), laneOrigin);
   int inclusive = count;
 #pragma unroll
   for (int o = 1; o < 32; o <<= 1) {
@@ -777,6 +779,8 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(GridDims g, BinLayout b
       if (v <= p) j += step;
     }
     const int start = __shfl_sync(kFullMask, inclusive - count, j);
+    const int origin[3] = {__shfl_sync(kFullMask, laneOrigin[0], j), __shfl_sync(kFullMask, laneOrigin[1], j),
+                           __shfl_sync(kFullMask, laneOrigin[2], j)};
     float gx = 0.f, gy = 0.f, gz = 0.f;
     int atom = -1;
     float q = 0.f;
@@ -784,8 +788,7 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(GridDims g, BinLayout b
       const unsigned int b = (unsigned int)(b0 + j);
       const int tag = __ldg(binTag + binSlot(bins, b, p - start));
       atom = tag >> kTagBits;
-      int origin[3], cell[3];
-      binOrigin(bins, b, origin);
+      int cell[3];
       tagCell(tag, origin, cell);
       const float4 wqa = __ldg(wq + atom);
       q = wqa.w;
@@ -812,19 +815,24 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(GridDims g, BinLayout b
       }
       // Per x plane i: A_u = sum_j theta_y[j] phi, B_u = sum_j dtheta_y[j] phi over the
       // lane's z point u; then the z weights, then the x weights.
+      // Grid offsets fit an int (the constructor caps the grid at 2e9 points).
+      int yOffset[P];
+#pragma unroll
+      for (int jj = 0; jj < P; ++jj)
+        yOffset[jj] = (cell[1] + jj < g.k[1] ? cell[1] + jj : cell[1] + jj - g.k[1]) * g.k[2];
+      const int planeSize = g.k[1] * g.k[2];
 #pragma unroll
       for (int i = 0; i < P; ++i) {
         const int ix = cell[0] + i < g.k[0] ? cell[0] + i : cell[0] + i - g.k[0];
+        const float* const plane = phi + ix * planeSize;
         float sA[kPerLane], sB[kPerLane];
 #pragma unroll
         for (int u = 0; u < kPerLane; ++u) sA[u] = sB[u] = 0.f;
 #pragma unroll
         for (int jj = 0; jj < P; ++jj) {
-          const int iy = cell[1] + jj < g.k[1] ? cell[1] + jj : cell[1] + jj - g.k[1];
-          const float* const row = phi + (std::size_t(ix) * g.k[1] + iy) * g.k[2];
 #pragma unroll
           for (int u = 0; u < kPerLane; ++u) {
-            const float v = __ldg(row + zOffset[u]);
+            const float v = __ldg(plane + (yOffset[jj] + zOffset[u]));
             sA[u] = fmaf(ty[jj], v, sA[u]);
             sB[u] = fmaf(dy[jj], v, sB[u]);
           }
