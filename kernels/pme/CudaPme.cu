@@ -128,20 +128,21 @@ __device__ __forceinline__ void binOrigin(const BinLayout& bins, unsigned int b,
 }
 
 // Spreading: a block of kThreads per brick of E^3 points (E = kBrickEdge). Warp w owns
-// x points 2w, 2w + 1; lane (xl, y, zh) sums the four points (2w + xl, y, 4 zh .. 4 zh + 3).
+// the 4 x 4 (x, y) columns starting at (4 (w & 1), 4 (w >> 1)); lane (xl, yl, zh) sums the
+// four points (4 (w & 1) + xl, 4 (w >> 1) + yl, 4 zh .. 4 zh + 3).
 // Staged atom records hold the brick-relative weights: q theta_x at [0, E), theta_y at
 // [E, 2E), theta_z at [2E, 3E) (zero where the atom does not reach that point).
 constexpr int kBrickEdge = pme::kBrickEdge;
 constexpr int kStageFloats = 28;  // 3 kBrickEdge weights, padded: 16-byte stores without bank conflicts
 constexpr int kStageAtoms = 128;  // staged per pass (positions fit a byte)
 constexpr int kMaxCombos = pme::kMaxBrickBins * pme::kMaxBrickBins * pme::kMaxBrickBins;
-static_assert(kBrickEdge == 8 && kThreads == 128, "four warps of 2 x 8 x (2 x 4) points cover an 8^3 brick");
+static_assert(kBrickEdge == 8 && kThreads == 128, "four warps of 4 x 4 x (2 x 4) points cover an 8^3 brick");
 static_assert(kMaxCombos <= kThreads, "one thread per bin of a brick for the scan");
 
 struct SpreadShared {
   float4 stage[kStageAtoms * kStageFloats / 4];
-  unsigned char xmask[kStageAtoms];          ///< x points of the brick the staged atom reaches
-  unsigned short list[kThreads / 32][kStageAtoms];  ///< per warp: byte offsets of the staged atoms that reach its x points
+  unsigned short xymask[kStageAtoms];  ///< x points (bits 0-7) and y points (8-15) of the brick the staged atom reaches
+  unsigned short list[kThreads / 32][kStageAtoms];  ///< per warp: byte offsets of the staged atoms that reach its columns
   int binList[3][pme::kMaxBrickBins];
   int binListLen[3];
   unsigned int comboBin[kThreads];
@@ -204,7 +205,7 @@ __device__ __forceinline__ void stageAtom(const GridDims& g, const int o[3], Spr
     for (int q = 0; q < 3 * kBrickEdge / 4; ++q)
       dst4[q] = make_float4(rec[4 * q], rec[4 * q + 1], rec[4 * q + 2], rec[4 * q + 3]);
   }
-  sh.xmask[pos] = (unsigned char)(masks[1] && masks[2] ? masks[0] : 0u);
+  sh.xymask[pos] = (unsigned short)(masks[2] ? masks[0] | masks[1] << 8 : 0u);
 }
 
 /// Rank of the atom `me` among the n atoms of the bin at `base` (by atom index): the fixed
@@ -316,8 +317,8 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
   __syncthreads();
 
   const bool oneImage = min(g.k[0], min(g.k[1], g.k[2])) >= kBrickEdge + P - 1;
-  const int gx = 2 * warp + (lane >> 4), gy = (lane >> 1) & 7, zh = lane & 1;
-  const unsigned int warpBits = 3u << (2 * warp);
+  const int gx = 4 * (warp & 1) + (lane >> 3), gy = 4 * (warp >> 1) + ((lane >> 1) & 3), zh = lane & 1;
+  const unsigned int warpXBits = 15u << (4 * (warp & 1)), warpYBits = 15u << (8 + 4 * (warp >> 1));
   float acc[4] = {0.f, 0.f, 0.f, 0.f};
   int c0 = 0, rankLo = 0;
   while (c0 < combos) {
@@ -353,12 +354,14 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
       }
     }
     __syncthreads();
-    // This warp's list: the staged atoms that reach its x points, in stage order.
+    // This warp's list: the staged atoms that reach its (x, y) columns, in stage order (a lane
+    // skips only atoms whose weight at its points is zero, so the sums are those of every atom).
     unsigned short* const myList = sh.list[warp];
     int listLen = 0;
     for (int p0 = 0; p0 < len; p0 += 32) {
       const int p = p0 + lane;
-      const bool hit = p < len && (sh.xmask[p] & warpBits) != 0u;
+      const unsigned int m = p < len ? sh.xymask[p] : 0u;
+      const bool hit = (m & warpXBits) != 0u && (m & warpYBits) != 0u;
       const unsigned int ballot = __ballot_sync(kFullMask, hit);
       if (hit) myList[listLen + __popc(ballot & ((1u << lane) - 1u))] = (unsigned short)(p * kStageFloats * 4);
       listLen += __popc(ballot);
