@@ -1,5 +1,5 @@
 // GPU PME (CudaPme.cu) against the CPU oracle (CpuPme), its bitwise reproducibility, and,
-// without a GPU, the host/device helpers it is built on: cell keys, grid coordinates,
+// without a GPU, the host/device helpers it is built on: bins, grid coordinates,
 // influence factors, the bins of each brick, and a host replay of the spreading kernel's
 // bricks against a direct scatter of the charges.
 #include <gtest/gtest.h>
@@ -216,7 +216,6 @@ std::vector<double> spreadByBricks(const GridDims& g, int order, const std::vect
     binAtoms[pme::binIndex(nb, first[a][0], first[a][1], first[a][2])].push_back(a);
   std::vector<double> grid(pme::numCells(g), std::nan(""));
   std::vector<int> written(pme::numCells(g), 0);
-  const std::vector<double>* weights[3] = {nullptr, nullptr, nullptr};
   for (int bx = 0; bx < pme::bricksAlong(g.k[0]); ++bx)
     for (int by = 0; by < pme::bricksAlong(g.k[1]); ++by)
       for (int bz = 0; bz < pme::bricksAlong(g.k[2]); ++bz) {
@@ -229,9 +228,7 @@ std::vector<double> spreadByBricks(const GridDims& g, int order, const std::vect
             for (int iz = 0; iz < len[2]; ++iz) {
               const std::size_t bin = (std::size_t(list[0][ix]) * nb[1] + list[1][iy]) * nb[2] + list[2][iz];
               for (int a : binAtoms[bin]) {
-                weights[0] = &qtx[a];
-                weights[1] = &ty[a];
-                weights[2] = &tz[a];
+                const std::vector<double>* const weights[3] = {&qtx[a], &ty[a], &tz[a]};
                 double w[3][pme::kBrickEdge];
                 for (int d = 0; d < 3; ++d)
                   for (int p = 0; p < pme::kBrickEdge; ++p) {
@@ -316,11 +313,11 @@ TEST(CudaPmeGeometry, BrickSpreadingEqualsDirectScatter) {
             direct[(std::size_t(x) * g.k[1] + y) * g.k[2] + z] += qtx[a][i] * ty[a][j] * tz[a][k];
           }
     }
-    const std::vector<double> windowed = spreadByBricks(g, cs.order, first, qtx, ty, tz);
+    const std::vector<double> byBricks = spreadByBricks(g, cs.order, first, qtx, ty, tz);
     double worst = 0, scale = 0;
     for (std::size_t i = 0; i < direct.size(); ++i) {
-      ASSERT_FALSE(std::isnan(windowed[i])) << "grid point " << i << " not written exactly once";
-      worst = std::max(worst, std::fabs(windowed[i] - direct[i]));
+      ASSERT_FALSE(std::isnan(byBricks[i])) << "grid point " << i << " not written exactly once";
+      worst = std::max(worst, std::fabs(byBricks[i] - direct[i]));
       scale = std::max(scale, std::fabs(direct[i]));
     }
     EXPECT_LT(worst, tol::kDoubleSum * scale) << "grid " << g.k[0] << "x" << g.k[1] << "x" << g.k[2] << " order "

@@ -11,9 +11,9 @@ namespace faraday {
 /// precision: the oracle the GPU PME is tested against. The 3D FFTs are FFTW plans of one
 /// (y, z) plane and of the x lines, made once, run over the planes and rows in parallel;
 /// every phase is a separate function, timed under its name. Results do not depend on the
-/// thread count: each transform is computed alike on any thread, spreading is parallel over x planes
-/// of the grid (each plane summed by one thread in a fixed atom order), reductions are
-/// per plane and then summed in plane order.
+/// thread count: each transform is computed alike on any thread, spreading is parallel over
+/// x planes of the grid (each plane summed by one thread in a fixed atom order), reductions
+/// are per plane and then summed in plane order.
 /// Rectangular boxes only. Atoms with zero charge are skipped.
 class CpuPme final : public ReciprocalSolver {
  public:

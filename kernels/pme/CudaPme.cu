@@ -995,7 +995,7 @@ class CudaPme final : public ReciprocalSolver {
       dims_.k[d] = params_.grid[d];
     }
     if (double(params_.grid[0]) * params_.grid[1] * params_.grid[2] > 2.0e9)
-      throw pmeError(__LINE__, "PME grid too large for 32-bit cell keys");
+      throw pmeError(__LINE__, "PME grid too large: at most 2e9 points (32-bit bin and grid indices)");
     if (!(params_.beta > 0)) throw pmeError(__LINE__, "PME beta must be > 0");
     int device = 0;
     FARADAY_CUDA_CHECK(cudaGetDevice(&device));
