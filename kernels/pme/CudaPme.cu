@@ -590,20 +590,34 @@ template <int R, int LogW>
 __device__ __forceinline__ void linePass(const float2* in, float2* out, const float2* tw, int n,
                                          const pme::LinePass& pass) {
   constexpr int J = kLineThreads >> LogW;
+  constexpr bool kLinearRows = LogW >= 4;  // no row permutation: rows r m (or r Ns) apart are a fixed stride apart
   const int m = n / R;
   const int w = threadIdx.x & ((1 << LogW) - 1);
+  const int inStep = m << LogW, outStep = pass.ns << LogW;
   for (pme::LineWalk b(threadIdx.x >> LogW, pass); b.j < m; b.next(J, pass)) {
     float2 v[R];
+    if constexpr (kLinearRows) {
+      const float2* const src = in + tileIndex<LogW>(b.j, w);
 #pragma unroll
-    for (int r = 0; r < R; ++r) v[r] = in[tileIndex<LogW>(b.j + r * m, w)];
+      for (int r = 0; r < R; ++r) v[r] = src[r * inStep];
+    } else {
+#pragma unroll
+      for (int r = 0; r < R; ++r) v[r] = in[tileIndex<LogW>(b.j + r * m, w)];
+    }
     if (b.k != 0) {
       const int step = b.twiddleStep(pass);
 #pragma unroll
       for (int r = 1; r < R; ++r) v[r] = cmul(v[r], tw[r * step]);
     }
     smallDft<R>(v, tw, n);
+    if constexpr (kLinearRows) {
+      float2* const dst = out + tileIndex<LogW>(b.dst, w);
 #pragma unroll
-    for (int r = 0; r < R; ++r) out[tileIndex<LogW>(b.dst + r * pass.ns, w)] = v[r];
+      for (int r = 0; r < R; ++r) dst[r * outStep] = v[r];
+    } else {
+#pragma unroll
+      for (int r = 0; r < R; ++r) out[tileIndex<LogW>(b.dst + r * pass.ns, w)] = v[r];
+    }
   }
 }
 
@@ -639,13 +653,14 @@ __device__ __forceinline__ float2* lineForward(float2* a, float2* b, const float
 /// and m_z fixed, it sums E, W and the virial's m_x moments over its rows in a fixed order.
 template <int LogW>
 __global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
-    GridDims g, int passCount, const pme::LinePass* __restrict__ passTable, int tilesZ, float2* __restrict__ spectrum,
+    GridDims g, const __grid_constant__ pme::LinePassTable passTable, int tilesZ, float2* __restrict__ spectrum,
     const float2* __restrict__ twiddles, const float* __restrict__ fx, const float* __restrict__ fy,
     const float* __restrict__ fz, const BoxTerms* __restrict__ box, Sums7* __restrict__ partials) {
   constexpr int J = kLineThreads >> LogW;
   static_assert(J <= pme::kMaxLineStride, "LineWalk needs at most kMaxLineStride threads per column");
   extern __shared__ float2 lineShared[];
-  __shared__ pme::LinePass passes[pme::kMaxLinePasses];
+  const pme::LinePass* const passes = passTable.pass;
+  const int passCount = passTable.count;
   const int n = g.k[0], ny = g.k[1], kh = g.k[2] / 2 + 1;
   float2* const tw = lineShared;
   float2* const xTerms = tw + n;  // {f_x, m_x} per m_x
@@ -655,20 +670,22 @@ __global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
   const int z0 = (blockIdx.x - iy * tilesZ) << LogW;
   const int w = threadIdx.x & ((1 << LogW) - 1), x0 = threadIdx.x >> LogW;
   const bool inside = z0 + w < kh;  // this thread's column exists (the last tile may be narrower)
-  const std::size_t rowStride = std::size_t(ny) * kh;
-  float2* const column = spectrum + (std::size_t(x0) * ny + iy) * kh + z0 + w;  // row x0
+  // Element offsets from spectrum in 32 bits (the grid is capped below 2^31 points): row x of
+  // this thread's column at columnAt + x rowStride.
+  const unsigned int rowStride = unsigned(ny) * unsigned(kh);
+  const unsigned int columnAt = unsigned(iy) * unsigned(kh) + unsigned(z0 + w);
   const float3 invLength = box->invLength;
-  if (threadIdx.x < passCount) passes[threadIdx.x] = passTable[threadIdx.x];
   for (int m = threadIdx.x; m < n; m += kLineThreads) {
     tw[m] = __ldg(twiddles + m);
     xTerms[m] = make_float2(__ldg(fx + m), float(m <= n / 2 ? m : m - n) * invLength.x);
   }
   // kLineBatch loads in flight per thread before their values are stored.
   for (int x = x0; x < n; x += kLineBatch * J) {
+    const unsigned int at = columnAt + unsigned(x) * rowStride;
     float2 v[kLineBatch];
 #pragma unroll
     for (int u = 0; u < kLineBatch; ++u)
-      v[u] = inside && x + u * J < n ? column[std::size_t(x - x0 + u * J) * rowStride] : make_float2(0.f, 0.f);
+      v[u] = inside && x + u * J < n ? spectrum[at + unsigned(u * J) * rowStride] : make_float2(0.f, 0.f);
 #pragma unroll
     for (int u = 0; u < kLineBatch; ++u)
       if (x + u * J < n) a[tileIndex<LogW>(x + u * J, w)] = v[u];
@@ -710,7 +727,7 @@ __global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
   if (inside) {
     for (int x = x0; x < n; x += J) {
       const float2 v = r[tileIndex<LogW>(x, w)];
-      column[std::size_t(x - x0) * rowStride] = make_float2(v.x, -v.y);
+      spectrum[columnAt + unsigned(x) * rowStride] = make_float2(v.x, -v.y);
     }
   }
   Sums7 local;
@@ -1055,11 +1072,7 @@ class CudaPme final : public ReciprocalSolver {
         tw[m] = make_float2(float(std::cos(angle)), float(std::sin(angle)));
       }
       twiddles_ = DeviceBuffer<float2>("pme x-transform twiddles", tw.size());
-      pme::LinePass passes[pme::kMaxLinePasses];
-      linePassCount_ = pme::linePasses(linePlan, kLineThreads >> lineLogW_, passes);
-      linePasses_ = DeviceBuffer<pme::LinePass>("pme x-transform passes", std::size_t(linePassCount_));
-      FARADAY_CUDA_CHECK(cudaMemcpy(linePasses_.data(), passes, std::size_t(linePassCount_) * sizeof(pme::LinePass),
-                                    cudaMemcpyHostToDevice));
+      linePasses_.count = pme::linePasses(linePlan, kLineThreads >> lineLogW_, linePasses_.pass);
       FARADAY_CUDA_CHECK(
           cudaMemcpy(twiddles_.data(), tw.data(), tw.size() * sizeof(float2), cudaMemcpyHostToDevice));
       FARADAY_CUDA_CHECK(cudaFuncSetAttribute(lineKernelFor(lineLogW_), cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1306,7 +1319,7 @@ class CudaPme final : public ReciprocalSolver {
     if (lineLogW_ >= 0) {
       partialCount = dims_.k[1] * lineTilesZ_;
       lineKernelFor(lineLogW_)<<<partialCount, kLineThreads, pme::lineSharedBytes(dims_.k[0], lineLogW_), stream_>>>(
-          dims_, linePassCount_, linePasses_.data(), lineTilesZ_, complexGrid_.data(), twiddles_.data(),
+          dims_, linePasses_, lineTilesZ_, complexGrid_.data(), twiddles_.data(),
           factors_[0].data(), factors_[1].data(), factors_[2].data(), boxTerms_.data(), partials_.data());
       FARADAY_CUDA_CHECK_LAUNCH("lineConvolveKernel");
     } else {
@@ -1346,8 +1359,7 @@ class CudaPme final : public ReciprocalSolver {
   int lineLogW_ = -1;  ///< log2 of the line tile width; -1: 3D transforms and convolveKernel
   int lineTilesZ_ = 0;
   DeviceBuffer<float2> twiddles_;
-  int linePassCount_ = 0;
-  DeviceBuffer<pme::LinePass> linePasses_;
+  pme::LinePassTable linePasses_;
   std::size_t capacity_ = 0;
   std::size_t chargesCount_ = 0;
   bool haveBox_ = false;

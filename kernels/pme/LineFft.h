@@ -53,6 +53,13 @@ struct LinePass {
 
 inline constexpr int kMaxLineStride = 64;
 
+/// The passes of a line transform as one value (a kernel parameter: read through the
+/// constant cache, with no copy to shared memory).
+struct LinePassTable {
+  int count = 0;
+  LinePass pass[kMaxLinePasses] = {};
+};
+
 /// The passes of `plan` for butterfly stride J (1 <= J <= kMaxLineStride).
 inline int linePasses(const LinePlan& plan, int J, LinePass out[kMaxLinePasses]) {
   int ns = 1;
