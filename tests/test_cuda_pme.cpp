@@ -403,7 +403,7 @@ TEST(CudaPmeGeometry, LineTransformReplayEqualsDirectDft) {
 }
 
 TEST(CudaPmeGeometry, LineTilesFitSharedMemoryAndFillTheGpu) {
-  constexpr std::size_t kBudget = 100 * 1024, kMax = 225 * 1024;
+  constexpr std::size_t kBudget = pme::kLineSharedBudget, kMax = 225 * 1024;
   // 100k ions (125^3): 16 columns (33 KB), 500 blocks; 1M (270^3): 16 columns (69 KB).
   EXPECT_EQ(pme::lineTileLog(125, 125, 63, 264, kBudget, kMax), 4);
   EXPECT_EQ(pme::lineTileLog(270, 270, 136, 264, kBudget, kMax), 4);

@@ -50,8 +50,6 @@ using pme::GridDims;
 constexpr int kThreads = 128;       // per block, per-atom kernels, spreading and gather
 constexpr int kReduceThreads = 256; // per block, convolution
 constexpr int kMaxReduceBlocks = 1024;
-/// Shared memory a line tile may take and still leave room for two blocks per SM.
-constexpr std::size_t kLineSharedBudget = 100 * 1024;
 constexpr unsigned kFullMask = 0xffffffffu;
 
 /// Energy and virial partial sums: E, W_xx, W_yy, W_zz, W_xy, W_xz, W_yz (kJ/mol).
@@ -590,39 +588,25 @@ template <int R, int LogW>
 __device__ __forceinline__ void linePass(const float2* in, float2* out, const float2* tw, int n,
                                          const pme::LinePass& pass) {
   constexpr int J = kLineThreads >> LogW;
-  constexpr bool kLinearRows = LogW >= 4;  // no row permutation: rows r m (or r Ns) apart are a fixed stride apart
   const int m = n / R;
   const int w = threadIdx.x & ((1 << LogW) - 1);
-  const int inStep = m << LogW, outStep = pass.ns << LogW;
   for (pme::LineWalk b(threadIdx.x >> LogW, pass); b.j < m; b.next(J, pass)) {
     float2 v[R];
-    if constexpr (kLinearRows) {
-      const float2* const src = in + tileIndex<LogW>(b.j, w);
 #pragma unroll
-      for (int r = 0; r < R; ++r) v[r] = src[r * inStep];
-    } else {
-#pragma unroll
-      for (int r = 0; r < R; ++r) v[r] = in[tileIndex<LogW>(b.j + r * m, w)];
-    }
+    for (int r = 0; r < R; ++r) v[r] = in[tileIndex<LogW>(b.j + r * m, w)];
     if (b.k != 0) {
       const int step = b.twiddleStep(pass);
 #pragma unroll
       for (int r = 1; r < R; ++r) v[r] = cmul(v[r], tw[r * step]);
     }
     smallDft<R>(v, tw, n);
-    if constexpr (kLinearRows) {
-      float2* const dst = out + tileIndex<LogW>(b.dst, w);
 #pragma unroll
-      for (int r = 0; r < R; ++r) dst[r * outStep] = v[r];
-    } else {
-#pragma unroll
-      for (int r = 0; r < R; ++r) out[tileIndex<LogW>(b.dst + r * pass.ns, w)] = v[r];
-    }
+    for (int r = 0; r < R; ++r) out[tileIndex<LogW>(b.dst + r * pass.ns, w)] = v[r];
   }
 }
 
 /// Forward transform of every column of the tile in a (b is scratch) by the `count` passes
-/// of `passes` (shared memory); returns the buffer that holds the result. Ends with the
+/// of `passes` (the kernel's pass table); returns the buffer that holds the result. Ends with the
 /// block synchronised.
 template <int LogW>
 __device__ __forceinline__ float2* lineForward(float2* a, float2* b, const float2* tw, int n,
@@ -1060,7 +1044,7 @@ class CudaPme final : public ReciprocalSolver {
     FARADAY_CUDA_CHECK(cudaFuncGetAttributes(&lineAttributes, lineKernelFor(5)));
     pme::LinePlan linePlan;
     if (pme::makeLinePlan(dims_.k[0], linePlan))
-      lineLogW_ = pme::lineTileLog(dims_.k[0], dims_.k[1], dims_.k[2] / 2 + 1, 2 * numSms_, kLineSharedBudget,
+      lineLogW_ = pme::lineTileLog(dims_.k[0], dims_.k[1], dims_.k[2] / 2 + 1, 2 * numSms_, pme::kLineSharedBudget,
                                    std::size_t(maxShared) - lineAttributes.sharedSizeBytes);
     if (lineLogW_ >= 0) {
       lineTilesZ_ = (dims_.k[2] / 2 + 1 + (1 << lineLogW_) - 1) >> lineLogW_;

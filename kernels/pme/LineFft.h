@@ -104,6 +104,9 @@ inline std::size_t lineSharedBytes(int n, int logW) {
   return (2 * std::size_t(n) + 2 * (std::size_t(lineTileRows(n)) << logW)) * 2 * sizeof(float);
 }
 
+/// Shared memory a line tile may take and still leave room for two blocks per SM.
+inline constexpr std::size_t kLineSharedBudget = 100 * 1024;
+
 /// log2 of the tile width (2 to 5: 4 to 32 columns) for x length n over ny m_y rows of kh
 /// m_z columns: the widest tile within `budget` bytes of shared memory that still gives
 /// `minBlocks` blocks; failing that, the narrowest within `maxShared`; -1 when none fits.
