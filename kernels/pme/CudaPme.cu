@@ -16,8 +16,9 @@
 //               virial by CUB block reductions in double (per-block partials, summed in
 //               index order by the gather's first block: deterministic)
 //   5 fft_inverse  cuFFT C2R, (y, z) or 3D as phase 3
-//   6 gather    one warp per run of consecutive bins, kGatherLanes lanes per atom: B-spline
-//               weights and derivatives, and the force interpolated from the potential grid
+//   6 gather    one thread block per brick stages the potential its atoms reach in shared
+//               memory; one thread per atom: B-spline weights and derivatives, and the force
+//               interpolated from the staged potential
 // Every floating-point sum runs in a fixed order, so results are bitwise reproducible on one
 // GPU. The file reads in layers: per-atom evaluators -> block- and warp-level steps ->
 // __global__ kernels -> the host driver (class CudaPme).
@@ -114,15 +115,6 @@ __device__ __forceinline__ void tagCell(int tag, const int binOrigin[3], int cel
   cell[0] = binOrigin[0] + ((tag >> 4) & 3);
   cell[1] = binOrigin[1] + ((tag >> 2) & 3);
   cell[2] = binOrigin[2] + (tag & 3);
-}
-
-/// First cell of bin b per dimension.
-__device__ __forceinline__ void binOrigin(const BinLayout& bins, unsigned int b, int origin[3]) {
-  const unsigned int row = b / unsigned(bins.nb[2]);
-  origin[2] = int(b - row * unsigned(bins.nb[2])) * pme::kBinEdge;
-  const unsigned int col = row / unsigned(bins.nb[1]);
-  origin[1] = int(row - col * unsigned(bins.nb[1])) * pme::kBinEdge;
-  origin[0] = int(col) * pme::kBinEdge;
 }
 
 // Spreading: a block of kThreads per brick of E^3 points (E = kBrickEdge). Warp w owns
@@ -222,6 +214,152 @@ __device__ __forceinline__ int comboOf(const int* comboOffset, int lo, int hi, i
     else hi = mid;
   }
   return lo;
+}
+
+/// i mod K for i >= 0: one comparison unless i >= 2K (grids smaller than a brick and its halo).
+__device__ __forceinline__ int wrapIndex(int i, int K) { return i < K ? i : (i - K < K ? i - K : i % K); }
+
+// Gather: a block per brick (see gatherKernel). The brick's atoms reach the points o + r,
+// r in [0, kSide) per dimension (kSide = kBrickEdge + P - 1), staged x-major, z fastest.
+constexpr int kGatherThreads = 64;
+constexpr unsigned int kNoBin = ~0u;
+static_assert(kBrickEdge == 2 * pme::kBinEdge, "a brick holds 2 x 2 x 2 bins");
+template <int P>
+struct GatherShared {
+  static constexpr int kSide = kBrickEdge + P - 1;
+  static_assert(kSide <= 16, "the staging puts two rows of a plane in a warp");
+  float phi[kSide * kSide * kSide];
+  int planeOffset[kSide];  ///< grid offset of the x plane o_x + r (periodic)
+  unsigned int bin[8];     ///< the brick's bins, (x, y, z) halves as bits 2, 1, 0; kNoBin past the grid
+  int start[9];            ///< the brick's atoms: bin k holds atoms start[k] .. start[k + 1] - 1
+};
+
+/// Warp 0 of a gather block: the brick's bins, their atom counts and where each bin's atoms
+/// start in the brick's order (lanes 0-7 hold a bin each; a shuffle scan).
+__device__ __forceinline__ void brickBinStarts(const BinLayout& bins, const int brick[3],
+                                               const int* __restrict__ binCount, unsigned int bin[8],
+                                               int start[9]) {
+  const int lane = threadIdx.x & 31;
+  int count = 0;
+  if (lane < 8) {
+    const int cb[3] = {2 * brick[0] + (lane >> 2), 2 * brick[1] + ((lane >> 1) & 1), 2 * brick[2] + (lane & 1)};
+    unsigned int b = kNoBin;
+    if (cb[0] < bins.nb[0] && cb[1] < bins.nb[1] && cb[2] < bins.nb[2]) {
+      b = pme::binIndex(bins.nb, cb[0] * pme::kBinEdge, cb[1] * pme::kBinEdge, cb[2] * pme::kBinEdge);
+      count = min(binCount[b], bins.cap);
+    }
+    bin[lane] = b;
+  }
+  int inclusive = count;
+#pragma unroll
+  for (int d = 1; d < 8; d <<= 1) {
+    const int v = __shfl_up_sync(kFullMask, inclusive, d);
+    if (lane >= d) inclusive += v;
+  }
+  if (lane < 8) start[lane + 1] = inclusive;
+  if (lane == 0) start[0] = 0;
+}
+
+/// Stages the potential the brick's atoms reach (see GatherShared). Lanes run along z, kSide
+/// of them per row and two rows per warp; a thread loads its rows of kXBatch x planes before
+/// storing them. Lanes past the last row repeat its last point (same value, same place).
+template <int P>
+__device__ __forceinline__ void stagePotential(const GridDims& g, const int o[3], const float* __restrict__ phi,
+                                               GatherShared<P>& sh) {
+  constexpr int S = GatherShared<P>::kSide;
+  constexpr int kRows = 32 / S;
+  constexpr int kRowStep = kRows * (kGatherThreads / 32);
+  constexpr int kYIter = (S + kRowStep - 1) / kRowStep;
+  constexpr int kXBatch = 4;
+  const int lane = threadIdx.x & 31, sub = min(lane / S, kRows - 1);
+  const int z = lane < kRows * S ? lane - sub * S : S - 1;
+  const int y0 = (threadIdx.x >> 5) * kRows + sub;
+  const int zg = wrapIndex(o[2] + z, g.k[2]);
+  const float* rowSrc[kYIter];
+  int rowDst[kYIter];
+#pragma unroll
+  for (int m = 0; m < kYIter; ++m) {
+    const int y = min(y0 + m * kRowStep, S - 1);
+    rowSrc[m] = phi + (wrapIndex(o[1] + y, g.k[1]) * g.k[2] + zg);
+    rowDst[m] = y * S + z;
+  }
+#pragma unroll
+  for (int x0 = 0; x0 < S; x0 += kXBatch) {
+    float v[kXBatch][kYIter];
+#pragma unroll
+    for (int u = 0; u < kXBatch; ++u) {
+      const int plane = sh.planeOffset[min(x0 + u, S - 1)];
+#pragma unroll
+      for (int m = 0; m < kYIter; ++m) v[u][m] = __ldg(rowSrc[m] + plane);
+    }
+#pragma unroll
+    for (int u = 0; u < kXBatch; ++u)
+#pragma unroll
+      for (int m = 0; m < kYIter; ++m)
+        if (x0 + u < S) sh.phi[(x0 + u) * S * S + rowDst[m]] = v[u][m];
+  }
+}
+
+/// One atom of a gather brick: its index, its cell relative to the brick origin, {w, q}.
+struct GatherAtom {
+  int atom;
+  int r[3];
+  float4 wq;
+};
+
+/// Atom p of the brick (in the order of brickBinStarts()).
+__device__ __forceinline__ GatherAtom loadGatherAtom(const unsigned int bin[8], const int start[9],
+                                                     const BinLayout& bins, const int* __restrict__ binTag,
+                                                     const float4* __restrict__ wq, int p) {
+  int k = 0;  // the bin holding p: the last whose start is <= p (empty bins start where the next does)
+#pragma unroll
+  for (int s = 1; s < 8; ++s) k += start[s] <= p;
+  const int tag = __ldg(binTag + binSlot(bins, bin[k], p - start[k]));
+  const int origin[3] = {pme::kBinEdge * (k >> 2), pme::kBinEdge * ((k >> 1) & 1), pme::kBinEdge * (k & 1)};
+  GatherAtom a;
+  a.atom = tag >> kTagBits;
+  tagCell(tag, origin, a.r);
+  a.wq = __ldg(wq + a.atom);
+  return a;
+}
+
+/// The force on one atom from the staged potential: per x plane i and y row j, the sums
+/// over z of theta_z phi and dtheta_z phi, then the y and x weights.
+template <int P>
+__device__ __forceinline__ void interpolateForce(const GatherShared<P>& sh, const GatherAtom& a, float3 scale,
+                                                 float* __restrict__ forces) {
+  constexpr int S = GatherShared<P>::kSide;
+  float tx[P], dx[P], ty[P], dy[P], tz[P], dz[P];
+  pme::bsplineWeights<P, float>(a.wq.x, tx, dx);
+  pme::bsplineWeights<P, float>(a.wq.y, ty, dy);
+  pme::bsplineWeights<P, float>(a.wq.z, tz, dz);
+  float gx = 0.f, gy = 0.f, gz = 0.f;
+#pragma unroll
+  for (int i = 0; i < P; ++i) {
+    const float* plane = sh.phi + ((a.r[0] + i) * S + a.r[1]) * S + a.r[2];
+    float sT = 0.f, sY = 0.f, sD = 0.f;  // sum_j theta_y T_j, dtheta_y T_j, theta_y D_j
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+      float T = 0.f, D = 0.f;  // sum_k theta_z phi, dtheta_z phi of row j
+#pragma unroll
+      for (int k = 0; k < P; ++k) {
+        const float v = plane[j * S + k];
+        T = fmaf(tz[k], v, T);
+        D = fmaf(dz[k], v, D);
+      }
+      sT = fmaf(ty[j], T, sT);
+      sY = fmaf(dy[j], T, sY);
+      sD = fmaf(ty[j], D, sD);
+    }
+    gx = fmaf(dx[i], sT, gx);
+    gy = fmaf(tx[i], sY, gy);
+    gz = fmaf(tx[i], sD, gz);
+  }
+  const float q = a.wq.w;
+  float* f = forces + 3 * std::size_t(a.atom);
+  f[0] = -q * scale.x * gx;
+  f[1] = -q * scale.y * gy;
+  f[2] = -q * scale.z * gz;
 }
 
 // ---- Layer 3: kernels ----------------------------------------------------------------------
@@ -737,136 +875,46 @@ inline LineKernel lineKernelFor(int logW) {
   }
 }
 
-/// Phase 6: one warp per run of binsPerWarp consecutive bins (neighbouring atoms read
-/// neighbouring grid points), kGatherLanes lanes per atom: lane c of an atom takes the
-/// points z = c, c + kGatherLanes, ... of its spline, all its x and y rows; the lanes' partial
-/// gradients are summed by a fixed butterfly of shuffles. Weights and derivatives from
-/// {w, q}; F = -q (K/L) grad, written in atom order as float triples. The last to read the
-/// bin counts, it leaves them zero for the next evaluation's binning.
-/// Block 0 first sums the convolution's energy and virial partials (sumPartials()).
-constexpr int kGatherLanes = 4;
-constexpr int kGatherAtoms = 32 / kGatherLanes;  ///< atoms per warp at a time
+/// Phase 6: one block of kGatherThreads per brick of kBrickEdge^3 cells (its 2^3 bins).
+/// The block stages the potential at every point its atoms' splines reach (the brick and
+/// P - 1 more points per dimension, periodically) in shared memory; then one thread per atom
+/// of its bins evaluates that atom's B-spline weights and derivatives from {w, q} and
+/// interpolates its force from there, F = -q (K/L) grad, in a fixed order of terms. Forces
+/// are written in atom order as float triples. The last to read the bin counts, it leaves
+/// them zero for the next evaluation's binning. Block 0 first sums the convolution's energy
+/// and virial partials (sumPartials()).
 template <int P>
-__global__ void __launch_bounds__(kThreads) gatherKernel(GridDims g, BinLayout bins, int binsPerWarp,
-                                                         int* __restrict__ binCount,
-                                                         const float4* __restrict__ wq,
-                                                         const int* __restrict__ binTag,
-                                                         const float* __restrict__ phi,
-                                                         const BoxTerms* __restrict__ box,
-                                                         float* __restrict__ forces,
-                                                         const Sums7* __restrict__ partials, int partialCount,
-                                                         int* __restrict__ binsNeeded,
-                                                         EvaluationSums* __restrict__ out) {
-  constexpr int kPerLane = (P + kGatherLanes - 1) / kGatherLanes;  // z points per lane
-  if (blockIdx.x == 0) sumPartials<kThreads>(partials, partialCount, binsNeeded, out);
-  const long long b0 = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * binsPerWarp;
-  const int lane = threadIdx.x & 31, slot = lane / kGatherLanes, sub = lane % kGatherLanes;
-  if (b0 >= (long long)bins.total) return;  // whole warps leave together
-  const int runBins = int(min((long long)binsPerWarp, (long long)bins.total - b0));
-  const int count = lane < runBins ? min(binCount[b0 + lane], bins.cap) : 0;
-  int laneOrigin[3] = {0, 0, 0};  // first cell of bin b0 + lane, shuffled to its atoms' lanes
-  if (lane < runBins) binOrigin(bins, (unsigned int)(b0 + lane), laneOrigin);
-  int inclusive = count;
-#pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
-    const int v = __shfl_up_sync(kFullMask, inclusive, o);
-    if (lane >= o) inclusive += v;
-  }
-  const int atoms = __shfl_sync(kFullMask, inclusive, 31);
+__global__ void __launch_bounds__(kGatherThreads) gatherKernel(GridDims g, BinLayout bins, int3 nBricks,
+                                                               int* __restrict__ binCount,
+                                                               const float4* __restrict__ wq,
+                                                               const int* __restrict__ binTag,
+                                                               const float* __restrict__ phi,
+                                                               const BoxTerms* __restrict__ box,
+                                                               float* __restrict__ forces,
+                                                               const Sums7* __restrict__ partials, int partialCount,
+                                                               int* __restrict__ binsNeeded,
+                                                               EvaluationSums* __restrict__ out) {
+  __shared__ GatherShared<P> sh;
+  if (blockIdx.x == 0) sumPartials<kGatherThreads>(partials, partialCount, binsNeeded, out);
+  const int tid = threadIdx.x;
+  const int bz = int(blockIdx.x % unsigned(nBricks.z));
+  const int rest = int(blockIdx.x / unsigned(nBricks.z));
+  const int brick[3] = {rest / nBricks.y, rest % nBricks.y, bz};
+  const int o[3] = {brick[0] * kBrickEdge, brick[1] * kBrickEdge, brick[2] * kBrickEdge};
+  if (tid < GatherShared<P>::kSide) sh.planeOffset[tid] = wrapIndex(o[0] + tid, g.k[0]) * (g.k[1] * g.k[2]);
+  if (tid < 32) brickBinStarts(bins, brick, binCount, sh.bin, sh.start);
+  __syncthreads();
+  const int atoms = sh.start[8];
+  const bool first = tid < atoms;
+  GatherAtom a{};
+  if (first) a = loadGatherAtom(sh.bin, sh.start, bins, binTag, wq, tid);  // in flight during the staging
+  stagePotential<P>(g, o, phi, sh);
+  __syncthreads();
   const float3 scale = box->scale;
-  for (int base = 0; base < atoms; base += kGatherAtoms) {
-    const int p = base + slot;
-    int j = 0;  // this atom's bin: the number of bins whose atoms all come before p
-#pragma unroll
-    for (int step = 16; step >= 1; step >>= 1) {
-      const int v = __shfl_sync(kFullMask, inclusive, j + step - 1);
-      if (v <= p) j += step;
-    }
-    const int start = __shfl_sync(kFullMask, inclusive - count, j);
-    const int origin[3] = {__shfl_sync(kFullMask, laneOrigin[0], j), __shfl_sync(kFullMask, laneOrigin[1], j),
-                           __shfl_sync(kFullMask, laneOrigin[2], j)};
-    float gx = 0.f, gy = 0.f, gz = 0.f;
-    int atom = -1;
-    float q = 0.f;
-    if (p < atoms) {
-      const unsigned int b = (unsigned int)(b0 + j);
-      const int tag = __ldg(binTag + binSlot(bins, b, p - start));
-      atom = tag >> kTagBits;
-      int cell[3];
-      tagCell(tag, origin, cell);
-      const float4 wqa = __ldg(wq + atom);
-      q = wqa.w;
-      float tx[P], dx[P], ty[P], dy[P], tz[P], dz[P];
-      pme::bsplineWeights<P, float>(wqa.x, tx, dx);
-      pme::bsplineWeights<P, float>(wqa.y, ty, dy);
-      pme::bsplineWeights<P, float>(wqa.z, tz, dz);
-      int zOffset[kPerLane];
-      float zt[kPerLane], zd[kPerLane];
-#pragma unroll
-      for (int u = 0; u < kPerLane; ++u) {
-        const int c = sub + u * kGatherLanes;
-        int z = cell[2] + min(c, P - 1);
-        if (z >= g.k[2]) z -= g.k[2];
-        zOffset[u] = z;
-        float t = 0.f, d = 0.f;
-#pragma unroll
-        for (int k = 0; k < P; ++k) {  // tz[c] without a local-memory index
-          t = k == c ? tz[k] : t;
-          d = k == c ? dz[k] : d;
-        }
-        zt[u] = t;  // zero for c >= P: that lane's extra point adds nothing
-        zd[u] = d;
-      }
-      // Per x plane i: A_u = sum_j theta_y[j] phi, B_u = sum_j dtheta_y[j] phi over the
-      // lane's z point u; then the z weights, then the x weights.
-      // Grid offsets fit an int (the constructor caps the grid at 2e9 points).
-      int yOffset[P];
-#pragma unroll
-      for (int jj = 0; jj < P; ++jj)
-        yOffset[jj] = (cell[1] + jj < g.k[1] ? cell[1] + jj : cell[1] + jj - g.k[1]) * g.k[2];
-      const int planeSize = g.k[1] * g.k[2];
-#pragma unroll
-      for (int i = 0; i < P; ++i) {
-        const int ix = cell[0] + i < g.k[0] ? cell[0] + i : cell[0] + i - g.k[0];
-        const float* const plane = phi + ix * planeSize;
-        float sA[kPerLane], sB[kPerLane];
-#pragma unroll
-        for (int u = 0; u < kPerLane; ++u) sA[u] = sB[u] = 0.f;
-#pragma unroll
-        for (int jj = 0; jj < P; ++jj) {
-#pragma unroll
-          for (int u = 0; u < kPerLane; ++u) {
-            const float v = __ldg(plane + (yOffset[jj] + zOffset[u]));
-            sA[u] = fmaf(ty[jj], v, sA[u]);
-            sB[u] = fmaf(dy[jj], v, sB[u]);
-          }
-        }
-        float sumT = 0.f, sumY = 0.f, sumD = 0.f;
-#pragma unroll
-        for (int u = 0; u < kPerLane; ++u) {
-          sumT = fmaf(zt[u], sA[u], sumT);
-          sumY = fmaf(zt[u], sB[u], sumY);
-          sumD = fmaf(zd[u], sA[u], sumD);
-        }
-        gx = fmaf(dx[i], sumT, gx);
-        gy = fmaf(tx[i], sumY, gy);
-        gz = fmaf(tx[i], sumD, gz);
-      }
-    }
-#pragma unroll
-    for (int o = 1; o < kGatherLanes; o <<= 1) {
-      gx += __shfl_xor_sync(kFullMask, gx, o);
-      gy += __shfl_xor_sync(kFullMask, gy, o);
-      gz += __shfl_xor_sync(kFullMask, gz, o);
-    }
-    if (atom >= 0 && sub == 0) {
-      float* f = forces + 3 * std::size_t(atom);
-      f[0] = -q * scale.x * gx;
-      f[1] = -q * scale.y * gy;
-      f[2] = -q * scale.z * gz;
-    }
-  }
-  if (lane < runBins) binCount[b0 + lane] = 0;  // the last reader: the next binning starts from zero
+  if (first) interpolateForce<P>(sh, a, scale, forces);
+  for (int p = tid + kGatherThreads; p < atoms; p += kGatherThreads)
+    interpolateForce<P>(sh, loadGatherAtom(sh.bin, sh.start, bins, binTag, wq, p), scale, forces);
+  if (tid < 8 && sh.bin[tid] != kNoBin) binCount[sh.bin[tid]] = 0;  // after every read of them
 }
 
 // ---- Layer 4: host driver ---------------------------------------------------------------
@@ -1234,10 +1282,6 @@ class CudaPme final : public ReciprocalSolver {
     chargesCount_ = 0;
     capacity_ = n;
     growBins(pme::initialBinCapacity(n, bins_.total));
-    // Atoms per gather warp: enough bins for about two rounds of kGatherAtoms atoms at the
-    // mean occupancy.
-    const double perBin = double(n) / double(bins_.total);
-    binsPerWarp_ = std::clamp(int(2.0 * kGatherAtoms / std::max(perBin, 1e-3)), 1, 32);
   }
 
   /// Bin record slots for at least `cap` atoms per bin (kept when large enough).
@@ -1320,11 +1364,10 @@ class CudaPme final : public ReciprocalSolver {
     mark(6);
 
     // 6: forces; block 0 also sums the energy and virial partials.
-    const std::size_t gatherWarps = (std::size_t(bins_.total) + binsPerWarp_ - 1) / binsPerWarp_;
-    gatherKernel<P><<<blocksFor(gatherWarps * 32, kThreads), kThreads, 0, stream_>>>(
-        dims_, bins_, binsPerWarp_, binCount_.data(), wq_.data(), binTag_.data(), realGrid_.data(),
-        boxTerms_.data(), forceOut_.data(), partials_.data(), partialCount, binCount_.data() + bins_.total,
-        sums_.data());
+    gatherKernel<P><<<bricks, kGatherThreads, 0, stream_>>>(
+        dims_, bins_, make_int3(nBricks_[0], nBricks_[1], nBricks_[2]), binCount_.data(), wq_.data(), binTag_.data(),
+        realGrid_.data(), boxTerms_.data(), forceOut_.data(), partials_.data(), partialCount,
+        binCount_.data() + bins_.total, sums_.data());
     FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
     mark(7);
   }
@@ -1338,7 +1381,6 @@ class CudaPme final : public ReciprocalSolver {
   BinLayout bins_{};
   std::array<int, 3> nBricks_{};
   int tableRows_ = 1;
-  int binsPerWarp_ = 1;
   int reduceBlocks_ = 1;
   int lineLogW_ = -1;  ///< log2 of the line tile width; -1: 3D transforms and convolveKernel
   int lineTilesZ_ = 0;
