@@ -48,7 +48,7 @@ namespace {
 
 using pme::GridDims;
 
-constexpr int kThreads = 128;       // per block, per-atom kernels, spreading and gather
+constexpr int kThreads = 128;       // per block, binning and spreading
 constexpr int kReduceThreads = 256; // per block, convolution
 constexpr int kMaxReduceBlocks = 1024;
 constexpr unsigned kFullMask = 0xffffffffu;
@@ -140,6 +140,14 @@ struct SpreadShared {
   int comboCount[kThreads];
   int comboOffset[kThreads + 1];
 };
+
+/// The brick of this block (spreading and gather: one block per brick, z fastest).
+__device__ __forceinline__ void brickOfBlock(int3 nBricks, int brick[3]) {
+  const int rest = int(blockIdx.x / unsigned(nBricks.z));
+  brick[2] = int(blockIdx.x - unsigned(rest) * unsigned(nBricks.z));
+  brick[1] = rest % nBricks.y;
+  brick[0] = rest / nBricks.y;
+}
 
 /// Stages one atom (tag, {w, q}) of the brick's bin combination `combo` at stage position
 /// `pos`: its B-spline weights spread over the brick's points. `oneImage`: every grid
@@ -416,12 +424,9 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
   __shared__ __align__(16) SpreadShared sh;
   __shared__ typename BlockScan::TempStorage scanTemp;
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-  int brick = blockIdx.x;
-  const int bz = brick % nBricks.z;
-  brick /= nBricks.z;
-  const int by = brick % nBricks.y;
-  const int bx = brick / nBricks.y;
-  const int o[3] = {bx * kBrickEdge, by * kBrickEdge, bz * kBrickEdge};
+  int brick[3];
+  brickOfBlock(nBricks, brick);
+  const int o[3] = {brick[0] * kBrickEdge, brick[1] * kBrickEdge, brick[2] * kBrickEdge};
   // The bins of this brick per dimension, from the table brickBins() filled on the host:
   // row d * tableRows + brick index along d, kBrickTableEntry ints each.
   if (tid < 3 * kBrickTableEntry) {
@@ -897,9 +902,8 @@ __global__ void __launch_bounds__(kGatherThreads) gatherKernel(GridDims g, BinLa
   __shared__ GatherShared<P> sh;
   if (blockIdx.x == 0) sumPartials<kGatherThreads>(partials, partialCount, binsNeeded, out);
   const int tid = threadIdx.x;
-  const int bz = int(blockIdx.x % unsigned(nBricks.z));
-  const int rest = int(blockIdx.x / unsigned(nBricks.z));
-  const int brick[3] = {rest / nBricks.y, rest % nBricks.y, bz};
+  int brick[3];
+  brickOfBlock(nBricks, brick);
   const int o[3] = {brick[0] * kBrickEdge, brick[1] * kBrickEdge, brick[2] * kBrickEdge};
   if (tid < GatherShared<P>::kSide) sh.planeOffset[tid] = wrapIndex(o[0] + tid, g.k[0]) * (g.k[1] * g.k[2]);
   if (tid < 32) brickBinStarts(bins, brick, binCount, sh.bin, sh.start);
