@@ -2,7 +2,8 @@
 //   1 spline    one thread per atom: fractional coordinates (uploaded as fixed point,
 //               expanded in double), first grid index (the atom's cell), and its place in
 //               the bin of kBinEdge^3 cells that holds that cell (a slot from an integer
-//               counter; the record is {w_x, w_y, w_z, q} and the atom index)
+//               counter), where its entry goes: {w_x, w_y, w_z, q} and a tag (atom index
+//               and cell), one 32-byte sector
 //   2 spread    two-phase collection without float atomics: one thread block per brick of
 //               kBrickEdge^3 grid points stages the atoms of the bins that reach it, in a
 //               fixed order (bins in a fixed order, atoms of a bin by atom index), with
@@ -102,13 +103,20 @@ struct BinLayout {
   int cap;
 };
 
-/// Record slot of bin b, slot s.
+/// Entry slot of bin b, slot s.
 __device__ __forceinline__ std::size_t binSlot(const BinLayout& bins, unsigned int b, int s) {
   return std::size_t(b) * std::size_t(bins.cap) + std::size_t(s);
 }
 
-/// A bin holds tags: atom index << 6 | the atom's cell inside the bin, (x, y, z) in 2 bits
-/// each. The atom's {w_x, w_y, w_z, q} stay in atom order.
+/// What a bin slot holds for its atom: the fractional parts and the charge, and the tag:
+/// atom index << 6 | the atom's cell inside the bin, (x, y, z) in 2 bits each. One 32-byte
+/// sector, so that the binning writes whole sectors and a reader finds both in one.
+struct alignas(32) BinEntry {
+  float4 wq;  ///< w_x, w_y, w_z, q
+  int tag;
+  int unused[3];
+};
+static_assert(sizeof(BinEntry) == 2 * sizeof(float4), "a bin entry is two float4s, one sector");
 constexpr int kTagBits = 6;
 static_assert(pme::kBinEdge == 4, "tags hold the cell inside a bin in 2 bits per dimension");
 __device__ __forceinline__ void tagCell(int tag, const int binOrigin[3], int cell[3]) {
@@ -149,11 +157,11 @@ __device__ __forceinline__ void brickOfBlock(int3 nBricks, int brick[3]) {
   brick[0] = rest / nBricks.y;
 }
 
-/// Stages one atom (tag, {w, q}) of the brick's bin combination `combo` at stage position
-/// `pos`: its B-spline weights spread over the brick's points. `oneImage`: every grid
-/// dimension is at least kBrickEdge + P - 1, so an atom reaches a brick through one periodic
-/// image at most (then the weights are placed by offset; otherwise each point's spline index
-/// is found modulo K).
+/// Stages one atom (the tag and {w, q} of its BinEntry) of the brick's bin combination
+/// `combo` at stage position `pos`: its B-spline weights spread over the brick's points.
+/// `oneImage`: every grid dimension is at least kBrickEdge + P - 1, so an atom reaches a
+/// brick through one periodic image at most (then the weights are placed by offset;
+/// otherwise each point's spline index is found modulo K).
 template <int P>
 __device__ __forceinline__ void stageAtom(const GridDims& g, const int o[3], SpreadShared& sh, bool oneImage, int combo,
                                           int tag, const float4 wq, int pos) {
@@ -208,9 +216,9 @@ __device__ __forceinline__ void stageAtom(const GridDims& g, const int o[3], Spr
 
 /// Rank of the atom `me` among the n atoms of the bin at `base` (by atom index): the fixed
 /// order of the bin's atoms, whatever slots the binning gave them.
-__device__ __forceinline__ int rankInBin(const int* __restrict__ binTag, std::size_t base, int n, int me) {
+__device__ __forceinline__ int rankInBin(const BinEntry* __restrict__ entries, std::size_t base, int n, int me) {
   int rank = 0;
-  for (int j = 0; j < n; ++j) rank += (__ldg(binTag + base + j) >> kTagBits) < me;
+  for (int j = 0; j < n; ++j) rank += (__ldg(&entries[base + j].tag) >> kTagBits) < me;
   return rank;
 }
 
@@ -308,7 +316,8 @@ __device__ __forceinline__ void stagePotential(const GridDims& g, const int o[3]
   }
 }
 
-/// One atom of a gather brick: its index, its cell relative to the brick origin, {w, q}.
+/// One atom of a gather brick: its index, its cell relative to the brick origin, {w, q}
+/// (from its BinEntry).
 struct GatherAtom {
   int atom;
   int r[3];
@@ -317,17 +326,18 @@ struct GatherAtom {
 
 /// Atom p of the brick (in the order of brickBinStarts()).
 __device__ __forceinline__ GatherAtom loadGatherAtom(const unsigned int bin[8], const int start[9],
-                                                     const BinLayout& bins, const int* __restrict__ binTag,
-                                                     const float4* __restrict__ wq, int p) {
+                                                     const BinLayout& bins, const BinEntry* __restrict__ entries,
+                                                     int p) {
   int k = 0;  // the bin holding p: the last whose start is <= p (empty bins start where the next does)
 #pragma unroll
   for (int s = 1; s < 8; ++s) k += start[s] <= p;
-  const int tag = __ldg(binTag + binSlot(bins, bin[k], p - start[k]));
+  const BinEntry* const e = entries + binSlot(bins, bin[k], p - start[k]);
+  const int tag = __ldg(&e->tag);
   const int origin[3] = {pme::kBinEdge * (k >> 2), pme::kBinEdge * ((k >> 1) & 1), pme::kBinEdge * (k & 1)};
   GatherAtom a;
+  a.wq = __ldg(&e->wq);
   a.atom = tag >> kTagBits;
   tagCell(tag, origin, a.r);
-  a.wq = __ldg(wq + a.atom);
   return a;
 }
 
@@ -372,37 +382,56 @@ __device__ __forceinline__ void interpolateForce(const GatherShared<P>& sh, cons
 
 // ---- Layer 3: kernels ----------------------------------------------------------------------
 
-/// Phase 1: one thread per atom: cell, fractional parts (with q, in atom order) and a slot in
-/// its cell's bin (the B-spline values and derivatives are evaluated from the fractional
-/// parts where they are used). Atoms
-/// with q = 0 are not binned: never spread, zero force (written here). The slot comes from an
-/// integer counter (its order varies between runs; the spreading orders each bin by atom
-/// index). A bin fuller than its capacity leaves its extra atoms out and records the count
-/// it needed in binCount[bins.total]; the host then grows the capacity and evaluates again.
+/// Phase 1: one thread per atom: cell, fractional parts and a slot in its cell's bin, where
+/// its BinEntry goes (the B-spline values and derivatives are evaluated from the fractional
+/// parts where they are used). Atoms with q = 0 are not binned: never spread, zero force
+/// (written here). The slot comes from an integer counter (its order varies between runs;
+/// the spreading orders each bin by atom index). A bin fuller than its capacity leaves its
+/// extra atoms out and records the count it needed in binCount[bins.total]; the host then
+/// grows the capacity and evaluates again. Each warp writes its entries through shared
+/// memory, each store instruction covering whole entries: the slots are scattered, and
+/// whole 32-byte sectors are written at full speed where partial ones are not.
 template <int P>
 __global__ void __launch_bounds__(kThreads) binKernel(int n, const std::uint32_t* __restrict__ fractions,
                                                       const double* __restrict__ charges, GridDims g, BinLayout bins,
-                                                      int* __restrict__ binCount, float4* __restrict__ wq,
-                                                      int* __restrict__ binTag, float* __restrict__ forces) {
+                                                      int* __restrict__ binCount, BinEntry* __restrict__ entries,
+                                                      float* __restrict__ forces) {
+  constexpr std::size_t kNoSlot = ~std::size_t(0);
+  __shared__ float4 stage[2 * kThreads];
+  __shared__ std::size_t slotOf[kThreads];
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const double q = charges[i];
-  const std::uint32_t f[3] = {fractions[3 * std::size_t(i)], fractions[3 * std::size_t(i) + 1],
-                              fractions[3 * std::size_t(i) + 2]};  // loaded beside q, not after its test
-  if (q == 0.0) {
-    forces[3 * std::size_t(i)] = forces[3 * std::size_t(i) + 1] = forces[3 * std::size_t(i) + 2] = 0.f;
-    return;
+  std::size_t slot = kNoSlot;
+  float4 wq = make_float4(0.f, 0.f, 0.f, 0.f);
+  int tag = 0;
+  if (i < n) {
+    const double q = charges[i];
+    const std::uint32_t f[3] = {fractions[3 * std::size_t(i)], fractions[3 * std::size_t(i) + 1],
+                                fractions[3 * std::size_t(i) + 2]};  // loaded beside q, not after its test
+    if (q == 0.0) {
+      forces[3 * std::size_t(i)] = forces[3 * std::size_t(i) + 1] = forces[3 * std::size_t(i) + 2] = 0.f;
+    } else {
+      int first[3];
+      float w[3];
+      atomGridCoordinates<P>(f, g, first, w);
+      const unsigned int b = pme::binIndex(bins.nb, first[0], first[1], first[2]);
+      const int s = atomicAdd(binCount + b, 1);
+      wq = make_float4(w[0], w[1], w[2], float(q));
+      tag = (i << kTagBits) | ((first[0] & 3) << 4) | ((first[1] & 3) << 2) | (first[2] & 3);
+      if (s < bins.cap) slot = binSlot(bins, b, s);
+      else atomicMax(binCount + bins.total, s + 1);
+    }
   }
-  int first[3];
-  float w[3];
-  atomGridCoordinates<P>(f, g, first, w);
-  const unsigned int b = pme::binIndex(bins.nb, first[0], first[1], first[2]);
-  wq[i] = make_float4(w[0], w[1], w[2], float(q));
-  const int slot = atomicAdd(binCount + b, 1);
-  if (slot < bins.cap) {
-    binTag[binSlot(bins, b, slot)] = (i << kTagBits) | ((first[0] & 3) << 4) | ((first[1] & 3) << 2) | (first[2] & 3);
-  } else {
-    atomicMax(binCount + bins.total, slot + 1);
+  // Lane l stores float4 l and l + 32 of the warp's 32 entries: entry l / 2, half l % 2.
+  const int lane = threadIdx.x & 31, warpBase = threadIdx.x - lane;
+  stage[2 * threadIdx.x] = wq;
+  stage[2 * threadIdx.x + 1] = make_float4(__int_as_float(tag), 0.f, 0.f, 0.f);
+  slotOf[threadIdx.x] = slot;
+  __syncwarp();
+  float4* const out = reinterpret_cast<float4*>(entries);
+#pragma unroll
+  for (int k = lane; k < 64; k += 32) {
+    const std::size_t at = slotOf[warpBase + (k >> 1)];
+    if (at != kNoSlot) out[2 * at + (k & 1)] = stage[2 * warpBase + k];
   }
 }
 
@@ -418,8 +447,8 @@ template <int P>
 __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayout bins, int3 nBricks,
                                                          const int* __restrict__ brickTable, int tableRows,
                                                          const int* __restrict__ binCount,
-                                                         const float4* __restrict__ wq,
-                                                         const int* __restrict__ binTag, float* __restrict__ grid) {
+                                                         const BinEntry* __restrict__ entries,
+                                                         float* __restrict__ grid) {
   using BlockScan = cub::BlockScan<int, kThreads>;
   __shared__ __align__(16) SpreadShared sh;
   __shared__ typename BlockScan::TempStorage scanTemp;
@@ -479,19 +508,20 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
         const int k = comboOf(sh.comboOffset, c0, c1, e);
         const std::size_t first = binSlot(bins, sh.comboBin[k], 0);
         const std::size_t at = first + std::size_t(e - sh.comboOffset[k]);
-        const int tag = __ldg(binTag + at);
-        const int rank = rankInBin(binTag, first, sh.comboCount[k], tag >> kTagBits);
-        stageAtom<P>(g, o, sh, oneImage, k, tag, __ldg(wq + (tag >> kTagBits)), sh.comboOffset[k] - base + rank);
+        const int tag = __ldg(&entries[at].tag);
+        const float4 wq = __ldg(&entries[at].wq);
+        const int rank = rankInBin(entries, first, sh.comboCount[k], tag >> kTagBits);
+        stageAtom<P>(g, o, sh, oneImage, k, tag, wq, sh.comboOffset[k] - base + rank);
       }
     } else {
       const int n = sh.comboCount[c0];
       len = min(kStageAtoms, n - rankLo);
       const std::size_t first = binSlot(bins, sh.comboBin[c0], 0);
       for (int s = tid; s < n; s += kThreads) {
-        const int tag = __ldg(binTag + first + s);
-        const int rank = rankInBin(binTag, first, n, tag >> kTagBits);
+        const int tag = __ldg(&entries[first + s].tag);
+        const int rank = rankInBin(entries, first, n, tag >> kTagBits);
         if (rank >= rankLo && rank < rankLo + kStageAtoms)
-          stageAtom<P>(g, o, sh, oneImage, c0, tag, __ldg(wq + (tag >> kTagBits)), rank - rankLo);
+          stageAtom<P>(g, o, sh, oneImage, c0, tag, __ldg(&entries[first + s].wq), rank - rankLo);
       }
     }
     __syncthreads();
@@ -883,16 +913,16 @@ inline LineKernel lineKernelFor(int logW) {
 /// Phase 6: one block of kGatherThreads per brick of kBrickEdge^3 cells (its 2^3 bins).
 /// The block stages the potential at every point its atoms' splines reach (the brick and
 /// P - 1 more points per dimension, periodically) in shared memory; then one thread per atom
-/// of its bins evaluates that atom's B-spline weights and derivatives from {w, q} and
-/// interpolates its force from there, F = -q (K/L) grad, in a fixed order of terms. Forces
+/// of its bins evaluates that atom's B-spline weights and derivatives from {w, q} (its bin
+/// entry) and interpolates its force from there, F = -q (K/L) grad, in a fixed order of
+/// terms. Forces
 /// are written in atom order as float triples. The last to read the bin counts, it leaves
 /// them zero for the next evaluation's binning. Block 0 first sums the convolution's energy
 /// and virial partials (sumPartials()).
 template <int P>
 __global__ void __launch_bounds__(kGatherThreads) gatherKernel(GridDims g, BinLayout bins, int3 nBricks,
                                                                int* __restrict__ binCount,
-                                                               const float4* __restrict__ wq,
-                                                               const int* __restrict__ binTag,
+                                                               const BinEntry* __restrict__ entries,
                                                                const float* __restrict__ phi,
                                                                const BoxTerms* __restrict__ box,
                                                                float* __restrict__ forces,
@@ -911,13 +941,13 @@ __global__ void __launch_bounds__(kGatherThreads) gatherKernel(GridDims g, BinLa
   const int atoms = sh.start[8];
   const bool first = tid < atoms;
   GatherAtom a{};
-  if (first) a = loadGatherAtom(sh.bin, sh.start, bins, binTag, wq, tid);  // in flight during the staging
+  if (first) a = loadGatherAtom(sh.bin, sh.start, bins, entries, tid);  // in flight during the staging
   stagePotential<P>(g, o, phi, sh);
   __syncthreads();
   const float3 scale = box->scale;
   if (first) interpolateForce<P>(sh, a, scale, forces);
   for (int p = tid + kGatherThreads; p < atoms; p += kGatherThreads)
-    interpolateForce<P>(sh, loadGatherAtom(sh.bin, sh.start, bins, binTag, wq, p), scale, forces);
+    interpolateForce<P>(sh, loadGatherAtom(sh.bin, sh.start, bins, entries, p), scale, forces);
   if (tid < 8 && sh.bin[tid] != kNoBin) binCount[sh.bin[tid]] = 0;  // after every read of them
 }
 
@@ -1076,7 +1106,7 @@ class CudaPme final : public ReciprocalSolver {
     FARADAY_CUDA_CHECK(cudaMemcpy(brickTable_.data(), table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
     // Bin counts, then the count of the fullest bin when one overflowed.
     binCount_ = DeviceBuffer<int>("pme bin counts", std::size_t(bins_.total) + 1);
-    binTag_ = DeviceBuffer<int>("pme bin atom tags", 0);
+    binEntries_ = DeviceBuffer<BinEntry>("pme bin entries", 0);
     const int lines = dims_.k[0] * dims_.k[1];
     reduceBlocks_ = std::clamp(blocksFor(std::size_t(lines) * 32, kReduceThreads), 1, std::min(4 * numSms_, kMaxReduceBlocks));
     partials_ = DeviceBuffer<Sums7>("pme energy partials", reduceBlocks_);
@@ -1279,7 +1309,6 @@ class CudaPme final : public ReciprocalSolver {
     fractions_ = DeviceBuffer<std::uint32_t>("pme fractional coordinates", 3 * n);
     charges_ = DeviceBuffer<double>("pme charges", n);
     forceOut_ = DeviceBuffer<float>("pme forces", 3 * n);
-    wq_ = DeviceBuffer<float4>("pme fractional parts and charges", n);
     hostFractions_.resize(3 * n, "pme fractional coordinates");
     hostCharges_.resize(n, "pme charges");
     hostForces_.resize(3 * n, "pme forces");
@@ -1294,7 +1323,7 @@ class CudaPme final : public ReciprocalSolver {
     if (cap <= bins_.cap) return;
     for (auto& g : graphs_) g.reset();
     const std::size_t slots = std::size_t(bins_.total) * std::size_t(cap);
-    binTag_.resize(slots);  // frees the old slots before allocating the new ones
+    binEntries_.resize(slots);  // frees the old slots before allocating the new ones
     bins_.cap = cap;
   }
 
@@ -1328,7 +1357,7 @@ class CudaPme final : public ReciprocalSolver {
     };
     // 1: cells, fractional parts, bins (the counts are zero: see countsZero_).
     binKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, fractions_.data(), charges_.data(), dims_, bins_,
-                                                                   binCount_.data(), wq_.data(), binTag_.data(),
+                                                                   binCount_.data(), binEntries_.data(),
                                                                    forceOut_.data());
     FARADAY_CUDA_CHECK_LAUNCH("binKernel");
     mark(2);
@@ -1336,8 +1365,8 @@ class CudaPme final : public ReciprocalSolver {
     // 2: every brick gathers its charge.
     const int bricks = nBricks_[0] * nBricks_[1] * nBricks_[2];
     spreadKernel<P><<<bricks, kThreads, 0, stream_>>>(dims_, bins_, make_int3(nBricks_[0], nBricks_[1], nBricks_[2]),
-                                                      brickTable_.data(), tableRows_, binCount_.data(), wq_.data(),
-                                                      binTag_.data(), realGrid_.data());
+                                                      brickTable_.data(), tableRows_, binCount_.data(),
+                                                      binEntries_.data(), realGrid_.data());
     FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
     mark(3);
 
@@ -1369,7 +1398,7 @@ class CudaPme final : public ReciprocalSolver {
 
     // 6: forces; block 0 also sums the energy and virial partials.
     gatherKernel<P><<<bricks, kGatherThreads, 0, stream_>>>(
-        dims_, bins_, make_int3(nBricks_[0], nBricks_[1], nBricks_[2]), binCount_.data(), wq_.data(), binTag_.data(),
+        dims_, bins_, make_int3(nBricks_[0], nBricks_[1], nBricks_[2]), binCount_.data(), binEntries_.data(),
         realGrid_.data(), boxTerms_.data(), forceOut_.data(), partials_.data(), partialCount,
         binCount_.data() + bins_.total, sums_.data());
     FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
@@ -1404,8 +1433,8 @@ class CudaPme final : public ReciprocalSolver {
   std::array<DeviceBuffer<float>, 3> factors_;
   DeviceBuffer<std::uint32_t> fractions_;
   DeviceBuffer<double> charges_;
-  DeviceBuffer<int> binCount_, binTag_, brickTable_;
-  DeviceBuffer<float4> wq_;
+  DeviceBuffer<int> binCount_, brickTable_;
+  DeviceBuffer<BinEntry> binEntries_;  ///< bins_.total x bins_.cap slots
   DeviceBuffer<float> forceOut_, realGrid_;
   DeviceBuffer<float2> complexGrid_;
   DeviceBuffer<Sums7> partials_;
