@@ -397,7 +397,7 @@ __global__ void __launch_bounds__(kThreads) binKernel(int n, const std::uint32_t
                                                       int* __restrict__ binCount, BinEntry* __restrict__ entries,
                                                       float* __restrict__ forces) {
   constexpr std::size_t kNoSlot = ~std::size_t(0);
-  __shared__ float4 stage[2 * kThreads];
+  __shared__ BinEntry stage[kThreads];
   __shared__ std::size_t slotOf[kThreads];
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   std::size_t slot = kNoSlot;
@@ -421,17 +421,17 @@ __global__ void __launch_bounds__(kThreads) binKernel(int n, const std::uint32_t
       else atomicMax(binCount + bins.total, s + 1);
     }
   }
-  // Lane l stores float4 l and l + 32 of the warp's 32 entries: entry l / 2, half l % 2.
+  // The warp's 32 entries go out as 64 float4s: lane l stores half l % 2 of entry l / 2,
+  // then of entry 16 + l / 2.
   const int lane = threadIdx.x & 31, warpBase = threadIdx.x - lane;
-  stage[2 * threadIdx.x] = wq;
-  stage[2 * threadIdx.x + 1] = make_float4(__int_as_float(tag), 0.f, 0.f, 0.f);
+  stage[threadIdx.x] = BinEntry{wq, tag, {0, 0, 0}};
   slotOf[threadIdx.x] = slot;
   __syncwarp();
-  float4* const out = reinterpret_cast<float4*>(entries);
+  const float4* const staged = reinterpret_cast<const float4*>(stage + warpBase);
 #pragma unroll
   for (int k = lane; k < 64; k += 32) {
     const std::size_t at = slotOf[warpBase + (k >> 1)];
-    if (at != kNoSlot) out[2 * at + (k & 1)] = stage[2 * warpBase + k];
+    if (at != kNoSlot) reinterpret_cast<float4*>(entries + at)[k & 1] = staged[k];
   }
 }
 
@@ -779,8 +779,8 @@ __device__ __forceinline__ void linePass(const float2* in, float2* out, const fl
 }
 
 /// Forward transform of every column of the tile in a (b is scratch) by the `count` passes
-/// of `passes` (the kernel's pass table); returns the buffer that holds the result. Ends with the
-/// block synchronised.
+/// of `passes` (the kernel's pass table); returns the buffer that holds the result. Ends
+/// with the block synchronised.
 template <int LogW>
 __device__ __forceinline__ float2* lineForward(float2* a, float2* b, const float2* tw, int n,
                                                const pme::LinePass* passes, int count) {
@@ -915,10 +915,9 @@ inline LineKernel lineKernelFor(int logW) {
 /// P - 1 more points per dimension, periodically) in shared memory; then one thread per atom
 /// of its bins evaluates that atom's B-spline weights and derivatives from {w, q} (its bin
 /// entry) and interpolates its force from there, F = -q (K/L) grad, in a fixed order of
-/// terms. Forces
-/// are written in atom order as float triples. The last to read the bin counts, it leaves
-/// them zero for the next evaluation's binning. Block 0 first sums the convolution's energy
-/// and virial partials (sumPartials()).
+/// terms. Forces are written in atom order as float triples. The last to read the bin
+/// counts, it leaves them zero for the next evaluation's binning. Block 0 first sums the
+/// convolution's energy and virial partials (sumPartials()).
 template <int P>
 __global__ void __launch_bounds__(kGatherThreads) gatherKernel(GridDims g, BinLayout bins, int3 nBricks,
                                                                int* __restrict__ binCount,
@@ -1363,10 +1362,10 @@ class CudaPme final : public ReciprocalSolver {
     mark(2);
 
     // 2: every brick gathers its charge.
-    const int bricks = nBricks_[0] * nBricks_[1] * nBricks_[2];
-    spreadKernel<P><<<bricks, kThreads, 0, stream_>>>(dims_, bins_, make_int3(nBricks_[0], nBricks_[1], nBricks_[2]),
-                                                      brickTable_.data(), tableRows_, binCount_.data(),
-                                                      binEntries_.data(), realGrid_.data());
+    const int3 nBricks = make_int3(nBricks_[0], nBricks_[1], nBricks_[2]);
+    const int bricks = nBricks.x * nBricks.y * nBricks.z;
+    spreadKernel<P><<<bricks, kThreads, 0, stream_>>>(dims_, bins_, nBricks, brickTable_.data(), tableRows_,
+                                                      binCount_.data(), binEntries_.data(), realGrid_.data());
     FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
     mark(3);
 
@@ -1398,9 +1397,8 @@ class CudaPme final : public ReciprocalSolver {
 
     // 6: forces; block 0 also sums the energy and virial partials.
     gatherKernel<P><<<bricks, kGatherThreads, 0, stream_>>>(
-        dims_, bins_, make_int3(nBricks_[0], nBricks_[1], nBricks_[2]), binCount_.data(), binEntries_.data(),
-        realGrid_.data(), boxTerms_.data(), forceOut_.data(), partials_.data(), partialCount,
-        binCount_.data() + bins_.total, sums_.data());
+        dims_, bins_, nBricks, binCount_.data(), binEntries_.data(), realGrid_.data(), boxTerms_.data(),
+        forceOut_.data(), partials_.data(), partialCount, binCount_.data() + bins_.total, sums_.data());
     FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
     mark(7);
   }
