@@ -7,8 +7,9 @@
 //   2 spread    two-phase collection without float atomics: one thread block per brick of
 //               kBrickEdge^3 grid points stages the atoms of the bins that reach it, in a
 //               fixed order (bins in a fixed order, atoms of a bin by atom index), with
-//               their B-spline weights expanded over the brick; each thread then sums its
-//               grid points over exactly those atoms, in that order
+//               their B-spline weights expanded over the brick; each warp then sums its
+//               grid points over exactly those atoms, in that order, by FP64 matrix
+//               products on the tensor cores (mma.m8n8k4, double accumulators)
 //   3 fft_forward  cuFFT R2C: the (y, z) transforms of every x plane (batched 2D plans), or
 //               the 3D transform where the x transforms cannot run by lines
 //   4 convolve  by lines (LineFft.h): per tile of (m_y, m_z) columns, the x transform, the
@@ -126,21 +127,20 @@ __device__ __forceinline__ void tagCell(int tag, const int binOrigin[3], int cel
 }
 
 // Spreading: a block of kThreads per brick of E^3 points (E = kBrickEdge). Warp w owns
-// the 4 x 4 (x, y) columns starting at (4 (w & 1), 4 (w >> 1)); lane (xl, yl, zh) sums the
-// four points (4 (w & 1) + xl, 4 (w >> 1) + yl, 4 zh .. 4 zh + 3).
+// the x planes 2w and 2w + 1 (see spreadKernel).
 // Staged atom records hold the brick-relative weights: q theta_x at [0, E), theta_y at
 // [E, 2E), theta_z at [2E, 3E) (zero where the atom does not reach that point).
 constexpr int kBrickEdge = pme::kBrickEdge;
 constexpr int kStageFloats = 28;  // 3 kBrickEdge weights, padded: 16-byte stores without bank conflicts
 constexpr int kStageAtoms = 128;  // staged per pass (positions fit a byte)
 constexpr int kMaxCombos = pme::kMaxBrickBins * pme::kMaxBrickBins * pme::kMaxBrickBins;
-static_assert(kBrickEdge == 8 && kThreads == 128, "four warps of 4 x 4 x (2 x 4) points cover an 8^3 brick");
+static_assert(kBrickEdge == 8 && kThreads == 128, "four warps of two 8 x 8 planes cover an 8^3 brick");
 static_assert(kMaxCombos <= kThreads, "one thread per bin of a brick for the scan");
 
 struct SpreadShared {
   float4 stage[kStageAtoms * kStageFloats / 4];
   unsigned short xymask[kStageAtoms];  ///< x points (bits 0-7) and y points (8-15) of the brick the staged atom reaches
-  unsigned short list[kThreads / 32][kStageAtoms];  ///< per warp: byte offsets of the staged atoms that reach its columns
+  unsigned short list[kThreads / 32][kStageAtoms];  ///< per warp: byte offsets of the staged atoms that reach its x planes
   int binList[3][pme::kMaxBrickBins];
   int binListLen[3];
   unsigned int comboBin[kThreads];
@@ -435,12 +435,25 @@ __global__ void __launch_bounds__(kThreads) binKernel(int n, const std::uint32_t
   }
 }
 
+/// C += A B for one 8 x 8 x 4 FP64 tile (mma.sync.m8n8k4): lane l holds A[l / 4][l % 4] in a,
+/// B[l % 4][l / 4] in b and C[l / 4][2 (l % 4) + i] in c[i]. The tensor cores add in a fixed
+/// order, so the result is the same on every run.
+__device__ __forceinline__ void mmaF64(double c[2], double a, double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "the spreading needs FP64 matrix instructions (compute capability 8.0 or later)"
+#endif
+  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+      : "+d"(c[0]), "+d"(c[1])
+      : "d"(a), "d"(b));
+}
+
 /// Phase 2: one block per brick of kBrickEdge^3 grid points (see SpreadShared). The bins
 /// that reach the brick are taken in a fixed order (x, y, z bin lists of brickBins(), z
 /// fastest), the atoms of each bin by atom index: passes of up to kStageAtoms staged atoms,
-/// whole bins per pass, or rank windows of one bin larger than that. Each thread adds, per
-/// pass, the atoms that reach its x points, in stage order, so every grid value is the same
-/// float sum on every run. Every grid point is written (no memset needed).
+/// whole bins per pass, or rank windows of one bin larger than that. Each warp adds, per
+/// pass, the atoms that reach its x planes, four at a time in stage order, to double
+/// accumulators, so every grid value is the same sum on every run. Every grid point is
+/// written (no memset needed).
 constexpr int kBrickTableEntry = 1 + pme::kMaxBrickBins;  ///< count, bins
 
 template <int P>
@@ -487,9 +500,13 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
   __syncthreads();
 
   const bool oneImage = min(g.k[0], min(g.k[1], g.k[2])) >= kBrickEdge + P - 1;
-  const int gx = 4 * (warp & 1) + (lane >> 3), gy = 4 * (warp >> 1) + ((lane >> 1) & 3), zh = lane & 1;
-  const unsigned int warpXBits = 15u << (4 * (warp & 1)), warpYBits = 15u << (8 + 4 * (warp >> 1));
-  float acc[4] = {0.f, 0.f, 0.f, 0.f};
+  // Warp w sums the x planes 2w and 2w + 1 as two 8 x 8 (y, z) tiles of an FP64 matrix
+  // product over the staged atoms: tile_x = sum_a (q theta_x[a, x] theta_y[a, .])^T
+  // theta_z[a, .], four atoms per mma.m8n8k4; lane (g, t) = (lane / 4, lane % 4) feeds
+  // atom k + t and holds the points (y = g, z = 2t, 2t + 1) of both planes.
+  const int gr = lane >> 2, gt = lane & 3;
+  const unsigned int warpXBits = 3u << (2 * warp);
+  double acc[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
   int c0 = 0, rankLo = 0;
   while (c0 < combos) {
     // This pass: combinations [c0, c1) whole, or (split) ranks [rankLo, rankLo + kStageAtoms)
@@ -525,32 +542,32 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
       }
     }
     __syncthreads();
-    // This warp's list: the staged atoms that reach its (x, y) columns, in stage order (a lane
-    // skips only atoms whose weight at its points is zero, so the sums are those of every atom).
+    // This warp's list: the staged atoms that reach its x planes (and the brick), in stage
+    // order. Atoms left out have zero weight at every point of the warp.
     unsigned short* const myList = sh.list[warp];
     int listLen = 0;
     for (int p0 = 0; p0 < len; p0 += 32) {
       const int p = p0 + lane;
       const unsigned int m = p < len ? sh.xymask[p] : 0u;
-      const bool hit = (m & warpXBits) != 0u && (m & warpYBits) != 0u;
+      const bool hit = (m & warpXBits) != 0u && (m & 0xff00u) != 0u;
       const unsigned int ballot = __ballot_sync(kFullMask, hit);
       if (hit) myList[listLen + __popc(ballot & ((1u << lane) - 1u))] = (unsigned short)(p * kStageFloats * 4);
       listLen += __popc(ballot);
     }
     __syncwarp();
     const char* const stageBytes = reinterpret_cast<const char*>(sh.stage);
-    const char* const xs = stageBytes + 4 * gx;
-    const char* const ys = stageBytes + 4 * (kBrickEdge + gy);
-    const char* const zs = stageBytes + 4 * (2 * kBrickEdge + 4 * zh);
-#pragma unroll 4
-    for (int k = 0; k < listLen; ++k) {
-      const int at = myList[k];
-      const float wxy = *reinterpret_cast<const float*>(xs + at) * *reinterpret_cast<const float*>(ys + at);
-      const float4 wz = *reinterpret_cast<const float4*>(zs + at);
-      acc[0] = fmaf(wxy, wz.x, acc[0]);
-      acc[1] = fmaf(wxy, wz.y, acc[1]);
-      acc[2] = fmaf(wxy, wz.z, acc[2]);
-      acc[3] = fmaf(wxy, wz.w, acc[3]);
+    for (int k = 0; k < listLen; k += 4) {
+      float2 wx = make_float2(0.f, 0.f);
+      float wy = 0.f, wz = 0.f;
+      if (k + gt < listLen) {
+        const char* const rec = stageBytes + myList[k + gt];
+        wx = *reinterpret_cast<const float2*>(rec + 4 * 2 * warp);
+        wy = *reinterpret_cast<const float*>(rec + 4 * (kBrickEdge + gr));
+        wz = *reinterpret_cast<const float*>(rec + 4 * (2 * kBrickEdge + gr));
+      }
+      const double b = wz;
+      mmaF64(acc[0], double(wx.x * wy), b);
+      mmaF64(acc[1], double(wx.y * wy), b);
     }
     if (split && rankLo + kStageAtoms < sh.comboCount[c0]) {
       rankLo += kStageAtoms;
@@ -560,15 +577,15 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
     }
     if (c0 < combos) __syncthreads();  // the stage is free for the next pass
   }
-  const int x = o[0] + gx, y = o[1] + gy, z0 = o[2] + 4 * zh;
-  if (x < g.k[0] && y < g.k[1] && z0 < g.k[2]) {
-    float* dst = grid + (std::size_t(x) * g.k[1] + y) * g.k[2] + z0;
-    if ((g.k[2] & 3) == 0) {
-      *reinterpret_cast<float4*>(dst) = make_float4(acc[0], acc[1], acc[2], acc[3]);
-    } else {
+  const int y = o[1] + gr, z0 = o[2] + 2 * gt;
 #pragma unroll
-      for (int k = 0; k < 4; ++k)
-        if (z0 + k < g.k[2]) dst[k] = acc[k];
+  for (int h = 0; h < 2; ++h) {
+    const int x = o[0] + 2 * warp + h;
+    if (x < g.k[0] && y < g.k[1]) {
+      float* dst = grid + (std::size_t(x) * g.k[1] + y) * g.k[2] + z0;
+#pragma unroll
+      for (int k = 0; k < 2; ++k)
+        if (z0 + k < g.k[2]) dst[k] = float(acc[h][k]);
     }
   }
 }
