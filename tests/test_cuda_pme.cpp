@@ -276,6 +276,33 @@ TEST(CudaPmeGeometry, BrickBinsListEachNeededBinOnce) {
   }
 }
 
+TEST(CudaPmeGeometry, BrickBinRunsAreTheBrickBinLists) {
+  // Where the periodic run is valid (length at most nb) it is brickBins()'s list, bin for
+  // bin; it is valid on every grid of at least order + 7 points, and the only other grids
+  // take the host table.
+  int runs = 0;
+  for (int K : {4, 5, 7, 9, 11, 12, 15, 16, 17, 30, 125, 270}) {
+    const int nb = pme::binsAlong(K);
+    for (int order = pme::kMinSplineOrder; order <= std::min(pme::kMaxSplineOrder, K); ++order) {
+      for (int o = 0; o < K; o += pme::kBrickEdge) {
+        int bins[pme::kMaxBrickBins];
+        const int n = pme::brickBins(K, order, o, bins);
+        int first = -1;
+        const int len = pme::brickBinRun(K, nb, order, o, first);
+        if (K >= order + 7) EXPECT_LE(len, nb) << "K " << K << " order " << order << " o " << o;
+        if (len > nb) continue;
+        ++runs;
+        ASSERT_EQ(len, n) << "K " << K << " order " << order << " o " << o;
+        for (int i = 0; i < n; ++i) {
+          const int b = first + i < nb ? first + i : first + i - nb;
+          EXPECT_EQ(b, bins[i]) << "K " << K << " order " << order << " o " << o << " i " << i;
+        }
+      }
+    }
+  }
+  EXPECT_GT(runs, 100);
+}
+
 TEST(CudaPmeGeometry, BrickSpreadingEqualsDirectScatter) {
   // Grids with odd sizes, sizes not multiples of the bin or the brick, and sizes close to
   // the order (a brick and its halo wrap onto themselves across the periodic boundary).

@@ -1,13 +1,13 @@
 // Smooth PME on the GPU, phase for phase like CpuPme (the double-precision oracle):
 //   1 spline    one thread per atom: fractional coordinates (uploaded as fixed point,
-//               expanded in double), first grid index (the atom's cell), and its place in
-//               the bin of kBinEdge^3 cells that holds that cell (a slot from an integer
-//               counter), where its entry goes: {w_x, w_y, w_z, q} and a tag (atom index
-//               and cell), one 32-byte sector
+//               expanded in double), first grid index (the atom's cell), the B-spline
+//               values and derivatives, and its place in the bin of kBinEdge^3 cells that
+//               holds that cell (a slot from an integer counter), where its entry goes: a
+//               tag (atom index and cell), the values and the derivatives (Entry)
 //   2 spread    two-phase collection without float atomics: one thread block per brick of
 //               kBrickEdge^3 grid points stages the atoms of the bins that reach it, in a
 //               fixed order (bins in a fixed order, atoms of a bin by atom index), with
-//               their B-spline weights expanded over the brick; each warp then sums its
+//               their B-spline values laid over the brick; each warp then sums its
 //               grid points over exactly those atoms, in that order, by FP64 matrix
 //               products on the tensor cores (mma.m8n8k4, double accumulators)
 //   3 fft_forward  cuFFT R2C: the (y, z) transforms of every x plane (batched 2D plans), or
@@ -19,8 +19,8 @@
 //               index order by the gather's first block: deterministic)
 //   5 fft_inverse  cuFFT C2R, (y, z) or 3D as phase 3
 //   6 gather    one thread block per brick stages the potential its atoms reach in shared
-//               memory; one thread per atom: B-spline weights and derivatives, and the force
-//               interpolated from the staged potential
+//               memory; one thread per atom interpolates its force from the staged
+//               potential with the values and derivatives of its entry
 // Every floating-point sum runs in a fixed order, so results are bitwise reproducible on one
 // GPU. The file reads in layers: per-atom evaluators -> block- and warp-level steps ->
 // __global__ kernels -> the host driver (class CudaPme).
@@ -109,15 +109,23 @@ __device__ __forceinline__ std::size_t binSlot(const BinLayout& bins, unsigned i
   return std::size_t(b) * std::size_t(bins.cap) + std::size_t(s);
 }
 
-/// What a bin slot holds for its atom: the fractional parts and the charge, and the tag:
-/// atom index << 6 | the atom's cell inside the bin, (x, y, z) in 2 bits each. One 32-byte
-/// sector, so that the binning writes whole sectors and a reader finds both in one.
-struct alignas(32) BinEntry {
-  float4 wq;  ///< w_x, w_y, w_z, q
-  int tag;
-  int unused[3];
+/// What a bin slot holds for its atom, phase 1's output, in floats: the tag (atom index << 6
+/// | the atom's cell inside the bin, (x, y, z) in 2 bits each; the int's bits), the B-spline
+/// values q theta_x, theta_y, theta_z (P each), then the derivatives q dtheta_x, dtheta_y,
+/// dtheta_z (P each); padded to whole 32-byte sectors (128 bytes at orders 4 and 5), so
+/// that the binning writes whole sectors. The spreading reads the tag and the values, the
+/// gather all of it. The charge is folded into the x factors.
+template <int P>
+struct Entry {
+  static constexpr int kValues = 1;          ///< first float of the values
+  static constexpr int kDerivs = 1 + 3 * P;  ///< first float of the derivatives
+  static constexpr int kUsed = 1 + 6 * P;
+  static constexpr int kFloat4s = (kUsed + 7) / 8 * 2;      ///< whole sectors
+  static constexpr int kSpreadFloat4s = (kDerivs + 3) / 4;  ///< the tag and the values
+  static constexpr int kGatherFloat4s = (kUsed + 3) / 4;
 };
-static_assert(sizeof(BinEntry) == 2 * sizeof(float4), "a bin entry is two float4s, one sector");
+/// Entry<P>::kFloat4s for a run-time order (host).
+inline int entryFloat4s(int order) { return (1 + 6 * order + 7) / 8 * 2; }
 constexpr int kTagBits = 6;
 static_assert(pme::kBinEdge == 4, "tags hold the cell inside a bin in 2 bits per dimension");
 __device__ __forceinline__ void tagCell(int tag, const int binOrigin[3], int cell[3]) {
@@ -157,18 +165,18 @@ __device__ __forceinline__ void brickOfBlock(int3 nBricks, int brick[3]) {
   brick[0] = rest / nBricks.y;
 }
 
-/// Stages one atom (the tag and {w, q} of its BinEntry) of the brick's bin combination
-/// `combo` at stage position `pos`: its B-spline weights spread over the brick's points.
+/// Stages one atom (its tag and B-spline values th, q theta_x then theta_y, theta_z, from its
+/// entry) of the brick's bin combination `combo` at stage position `pos`: the values spread
+/// over the brick's points.
 /// `oneImage`: every grid dimension is at least kBrickEdge + P - 1, so an atom reaches a
 /// brick through one periodic image at most (then the weights are placed by offset;
 /// otherwise each point's spline index is found modulo K).
 template <int P>
 __device__ __forceinline__ void stageAtom(const GridDims& g, const int o[3], SpreadShared& sh, bool oneImage, int combo,
-                                          int tag, const float4 wq, int pos) {
+                                          int tag, const float th[3 * P], int pos) {
   const int origin[3] = {sh.comboOrigin[0][combo], sh.comboOrigin[1][combo], sh.comboOrigin[2][combo]};
   int cell[3];
   tagCell(tag, origin, cell);
-  const float w[3] = {wq.x, wq.y, wq.z};
   float4* const dst4 = sh.stage + pos * (kStageFloats / 4);
   float* const dst = reinterpret_cast<float*>(dst4);
   unsigned int masks[3];
@@ -177,14 +185,11 @@ __device__ __forceinline__ void stageAtom(const GridDims& g, const int o[3], Spr
     for (int q = 0; q < 3 * kBrickEdge / 4; ++q) dst4[q] = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
     for (int d = 0; d < 3; ++d) {
-      float th[P];
-      pme::bsplineWeights<P, float>(w[d], th, nullptr);
-      const float scale = d == 0 ? wq.w : 1.f;
       int r = cell[d] - o[d];  // point o + r + j gets theta[j]
       if (r >= kBrickEdge) r -= g.k[d];
 #pragma unroll
       for (int j = 0; j < P; ++j)
-        if (unsigned(r + j) < unsigned(kBrickEdge)) dst[d * kBrickEdge + r + j] = scale * th[j];
+        if (unsigned(r + j) < unsigned(kBrickEdge)) dst[d * kBrickEdge + r + j] = th[d * P + j];
       const unsigned int span = (1u << P) - 1u;
       masks[d] = r >= 0 ? (span << min(r, 31)) & 0xffu : span >> min(-r, 31);
     }
@@ -192,17 +197,14 @@ __device__ __forceinline__ void stageAtom(const GridDims& g, const int o[3], Spr
     float rec[3 * kBrickEdge];
 #pragma unroll
     for (int d = 0; d < 3; ++d) {
-      float th[P];
-      pme::bsplineWeights<P, float>(w[d], th, nullptr);
-      const float scale = d == 0 ? wq.w : 1.f;
       unsigned int m = 0;
 #pragma unroll
       for (int p = 0; p < kBrickEdge; ++p) {
         const int i = pme::brickWeightIndex(g.k[d], o[d], p, cell[d]);
         float v = 0.f;
 #pragma unroll
-        for (int j = 0; j < P; ++j) v = i == j ? th[j] : v;  // th[i] without a local-memory index
-        rec[d * kBrickEdge + p] = scale * v;
+        for (int j = 0; j < P; ++j) v = i == j ? th[d * P + j] : v;  // th[i] without a local-memory index
+        rec[d * kBrickEdge + p] = v;
         m |= unsigned(i < P) << p;
       }
       masks[d] = m;
@@ -214,11 +216,37 @@ __device__ __forceinline__ void stageAtom(const GridDims& g, const int o[3], Spr
   sh.xymask[pos] = (unsigned short)(masks[2] ? masks[0] | masks[1] << 8 : 0u);
 }
 
+/// The tag of the entry in slot `slot`.
+template <int P>
+__device__ __forceinline__ int entryTag(const float4* __restrict__ entries, std::size_t slot) {
+  return __float_as_int(__ldg(reinterpret_cast<const float*>(entries + slot * Entry<P>::kFloat4s)));
+}
+
+/// Loads the tag and the values of the entry in slot `slot` (th: q theta_x, theta_y,
+/// theta_z); returns the tag.
+template <int P>
+__device__ __forceinline__ int loadSpreadEntry(const float4* __restrict__ entries, std::size_t slot, float th[3 * P]) {
+  float v[4 * Entry<P>::kSpreadFloat4s];
+  const float4* const e = entries + slot * Entry<P>::kFloat4s;
+#pragma unroll
+  for (int c = 0; c < Entry<P>::kSpreadFloat4s; ++c) {
+    const float4 f = __ldg(e + c);
+    v[4 * c] = f.x;
+    v[4 * c + 1] = f.y;
+    v[4 * c + 2] = f.z;
+    v[4 * c + 3] = f.w;
+  }
+#pragma unroll
+  for (int j = 0; j < 3 * P; ++j) th[j] = v[Entry<P>::kValues + j];
+  return __float_as_int(v[0]);
+}
+
 /// Rank of the atom `me` among the n atoms of the bin at `base` (by atom index): the fixed
 /// order of the bin's atoms, whatever slots the binning gave them.
-__device__ __forceinline__ int rankInBin(const BinEntry* __restrict__ entries, std::size_t base, int n, int me) {
+template <int P>
+__device__ __forceinline__ int rankInBin(const float4* __restrict__ entries, std::size_t base, int n, int me) {
   int rank = 0;
-  for (int j = 0; j < n; ++j) rank += (__ldg(&entries[base + j].tag) >> kTagBits) < me;
+  for (int j = 0; j < n; ++j) rank += (entryTag<P>(entries, base + j) >> kTagBits) < me;
   return rank;
 }
 
@@ -316,26 +344,29 @@ __device__ __forceinline__ void stagePotential(const GridDims& g, const int o[3]
   }
 }
 
-/// One atom of a gather brick: its index, its cell relative to the brick origin, {w, q}
-/// (from its BinEntry).
+/// One atom of a gather brick: its index, its cell relative to the brick origin, and its
+/// entry (the tag, the values and the derivatives).
+template <int P>
 struct GatherAtom {
   int atom;
   int r[3];
-  float4 wq;
+  float4 e[Entry<P>::kGatherFloat4s];
 };
 
 /// Atom p of the brick (in the order of brickBinStarts()).
-__device__ __forceinline__ GatherAtom loadGatherAtom(const unsigned int bin[8], const int start[9],
-                                                     const BinLayout& bins, const BinEntry* __restrict__ entries,
-                                                     int p) {
+template <int P>
+__device__ __forceinline__ GatherAtom<P> loadGatherAtom(const unsigned int bin[8], const int start[9],
+                                                        const BinLayout& bins, const float4* __restrict__ entries,
+                                                        int p) {
   int k = 0;  // the bin holding p: the last whose start is <= p (empty bins start where the next does)
 #pragma unroll
   for (int s = 1; s < 8; ++s) k += start[s] <= p;
-  const BinEntry* const e = entries + binSlot(bins, bin[k], p - start[k]);
-  const int tag = __ldg(&e->tag);
+  const float4* const e = entries + binSlot(bins, bin[k], p - start[k]) * Entry<P>::kFloat4s;
+  GatherAtom<P> a;
+#pragma unroll
+  for (int c = 0; c < Entry<P>::kGatherFloat4s; ++c) a.e[c] = __ldg(e + c);
+  const int tag = __float_as_int(a.e[0].x);
   const int origin[3] = {pme::kBinEdge * (k >> 2), pme::kBinEdge * ((k >> 1) & 1), pme::kBinEdge * (k & 1)};
-  GatherAtom a;
-  a.wq = __ldg(&e->wq);
   a.atom = tag >> kTagBits;
   tagCell(tag, origin, a.r);
   return a;
@@ -344,13 +375,23 @@ __device__ __forceinline__ GatherAtom loadGatherAtom(const unsigned int bin[8], 
 /// The force on one atom from the staged potential: per x plane i and y row j, the sums
 /// over z of theta_z phi and dtheta_z phi, then the y and x weights.
 template <int P>
-__device__ __forceinline__ void interpolateForce(const GatherShared<P>& sh, const GatherAtom& a, float3 scale,
+__device__ __forceinline__ void interpolateForce(const GatherShared<P>& sh, const GatherAtom<P>& a, float3 scale,
                                                  float* __restrict__ forces) {
   constexpr int S = GatherShared<P>::kSide;
-  float tx[P], dx[P], ty[P], dy[P], tz[P], dz[P];
-  pme::bsplineWeights<P, float>(a.wq.x, tx, dx);
-  pme::bsplineWeights<P, float>(a.wq.y, ty, dy);
-  pme::bsplineWeights<P, float>(a.wq.z, tz, dz);
+  float v[4 * Entry<P>::kGatherFloat4s];
+#pragma unroll
+  for (int c = 0; c < Entry<P>::kGatherFloat4s; ++c) {
+    v[4 * c] = a.e[c].x;
+    v[4 * c + 1] = a.e[c].y;
+    v[4 * c + 2] = a.e[c].z;
+    v[4 * c + 3] = a.e[c].w;
+  }
+  const float* const tx = v + Entry<P>::kValues;  // q theta_x
+  const float* const ty = tx + P;
+  const float* const tz = ty + P;
+  const float* const dx = v + Entry<P>::kDerivs;  // q dtheta_x
+  const float* const dy = dx + P;
+  const float* const dz = dy + P;
   float gx = 0.f, gy = 0.f, gz = 0.f;
 #pragma unroll
   for (int i = 0; i < P; ++i) {
@@ -373,36 +414,38 @@ __device__ __forceinline__ void interpolateForce(const GatherShared<P>& sh, cons
     gy = fmaf(tx[i], sY, gy);
     gz = fmaf(tx[i], sD, gz);
   }
-  const float q = a.wq.w;
   float* f = forces + 3 * std::size_t(a.atom);
-  f[0] = -q * scale.x * gx;
-  f[1] = -q * scale.y * gy;
-  f[2] = -q * scale.z * gz;
+  f[0] = -scale.x * gx;
+  f[1] = -scale.y * gy;
+  f[2] = -scale.z * gz;
 }
 
 // ---- Layer 3: kernels ----------------------------------------------------------------------
 
-/// Phase 1: one thread per atom: cell, fractional parts and a slot in its cell's bin, where
-/// its BinEntry goes (the B-spline values and derivatives are evaluated from the fractional
-/// parts where they are used). Atoms with q = 0 are not binned: never spread, zero force
-/// (written here). The slot comes from an integer counter (its order varies between runs;
-/// the spreading orders each bin by atom index). A bin fuller than its capacity leaves its
-/// extra atoms out and records the count it needed in binCount[bins.total]; the host then
-/// grows the capacity and evaluates again. Each warp writes its entries through shared
-/// memory, each store instruction covering whole entries: the slots are scattered, and
-/// whole 32-byte sectors are written at full speed where partial ones are not.
+/// Phase 1: one thread per atom: fractional coordinates, cell (the first grid index), the
+/// B-spline values and derivatives, and a slot in the bin of the cell, where the atom's
+/// Entry goes. Atoms with q = 0 are not binned: never spread, zero force (written here).
+/// The slot comes from an integer counter (its order varies between runs; the spreading
+/// orders each bin by atom index). A bin fuller than its capacity leaves its extra atoms out
+/// and records the count it needed in binCount[bins.total]; the host then grows the capacity
+/// and evaluates again. Each warp writes its entries through shared memory, each store
+/// instruction covering whole entries: the slots are scattered, and whole 32-byte sectors
+/// are written at full speed where partial ones are not.
 template <int P>
 __global__ void __launch_bounds__(kThreads) binKernel(int n, const std::uint32_t* __restrict__ fractions,
                                                       const double* __restrict__ charges, GridDims g, BinLayout bins,
-                                                      int* __restrict__ binCount, BinEntry* __restrict__ entries,
+                                                      int* __restrict__ binCount, float4* __restrict__ entries,
                                                       float* __restrict__ forces) {
+  using E = Entry<P>;
+  constexpr int kStride = E::kFloat4s + 1;  // odd: the threads' stores to the stage avoid bank conflicts
   constexpr std::size_t kNoSlot = ~std::size_t(0);
-  __shared__ BinEntry stage[kThreads];
+  __shared__ float4 stage[kThreads * kStride];
   __shared__ std::size_t slotOf[kThreads];
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   std::size_t slot = kNoSlot;
-  float4 wq = make_float4(0.f, 0.f, 0.f, 0.f);
-  int tag = 0;
+  float e[4 * E::kFloat4s];
+#pragma unroll
+  for (int c = 0; c < 4 * E::kFloat4s; ++c) e[c] = 0.f;
   if (i < n) {
     const double q = charges[i];
     const std::uint32_t f[3] = {fractions[3 * std::size_t(i)], fractions[3 * std::size_t(i) + 1],
@@ -415,23 +458,35 @@ __global__ void __launch_bounds__(kThreads) binKernel(int n, const std::uint32_t
       atomGridCoordinates<P>(f, g, first, w);
       const unsigned int b = pme::binIndex(bins.nb, first[0], first[1], first[2]);
       const int s = atomicAdd(binCount + b, 1);
-      wq = make_float4(w[0], w[1], w[2], float(q));
-      tag = (i << kTagBits) | ((first[0] & 3) << 4) | ((first[1] & 3) << 2) | (first[2] & 3);
+      e[0] = __int_as_float((i << kTagBits) | ((first[0] & 3) << 4) | ((first[1] & 3) << 2) | (first[2] & 3));
+#pragma unroll
+      for (int d = 0; d < 3; ++d) {
+        float th[P], dth[P];
+        pme::bsplineWeights<P, float>(w[d], th, dth);
+        const float scale = d == 0 ? float(q) : 1.f;
+#pragma unroll
+        for (int j = 0; j < P; ++j) {
+          e[E::kValues + d * P + j] = scale * th[j];
+          e[E::kDerivs + d * P + j] = scale * dth[j];
+        }
+      }
       if (s < bins.cap) slot = binSlot(bins, b, s);
       else atomicMax(binCount + bins.total, s + 1);
     }
   }
-  // The warp's 32 entries go out as 64 float4s: lane l stores half l % 2 of entry l / 2,
-  // then of entry 16 + l / 2.
+  // The warp's 32 entries go out as 32 x kFloat4s float4s, lane l storing float4s l,
+  // l + 32, ... of them in order: every store instruction writes whole sectors.
   const int lane = threadIdx.x & 31, warpBase = threadIdx.x - lane;
-  stage[threadIdx.x] = BinEntry{wq, tag, {0, 0, 0}};
+#pragma unroll
+  for (int c = 0; c < E::kFloat4s; ++c)
+    stage[threadIdx.x * kStride + c] = make_float4(e[4 * c], e[4 * c + 1], e[4 * c + 2], e[4 * c + 3]);
   slotOf[threadIdx.x] = slot;
   __syncwarp();
-  const float4* const staged = reinterpret_cast<const float4*>(stage + warpBase);
 #pragma unroll
-  for (int k = lane; k < 64; k += 32) {
-    const std::size_t at = slotOf[warpBase + (k >> 1)];
-    if (at != kNoSlot) reinterpret_cast<float4*>(entries + at)[k & 1] = staged[k];
+  for (int k = lane; k < 32 * E::kFloat4s; k += 32) {
+    const int r = k / E::kFloat4s, c = k - r * E::kFloat4s;
+    const std::size_t at = slotOf[warpBase + r];
+    if (at != kNoSlot) entries[at * E::kFloat4s + c] = stage[(warpBase + r) * kStride + c];
   }
 }
 
@@ -460,7 +515,7 @@ template <int P>
 __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayout bins, int3 nBricks,
                                                          const int* __restrict__ brickTable, int tableRows,
                                                          const int* __restrict__ binCount,
-                                                         const BinEntry* __restrict__ entries,
+                                                         const float4* __restrict__ entries,
                                                          float* __restrict__ grid) {
   using BlockScan = cub::BlockScan<int, kThreads>;
   __shared__ __align__(16) SpreadShared sh;
@@ -469,29 +524,43 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
   int brick[3];
   brickOfBlock(nBricks, brick);
   const int o[3] = {brick[0] * kBrickEdge, brick[1] * kBrickEdge, brick[2] * kBrickEdge};
-  // The bins of this brick per dimension, from the table brickBins() filled on the host:
-  // row d * tableRows + brick index along d, kBrickTableEntry ints each.
-  if (tid < 3 * kBrickTableEntry) {
-    const int d = tid / kBrickTableEntry, k = tid - d * kBrickTableEntry;
-    const int v = __ldg(brickTable + (d * tableRows + o[d] / kBrickEdge) * kBrickTableEntry + k);
-    if (k == 0) sh.binListLen[d] = v;
-    else sh.binList[d][k - 1] = v;
+  // The bins of this brick per dimension (those of brickBins(), in its order): a periodic
+  // run of len[d] bins from first[d], or, on grids where a run would meet itself, the
+  // host's table (row d * tableRows + brick index along d, kBrickTableEntry ints each).
+  int first[3], len[3];
+  bool runs = true;
+#pragma unroll
+  for (int d = 0; d < 3; ++d) {
+    len[d] = pme::brickBinRun(g.k[d], bins.nb[d], P, o[d], first[d]);
+    runs = runs && len[d] <= bins.nb[d];
   }
-  __syncthreads();
-  const int nby = sh.binListLen[1], nbz = sh.binListLen[2];
-  const int combos = sh.binListLen[0] * nby * nbz;
+  if (!runs) {
+    if (tid < 3 * kBrickTableEntry) {
+      const int d = tid / kBrickTableEntry, k = tid - d * kBrickTableEntry;
+      const int v = __ldg(brickTable + (d * tableRows + o[d] / kBrickEdge) * kBrickTableEntry + k);
+      if (k == 0) sh.binListLen[d] = v;
+      else sh.binList[d][k - 1] = v;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int d = 0; d < 3; ++d) len[d] = sh.binListLen[d];
+  }
+  const int combos = len[0] * len[1] * len[2];
   int count = 0;
   if (tid < combos) {
-    const int iz = tid % nbz, iy = (tid / nbz) % nby, ix = tid / (nbz * nby);
-    const unsigned int b =
-        (unsigned(sh.binList[0][ix]) * unsigned(bins.nb[1]) + unsigned(sh.binList[1][iy])) * unsigned(bins.nb[2]) +
-        unsigned(sh.binList[2][iz]);
+    const int i[3] = {tid / (len[2] * len[1]), (tid / len[2]) % len[1], tid % len[2]};
+    int cb[3];
+#pragma unroll
+    for (int d = 0; d < 3; ++d) {
+      const int r = first[d] + i[d];
+      cb[d] = runs ? (r < bins.nb[d] ? r : r - bins.nb[d]) : sh.binList[d][i[d]];
+    }
+    const unsigned int b = (unsigned(cb[0]) * unsigned(bins.nb[1]) + unsigned(cb[1])) * unsigned(bins.nb[2]) + unsigned(cb[2]);
     count = min(__ldg(binCount + b), bins.cap);
     sh.comboBin[tid] = b;
     sh.comboCount[tid] = count;
-    sh.comboOrigin[0][tid] = sh.binList[0][ix] * pme::kBinEdge;
-    sh.comboOrigin[1][tid] = sh.binList[1][iy] * pme::kBinEdge;
-    sh.comboOrigin[2][tid] = sh.binList[2][iz] * pme::kBinEdge;
+#pragma unroll
+    for (int d = 0; d < 3; ++d) sh.comboOrigin[d][tid] = cb[d] * pme::kBinEdge;
   }
   int offset = 0, total = 0;
   BlockScan(scanTemp).ExclusiveSum(count, offset, total);
@@ -525,20 +594,23 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
         const int k = comboOf(sh.comboOffset, c0, c1, e);
         const std::size_t first = binSlot(bins, sh.comboBin[k], 0);
         const std::size_t at = first + std::size_t(e - sh.comboOffset[k]);
-        const int tag = __ldg(&entries[at].tag);
-        const float4 wq = __ldg(&entries[at].wq);
-        const int rank = rankInBin(entries, first, sh.comboCount[k], tag >> kTagBits);
-        stageAtom<P>(g, o, sh, oneImage, k, tag, wq, sh.comboOffset[k] - base + rank);
+        float th[3 * P];
+        const int tag = loadSpreadEntry<P>(entries, at, th);
+        const int rank = rankInBin<P>(entries, first, sh.comboCount[k], tag >> kTagBits);
+        stageAtom<P>(g, o, sh, oneImage, k, tag, th, sh.comboOffset[k] - base + rank);
       }
     } else {
       const int n = sh.comboCount[c0];
       len = min(kStageAtoms, n - rankLo);
       const std::size_t first = binSlot(bins, sh.comboBin[c0], 0);
       for (int s = tid; s < n; s += kThreads) {
-        const int tag = __ldg(&entries[first + s].tag);
-        const int rank = rankInBin(entries, first, n, tag >> kTagBits);
-        if (rank >= rankLo && rank < rankLo + kStageAtoms)
-          stageAtom<P>(g, o, sh, oneImage, c0, tag, __ldg(&entries[first + s].wq), rank - rankLo);
+        const int tag = entryTag<P>(entries, first + s);
+        const int rank = rankInBin<P>(entries, first, n, tag >> kTagBits);
+        if (rank >= rankLo && rank < rankLo + kStageAtoms) {
+          float th[3 * P];
+          loadSpreadEntry<P>(entries, first + s, th);
+          stageAtom<P>(g, o, sh, oneImage, c0, tag, th, rank - rankLo);
+        }
       }
     }
     __syncthreads();
@@ -930,15 +1002,14 @@ inline LineKernel lineKernelFor(int logW) {
 /// Phase 6: one block of kGatherThreads per brick of kBrickEdge^3 cells (its 2^3 bins).
 /// The block stages the potential at every point its atoms' splines reach (the brick and
 /// P - 1 more points per dimension, periodically) in shared memory; then one thread per atom
-/// of its bins evaluates that atom's B-spline weights and derivatives from {w, q} (its bin
-/// entry) and interpolates its force from there, F = -q (K/L) grad, in a fixed order of
-/// terms. Forces are written in atom order as float triples. The last to read the bin
+/// of its bins interpolates that atom's force from there with the B-spline values and
+/// derivatives of its entry (phase 1's), F = -q (K/L) grad, in a fixed order of terms. Forces are written in atom order as float triples. The last to read the bin
 /// counts, it leaves them zero for the next evaluation's binning. Block 0 first sums the
 /// convolution's energy and virial partials (sumPartials()).
 template <int P>
 __global__ void __launch_bounds__(kGatherThreads) gatherKernel(GridDims g, BinLayout bins, int3 nBricks,
                                                                int* __restrict__ binCount,
-                                                               const BinEntry* __restrict__ entries,
+                                                               const float4* __restrict__ entries,
                                                                const float* __restrict__ phi,
                                                                const BoxTerms* __restrict__ box,
                                                                float* __restrict__ forces,
@@ -956,14 +1027,14 @@ __global__ void __launch_bounds__(kGatherThreads) gatherKernel(GridDims g, BinLa
   __syncthreads();
   const int atoms = sh.start[8];
   const bool first = tid < atoms;
-  GatherAtom a{};
-  if (first) a = loadGatherAtom(sh.bin, sh.start, bins, entries, tid);  // in flight during the staging
+  GatherAtom<P> a{};
+  if (first) a = loadGatherAtom<P>(sh.bin, sh.start, bins, entries, tid);  // in flight during the staging
   stagePotential<P>(g, o, phi, sh);
   __syncthreads();
   const float3 scale = box->scale;
   if (first) interpolateForce<P>(sh, a, scale, forces);
   for (int p = tid + kGatherThreads; p < atoms; p += kGatherThreads)
-    interpolateForce<P>(sh, loadGatherAtom(sh.bin, sh.start, bins, entries, p), scale, forces);
+    interpolateForce<P>(sh, loadGatherAtom<P>(sh.bin, sh.start, bins, entries, p), scale, forces);
   if (tid < 8 && sh.bin[tid] != kNoBin) binCount[sh.bin[tid]] = 0;  // after every read of them
 }
 
@@ -1122,7 +1193,7 @@ class CudaPme final : public ReciprocalSolver {
     FARADAY_CUDA_CHECK(cudaMemcpy(brickTable_.data(), table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
     // Bin counts, then the count of the fullest bin when one overflowed.
     binCount_ = DeviceBuffer<int>("pme bin counts", std::size_t(bins_.total) + 1);
-    binEntries_ = DeviceBuffer<BinEntry>("pme bin entries", 0);
+    binEntries_ = DeviceBuffer<float4>("pme bin entries", 0);
     const int lines = dims_.k[0] * dims_.k[1];
     reduceBlocks_ = std::clamp(blocksFor(std::size_t(lines) * 32, kReduceThreads), 1, std::min(4 * numSms_, kMaxReduceBlocks));
     partials_ = DeviceBuffer<Sums7>("pme energy partials", reduceBlocks_);
@@ -1339,7 +1410,7 @@ class CudaPme final : public ReciprocalSolver {
     if (cap <= bins_.cap) return;
     for (auto& g : graphs_) g.reset();
     const std::size_t slots = std::size_t(bins_.total) * std::size_t(cap);
-    binEntries_.resize(slots);  // frees the old slots before allocating the new ones
+    binEntries_.resize(slots * std::size_t(entryFloat4s(params_.order)));  // frees the old slots before allocating the new ones
     bins_.cap = cap;
   }
 
@@ -1449,7 +1520,7 @@ class CudaPme final : public ReciprocalSolver {
   DeviceBuffer<std::uint32_t> fractions_;
   DeviceBuffer<double> charges_;
   DeviceBuffer<int> binCount_, brickTable_;
-  DeviceBuffer<BinEntry> binEntries_;  ///< bins_.total x bins_.cap slots
+  DeviceBuffer<float4> binEntries_;  ///< bins_.total x bins_.cap slots of entryFloat4s(order) float4s
   DeviceBuffer<float> forceOut_, realGrid_;
   DeviceBuffer<float2> complexGrid_;
   DeviceBuffer<Sums7> partials_;

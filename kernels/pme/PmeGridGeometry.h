@@ -101,6 +101,21 @@ FARADAY_HD int brickBins(int K, int order, int o, int bins[kMaxBrickBins]) {
   return count;
 }
 
+/// The bins of brickBins() as a periodic run (no loop, no division: the spreading finds them
+/// at the start of every brick): nb = binsAlong(K) bins; sets first and returns the length.
+/// Bin first + i (minus nb past the last) is brickBins()'s i-th bin whenever the length is
+/// at most nb; a longer run means that the cells wrap onto bins already met (grids of a few
+/// bins), where brickBins() is needed. Needs 0 <= o < K and order <= K.
+FARADAY_HD int brickBinRun(int K, int nb, int order, int o, int& first) {
+  const int start = o - order + 1, last = (o + kBrickEdge < K ? o + kBrickEdge : K) - 1;
+  if (start >= 0) {
+    first = start / kBinEdge;
+    return last / kBinEdge - first + 1;
+  }
+  first = (start + K) / kBinEdge;
+  return nb - first + last / kBinEdge + 1;
+}
+
 /// Spline index of the point o + g for an atom of cell c: (o + g - c) mod K, in [0, K);
 /// the point gets weight theta[index] when index < order. Needs |o + g - c| < 2K.
 FARADAY_HD int brickWeightIndex(int K, int o, int g, int c) {
