@@ -273,7 +273,6 @@ struct GatherShared {
   static constexpr int kSide = kBrickEdge + P - 1;
   static_assert(kSide <= 16, "the staging puts two rows of a plane in a warp");
   float phi[kSide * kSide * kSide];
-  int planeOffset[kSide];  ///< grid offset of the x plane o_x + r (periodic)
   unsigned int bin[8];     ///< the brick's bins, (x, y, z) halves as bits 2, 1, 0; kNoBin past the grid
   int start[9];            ///< the brick's atoms: bin k holds atoms start[k] .. start[k + 1] - 1
 };
@@ -307,42 +306,60 @@ __device__ __forceinline__ void brickBinStarts(const BinLayout& bins, const int 
 /// Stages the potential the brick's atoms reach (see GatherShared). Lanes run along z, kSide
 /// of them per row and two rows per warp; a thread loads its rows of kXBatch x planes before
 /// storing them. Lanes past the last row repeat its last point (same value, same place).
+/// The first batch is loaded by the constructor, before the block learns its atoms.
 template <int P>
-__device__ __forceinline__ void stagePotential(const GridDims& g, const int o[3], const float* __restrict__ phi,
-                                               GatherShared<P>& sh) {
-  constexpr int S = GatherShared<P>::kSide;
-  constexpr int kRows = 32 / S;
-  constexpr int kRowStep = kRows * (kGatherThreads / 32);
-  constexpr int kYIter = (S + kRowStep - 1) / kRowStep;
-  constexpr int kXBatch = 4;
-  const int lane = threadIdx.x & 31, sub = min(lane / S, kRows - 1);
-  const int z = lane < kRows * S ? lane - sub * S : S - 1;
-  const int y0 = (threadIdx.x >> 5) * kRows + sub;
-  const int zg = wrapIndex(o[2] + z, g.k[2]);
-  const float* rowSrc[kYIter];
-  int rowDst[kYIter];
+class PotentialStager {
+ public:
+  static constexpr int S = GatherShared<P>::kSide;
+  static constexpr int kRows = 32 / S;
+  static constexpr int kRowStep = kRows * (kGatherThreads / 32);
+  static constexpr int kYIter = (S + kRowStep - 1) / kRowStep;
+  static constexpr int kXBatch = 4;
+
+  __device__ __forceinline__ PotentialStager(const GridDims& g, const int o[3], const float* __restrict__ phi)
+      : phi_(phi), ox_(o[0]), kx_(g.k[0]), planeSize_(g.k[1] * g.k[2]) {
+    const int lane = threadIdx.x & 31, sub = min(lane / S, kRows - 1);
+    const int z = lane < kRows * S ? lane - sub * S : S - 1;
+    const int y0 = (threadIdx.x >> 5) * kRows + sub;
+    const int zg = wrapIndex(o[2] + z, g.k[2]);
 #pragma unroll
-  for (int m = 0; m < kYIter; ++m) {
-    const int y = min(y0 + m * kRowStep, S - 1);
-    rowSrc[m] = phi + (wrapIndex(o[1] + y, g.k[1]) * g.k[2] + zg);
-    rowDst[m] = y * S + z;
+    for (int m = 0; m < kYIter; ++m) {
+      const int y = min(y0 + m * kRowStep, S - 1);
+      rowSrc_[m] = wrapIndex(o[1] + y, g.k[1]) * g.k[2] + zg;
+      rowDst_[m] = y * S + z;
+    }
+    load(0);
   }
+
+  /// Stores the loaded batch, then loads and stores the others.
+  __device__ __forceinline__ void finish(GatherShared<P>& sh) {
 #pragma unroll
-  for (int x0 = 0; x0 < S; x0 += kXBatch) {
-    float v[kXBatch][kYIter];
+    for (int x0 = 0; x0 < S; x0 += kXBatch) {
+      if (x0 > 0) load(x0);
+#pragma unroll
+      for (int u = 0; u < kXBatch; ++u)
+#pragma unroll
+        for (int m = 0; m < kYIter; ++m)
+          if (x0 + u < S) sh.phi[(x0 + u) * S * S + rowDst_[m]] = v_[u][m];
+    }
+  }
+
+ private:
+  __device__ __forceinline__ void load(int x0) {
 #pragma unroll
     for (int u = 0; u < kXBatch; ++u) {
-      const int plane = sh.planeOffset[min(x0 + u, S - 1)];
+      const int plane = wrapIndex(ox_ + min(x0 + u, S - 1), kx_) * planeSize_;
 #pragma unroll
-      for (int m = 0; m < kYIter; ++m) v[u][m] = __ldg(rowSrc[m] + plane);
+      for (int m = 0; m < kYIter; ++m) v_[u][m] = __ldg(phi_ + (rowSrc_[m] + plane));
     }
-#pragma unroll
-    for (int u = 0; u < kXBatch; ++u)
-#pragma unroll
-      for (int m = 0; m < kYIter; ++m)
-        if (x0 + u < S) sh.phi[(x0 + u) * S * S + rowDst[m]] = v[u][m];
   }
-}
+
+  const float* phi_;
+  int ox_, kx_, planeSize_;
+  int rowSrc_[kYIter];
+  int rowDst_[kYIter];
+  float v_[kXBatch][kYIter];
+};
 
 /// One atom of a gather brick: its index, its cell relative to the brick origin, and its
 /// entry (the tag, the values and the derivatives).
@@ -1022,14 +1039,14 @@ __global__ void __launch_bounds__(kGatherThreads) gatherKernel(GridDims g, BinLa
   int brick[3];
   brickOfBlock(nBricks, brick);
   const int o[3] = {brick[0] * kBrickEdge, brick[1] * kBrickEdge, brick[2] * kBrickEdge};
-  if (tid < GatherShared<P>::kSide) sh.planeOffset[tid] = wrapIndex(o[0] + tid, g.k[0]) * (g.k[1] * g.k[2]);
+  PotentialStager<P> stager(g, o, phi);  // its first loads in flight during the bin scan
   if (tid < 32) brickBinStarts(bins, brick, binCount, sh.bin, sh.start);
   __syncthreads();
   const int atoms = sh.start[8];
   const bool first = tid < atoms;
   GatherAtom<P> a{};
   if (first) a = loadGatherAtom<P>(sh.bin, sh.start, bins, entries, tid);  // in flight during the staging
-  stagePotential<P>(g, o, phi, sh);
+  stager.finish(sh);
   __syncthreads();
   const float3 scale = box->scale;
   if (first) interpolateForce<P>(sh, a, scale, forces);
