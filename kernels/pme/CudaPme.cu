@@ -466,14 +466,17 @@ __global__ void __launch_bounds__(kThreads) binKernel(int n, const std::uint32_t
   if (i < n) {
     const double q = charges[i];
     const std::uint32_t f[3] = {fractions[3 * std::size_t(i)], fractions[3 * std::size_t(i) + 1],
-                                fractions[3 * std::size_t(i) + 2]};  // loaded beside q, not after its test
-    if (q == 0.0) {
+                                fractions[3 * std::size_t(i) + 2]};
+    int first[3];
+    float w[3];
+    atomGridCoordinates<P>(f, g, first, w);
+    const unsigned int b = pme::binIndex(bins.nb, first[0], first[1], first[2]);
+    // The branch tests the bin as well as the charge (b < bins.total always holds): on the
+    // charge alone, the compiler issues the fraction loads after the test, one memory
+    // latency later (1M: binning 0.084 -> 0.076 ms).
+    if (!((q != 0.0) & (b < bins.total))) {
       forces[3 * std::size_t(i)] = forces[3 * std::size_t(i) + 1] = forces[3 * std::size_t(i) + 2] = 0.f;
     } else {
-      int first[3];
-      float w[3];
-      atomGridCoordinates<P>(f, g, first, w);
-      const unsigned int b = pme::binIndex(bins.nb, first[0], first[1], first[2]);
       const int s = atomicAdd(binCount + b, 1);
       e[0] = __int_as_float((i << kTagBits) | ((first[0] & 3) << 4) | ((first[1] & 3) << 2) | (first[2] & 3));
 #pragma unroll
