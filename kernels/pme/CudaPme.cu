@@ -148,7 +148,7 @@ static_assert(kMaxCombos <= kThreads, "one thread per bin of a brick for the sca
 struct SpreadShared {
   float4 stage[kStageAtoms * kStageFloats / 4];
   unsigned short xymask[kStageAtoms];  ///< x points (bits 0-7) and y points (8-15) of the brick the staged atom reaches
-  unsigned short list[kThreads / 32][kStageAtoms];  ///< per warp: byte offsets of the staged atoms that reach its x planes
+  unsigned short list[kThreads / 32][kStageAtoms];  ///< per warp: byte offsets of the staged atoms reaching its x planes
   int binList[3][pme::kMaxBrickBins];
   int binListLen[3];
   unsigned int comboBin[kThreads];
@@ -575,7 +575,8 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
       const int r = first[d] + i[d];
       cb[d] = runs ? (r < bins.nb[d] ? r : r - bins.nb[d]) : sh.binList[d][i[d]];
     }
-    const unsigned int b = (unsigned(cb[0]) * unsigned(bins.nb[1]) + unsigned(cb[1])) * unsigned(bins.nb[2]) + unsigned(cb[2]);
+    const unsigned int b =
+        (unsigned(cb[0]) * unsigned(bins.nb[1]) + unsigned(cb[1])) * unsigned(bins.nb[2]) + unsigned(cb[2]);
     count = min(__ldg(binCount + b), bins.cap);
     sh.comboBin[tid] = b;
     sh.comboCount[tid] = count;
@@ -1023,9 +1024,10 @@ inline LineKernel lineKernelFor(int logW) {
 /// The block stages the potential at every point its atoms' splines reach (the brick and
 /// P - 1 more points per dimension, periodically) in shared memory; then one thread per atom
 /// of its bins interpolates that atom's force from there with the B-spline values and
-/// derivatives of its entry (phase 1's), F = -q (K/L) grad, in a fixed order of terms. Forces are written in atom order as float triples. The last to read the bin
-/// counts, it leaves them zero for the next evaluation's binning. Block 0 first sums the
-/// convolution's energy and virial partials (sumPartials()).
+/// derivatives of its entry (phase 1's), F = -q (K/L) grad, in a fixed order of terms.
+/// Forces are written in atom order as float triples. The last to read the bin counts, it
+/// leaves them zero for the next evaluation's binning. Block 0 first sums the convolution's
+/// energy and virial partials (sumPartials()).
 template <int P>
 __global__ void __launch_bounds__(kGatherThreads) gatherKernel(GridDims g, BinLayout bins, int3 nBricks,
                                                                int* __restrict__ binCount,
