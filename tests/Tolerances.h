@@ -114,11 +114,11 @@ namespace faraday::tol {
 
 /// GPU PME vs CpuPme, same beta, grid and order. The GPU forms fractional coordinates in
 /// double (uploaded as 32-bit fixed point, 2.3e-10 of the box edge), then works in float:
-/// spline weights (rel. ~1e-7), grid sums of ~order^3 x 0.06 atoms per point,
-/// single-precision cuFFT (rel. RMS ~1e-7 log2 N) and the force interpolation; the energy
-/// and virial are summed in double. Expected agreement ~1e-6; 1e-5 is the accuracy the GPU
-/// PME promises (as in the source document: single precision reaches 1e-5 energy and force
-/// errors).
+/// spline weights (rel. ~1e-7), grid sums of ~order^3 x 0.06 atoms per point (float
+/// products summed in double), single-precision cuFFT (rel. RMS ~1e-7 log2 N) and the force
+/// interpolation; the energy and virial are summed in double. Expected agreement ~1e-6;
+/// 1e-5 is the accuracy the GPU PME promises (as in the source document: single precision
+/// reaches 1e-5 energy and force errors).
 inline constexpr double kCudaPmeEnergy = 1e-5;
 /// Forces: relative RMS over all atoms, sqrt(sum |F_gpu - F_cpu|^2 / sum |F_cpu|^2).
 inline constexpr double kCudaPmeForceRms = 1e-5;

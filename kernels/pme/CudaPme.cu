@@ -115,17 +115,28 @@ __device__ __forceinline__ std::size_t binSlot(const BinLayout& bins, unsigned i
 /// dtheta_z (P each); padded to whole 32-byte sectors (128 bytes at orders 4 and 5), so
 /// that the binning writes whole sectors. The spreading reads the tag and the values, the
 /// gather all of it. The charge is folded into the x factors.
+/// Float4s of an entry at order P (whole sectors), for the kernels and the host.
+constexpr int entryFloat4s(int P) { return (1 + 6 * P + 7) / 8 * 2; }
 template <int P>
 struct Entry {
   static constexpr int kValues = 1;          ///< first float of the values
   static constexpr int kDerivs = 1 + 3 * P;  ///< first float of the derivatives
-  static constexpr int kUsed = 1 + 6 * P;
-  static constexpr int kFloat4s = (kUsed + 7) / 8 * 2;      ///< whole sectors
+  static constexpr int kFloat4s = entryFloat4s(P);
   static constexpr int kSpreadFloat4s = (kDerivs + 3) / 4;  ///< the tag and the values
-  static constexpr int kGatherFloat4s = (kUsed + 3) / 4;
+  static constexpr int kGatherFloat4s = (1 + 6 * P + 3) / 4;
 };
-/// Entry<P>::kFloat4s for a run-time order (host).
-inline int entryFloat4s(int order) { return (1 + 6 * order + 7) / 8 * 2; }
+
+/// The floats of N float4s, in order.
+template <int N>
+__device__ __forceinline__ void unpackFloat4s(const float4 (&in)[N], float out[4 * N]) {
+#pragma unroll
+  for (int c = 0; c < N; ++c) {
+    out[4 * c] = in[c].x;
+    out[4 * c + 1] = in[c].y;
+    out[4 * c + 2] = in[c].z;
+    out[4 * c + 3] = in[c].w;
+  }
+}
 constexpr int kTagBits = 6;
 static_assert(pme::kBinEdge == 4, "tags hold the cell inside a bin in 2 bits per dimension");
 __device__ __forceinline__ void tagCell(int tag, const int binOrigin[3], int cell[3]) {
@@ -147,7 +158,7 @@ static_assert(kMaxCombos <= kThreads, "one thread per bin of a brick for the sca
 
 struct SpreadShared {
   float4 stage[kStageAtoms * kStageFloats / 4];
-  unsigned short xymask[kStageAtoms];  ///< x points (bits 0-7) and y points (8-15) of the brick the staged atom reaches
+  unsigned char xmask[kStageAtoms];  ///< x points of the brick the staged atom reaches (0: none)
   unsigned short list[kThreads / 32][kStageAtoms];  ///< per warp: byte offsets of the staged atoms reaching its x planes
   int binList[3][pme::kMaxBrickBins];
   int binListLen[3];
@@ -213,7 +224,7 @@ __device__ __forceinline__ void stageAtom(const GridDims& g, const int o[3], Spr
     for (int q = 0; q < 3 * kBrickEdge / 4; ++q)
       dst4[q] = make_float4(rec[4 * q], rec[4 * q + 1], rec[4 * q + 2], rec[4 * q + 3]);
   }
-  sh.xymask[pos] = (unsigned short)(masks[2] ? masks[0] | masks[1] << 8 : 0u);
+  sh.xmask[pos] = (unsigned char)(masks[1] && masks[2] ? masks[0] : 0u);
 }
 
 /// The tag of the entry in slot `slot`.
@@ -226,16 +237,12 @@ __device__ __forceinline__ int entryTag(const float4* __restrict__ entries, std:
 /// theta_z); returns the tag.
 template <int P>
 __device__ __forceinline__ int loadSpreadEntry(const float4* __restrict__ entries, std::size_t slot, float th[3 * P]) {
-  float v[4 * Entry<P>::kSpreadFloat4s];
   const float4* const e = entries + slot * Entry<P>::kFloat4s;
+  float4 raw[Entry<P>::kSpreadFloat4s];
 #pragma unroll
-  for (int c = 0; c < Entry<P>::kSpreadFloat4s; ++c) {
-    const float4 f = __ldg(e + c);
-    v[4 * c] = f.x;
-    v[4 * c + 1] = f.y;
-    v[4 * c + 2] = f.z;
-    v[4 * c + 3] = f.w;
-  }
+  for (int c = 0; c < Entry<P>::kSpreadFloat4s; ++c) raw[c] = __ldg(e + c);
+  float v[4 * Entry<P>::kSpreadFloat4s];
+  unpackFloat4s(raw, v);
 #pragma unroll
   for (int j = 0; j < 3 * P; ++j) th[j] = v[Entry<P>::kValues + j];
   return __float_as_int(v[0]);
@@ -396,13 +403,7 @@ __device__ __forceinline__ void interpolateForce(const GatherShared<P>& sh, cons
                                                  float* __restrict__ forces) {
   constexpr int S = GatherShared<P>::kSide;
   float v[4 * Entry<P>::kGatherFloat4s];
-#pragma unroll
-  for (int c = 0; c < Entry<P>::kGatherFloat4s; ++c) {
-    v[4 * c] = a.e[c].x;
-    v[4 * c + 1] = a.e[c].y;
-    v[4 * c + 2] = a.e[c].z;
-    v[4 * c + 3] = a.e[c].w;
-  }
+  unpackFloat4s(a.e, v);
   const float* const tx = v + Entry<P>::kValues;  // q theta_x
   const float* const ty = tx + P;
   const float* const tz = ty + P;
@@ -545,14 +546,14 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
   brickOfBlock(nBricks, brick);
   const int o[3] = {brick[0] * kBrickEdge, brick[1] * kBrickEdge, brick[2] * kBrickEdge};
   // The bins of this brick per dimension (those of brickBins(), in its order): a periodic
-  // run of len[d] bins from first[d], or, on grids where a run would meet itself, the
+  // run of runLen[d] bins from runFirst[d], or, on grids where a run would meet itself, the
   // host's table (row d * tableRows + brick index along d, kBrickTableEntry ints each).
-  int first[3], len[3];
+  int runFirst[3], runLen[3];
   bool runs = true;
 #pragma unroll
   for (int d = 0; d < 3; ++d) {
-    len[d] = pme::brickBinRun(g.k[d], bins.nb[d], P, o[d], first[d]);
-    runs = runs && len[d] <= bins.nb[d];
+    runLen[d] = pme::brickBinRun(g.k[d], bins.nb[d], P, o[d], runFirst[d]);
+    runs = runs && runLen[d] <= bins.nb[d];
   }
   if (!runs) {
     if (tid < 3 * kBrickTableEntry) {
@@ -563,16 +564,16 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
     }
     __syncthreads();
 #pragma unroll
-    for (int d = 0; d < 3; ++d) len[d] = sh.binListLen[d];
+    for (int d = 0; d < 3; ++d) runLen[d] = sh.binListLen[d];
   }
-  const int combos = len[0] * len[1] * len[2];
+  const int combos = runLen[0] * runLen[1] * runLen[2];
   int count = 0;
   if (tid < combos) {
-    const int i[3] = {tid / (len[2] * len[1]), (tid / len[2]) % len[1], tid % len[2]};
+    const int i[3] = {tid / (runLen[2] * runLen[1]), (tid / runLen[2]) % runLen[1], tid % runLen[2]};
     int cb[3];
 #pragma unroll
     for (int d = 0; d < 3; ++d) {
-      const int r = first[d] + i[d];
+      const int r = runFirst[d] + i[d];
       cb[d] = runs ? (r < bins.nb[d] ? r : r - bins.nb[d]) : sh.binList[d][i[d]];
     }
     const unsigned int b =
@@ -641,8 +642,7 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
     int listLen = 0;
     for (int p0 = 0; p0 < len; p0 += 32) {
       const int p = p0 + lane;
-      const unsigned int m = p < len ? sh.xymask[p] : 0u;
-      const bool hit = (m & warpXBits) != 0u && (m & 0xff00u) != 0u;
+      const bool hit = p < len && (sh.xmask[p] & warpXBits) != 0u;
       const unsigned int ballot = __ballot_sync(kFullMask, hit);
       if (hit) myList[listLen + __popc(ballot & ((1u << lane) - 1u))] = (unsigned short)(p * kStageFloats * 4);
       listLen += __popc(ballot);
@@ -1426,13 +1426,14 @@ class CudaPme final : public ReciprocalSolver {
     growBins(pme::initialBinCapacity(n, bins_.total));
   }
 
-  /// Bin record slots for at least `cap` atoms per bin (kept when large enough).
+  /// Bin entry slots for at least `cap` atoms per bin (kept when large enough).
   void growBins(int cap) {
     cap = (cap + 3) / 4 * 4;
     if (cap <= bins_.cap) return;
     for (auto& g : graphs_) g.reset();
     const std::size_t slots = std::size_t(bins_.total) * std::size_t(cap);
-    binEntries_.resize(slots * std::size_t(entryFloat4s(params_.order)));  // frees the old slots before allocating the new ones
+    // resize() frees the old slots before allocating the new ones.
+    binEntries_.resize(slots * std::size_t(entryFloat4s(params_.order)));
     bins_.cap = cap;
   }
 
@@ -1464,7 +1465,7 @@ class CudaPme final : public ReciprocalSolver {
       // Under capture: an event-record node of the graph.
       if (timed) FARADAY_CUDA_CHECK(cudaEventRecordWithFlags(events_[i], stream_, cudaEventRecordExternal));
     };
-    // 1: cells, fractional parts, bins (the counts are zero: see countsZero_).
+    // 1: cells, B-spline values and derivatives, bin entries (the counts are zero: see countsZero_).
     binKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, fractions_.data(), charges_.data(), dims_, bins_,
                                                                    binCount_.data(), binEntries_.data(),
                                                                    forceOut_.data());
