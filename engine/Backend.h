@@ -46,15 +46,34 @@ class Backend {
   /// restart rebuilds its list at exactly the same steps).
   virtual std::vector<Vec3> listReference() = 0;
 
+  /// Copies the state and the list reference back in one go (a checkpoint's needs).
+  virtual void snapshot(State& state, std::vector<Vec3>& listReference) {
+    getState(state);
+    listReference = this->listReference();
+  }
+
   /// Forces (kJ/mol/nm) and energies at the current positions. Call after setState and
   /// before the first step.
   virtual Energies computeForces() = 0;
+  /// Forces of the current positions (a copy to the host on the GPU: for tests and errors).
   virtual const std::vector<Vec3>& forces() = 0;
-  /// Advances one time step; afterwards forces() and the returned energies belong to the
-  /// new positions.
-  virtual Energies step() = 0;
+  /// Advances one time step. With `withEnergies` the energies and virial of the new
+  /// positions are computed too (reporting steps); otherwise forces alone, and on the GPU
+  /// nothing comes back to the host.
+  virtual void advance(bool withEnergies) = 0;
+  /// Energies of the last computeForces() or advance(true).
+  virtual Energies energies() = 0;
+  /// One step with its energies.
+  Energies step() {
+    advance(true);
+    return energies();
+  }
   /// Kinetic energy in kJ/mol at the current velocities (full-step velocities).
   virtual double kineticEnergy() = 0;
+  /// The first particle (input index) whose position, velocity or force has turned
+  /// non-finite (or, on the GPU, a runaway force) since the start; -1 if none. Cheap: on
+  /// the GPU one small read of flags set by the device.
+  virtual long nonFiniteParticle() = 0;
   /// How many times the neighbor list has been built.
   virtual long long neighborListBuilds() const = 0;
 };

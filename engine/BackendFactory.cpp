@@ -3,6 +3,7 @@
 
 #include "engine/Backend.h"
 #include "engine/CpuBackend.h"
+#include "engine/CudaBackend.h"
 #include "engine/Error.h"
 #include "kernels/common/Device.h"
 
@@ -11,9 +12,14 @@ namespace {
 
 bool cudaUsable() { return builtWithCuda() && cudaDeviceCount() > 0; }
 
-/// The CUDA platform: for now the CPU backend with the reciprocal space (PME) on the GPU.
+/// The CUDA platform: the whole step on the GPU.
 std::unique_ptr<Backend> makeCudaBackend(const Config& config, const System& system, Timers* timers) {
-  return std::make_unique<CpuBackend>(config, system, timers, /*useCudaReciprocal=*/true);
+#if defined(FARADAY_HAVE_CUDA)
+  return std::make_unique<CudaBackend>(config, system, timers);
+#else
+  (void)config, (void)system, (void)timers;
+  throw Error("run.platform = cuda: this build has no CUDA backend");
+#endif
 }
 
 }  // namespace

@@ -116,19 +116,27 @@ Energies CpuBackend::computeForces() {
   }
   addReciprocal(e);
   addDispersionCorrection(e);
+  energies_ = e;
   return e;
 }
 
-Energies CpuBackend::step() {
+void CpuBackend::advance(bool) {
   if (forces_.size() != system_.size()) computeForces();  // first step without computeForces()
   {
     ScopedTimer t(timers_, "integrate");
     integrator_->beforeForces(state_, forces_);
   }
-  Energies e = computeForces();
+  computeForces();
   ScopedTimer t(timers_, "integrate");
   integrator_->afterForces(state_, forces_);
-  return e;
+}
+
+long CpuBackend::nonFiniteParticle() {
+  for (std::size_t i = 0; i < state_.positions.size(); ++i)
+    if (!isFinite(state_.positions[i]) || !isFinite(state_.velocities[i]) ||
+        (i < forces_.size() && !isFinite(forces_[i])))
+      return long(i);
+  return -1;
 }
 
 double CpuBackend::kineticEnergy() { return faraday::kineticEnergy(system_, state_.velocities); }

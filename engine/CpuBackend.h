@@ -29,8 +29,10 @@ class CpuBackend : public Backend {
   std::vector<Vec3> listReference() override { return list_.reference(); }
   Energies computeForces() override;
   const std::vector<Vec3>& forces() override { return forces_; }
-  Energies step() override;
+  void advance(bool withEnergies) override;
+  Energies energies() override { return energies_; }
   double kineticEnergy() override;
+  long nonFiniteParticle() override;
   long long neighborListBuilds() const override { return list_.builds(); }
 
   const EwaldSetup& ewaldSetup() const { return ewald_; }
@@ -57,6 +59,7 @@ class CpuBackend : public Backend {
   double netCharge_ = 0;    ///< e
   State state_;
   std::vector<Vec3> forces_;
+  Energies energies_;
 };
 
 }  // namespace faraday

@@ -51,6 +51,11 @@ class Simulation {
   void copyStateBack();
   void checkPotential(long long step, const Energies& energies);
   void checkForces(long long step);
+  /// Fails (as failNonFinite) when the backend reports a non-finite particle.
+  void checkHealth(long long step);
+  /// Steps between health checks outside reporting steps: a failure is reported at most
+  /// this many steps late, and the last good state is the last reported or checkpointed one.
+  static constexpr long long kHealthCheckInterval = 100;
   [[noreturn]] void failNonFinite(long long step, const std::string& what);
   void rememberGoodState();
   void saveCheckpoint(const State& state, const std::vector<Vec3>& listReference);

@@ -15,6 +15,7 @@ namespace faraday::test {
 
 /// Backends every parameterised test body runs on.
 inline const std::vector<std::string> kBackendNames = {"cpu", "cuda"};
+inline bool onGpu(const std::string& platform) { return platform == "cuda"; }
 inline std::string backendTestName(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
 
 /// Skips on the cuda instantiation when no device can be used.

@@ -45,6 +45,40 @@ inline constexpr double kPairDerivative = 1e-7;
 /// and the cancellation of the two LJ terms (bounded by using |U| + 4|c6/r^6| as scale).
 inline constexpr double kFloatPair = 2e-6;
 
+// ---- The whole step on the GPU ----
+
+/// GPU short-range and PME forces against the CPU backend (or the CPU walk of the GPU's
+/// tiles), relative RMS: float pair math (6e-8 per rounding, ~20 roundings per pair, the
+/// LJ terms' cancellation), float positions relative to a box of a few nm (~3e-7 nm), the
+/// fast erfc (1.5e-7 qq/r) and the GPU PME's own 1e-5 bound for its reciprocal forces
+/// (measured ~1e-6). 1e-5 keeps the PME bound and a factor 3 above what float math gives;
+/// a wrong pair or a missing tile shows as 1e-3 or more.
+inline constexpr double kGpuForceRelRms = 1e-5;
+/// GPU energies and virial against the CPU, relative to |potential| or |trace W|: per-pair
+/// float energies (1e-7 relative) summed per tile in float, then double; fixed-point sums
+/// (6e-8 kJ/mol per tile); the PME's energy bound 1e-5.
+inline constexpr double kGpuEnergyRel = 1e-5;
+/// Abramowitz & Stegun 7.1.26 bounds the error of erfc by 1.5e-7 in exact arithmetic; its
+/// float evaluation (exp, the reciprocal, the polynomial and two products: about four
+/// roundings of 6e-8 relative on values up to 1) adds up to 2.4e-7: 5e-7 (measured 3.6e-7).
+inline constexpr double kFastErfcAbsolute = 5e-7;
+
+/// The backend test bodies on the GPU (float pair math on float positions):
+/// one pair against its analytic value, relative: float positions of a box up to 5 nm are
+/// rounded by up to 2.4e-7 nm, 1.8e-6 of r = 0.27 nm, which the r^-13 repulsion amplifies
+/// 13-fold in the force (2.3e-5); the pair math adds ~2e-6: 5e-5.
+inline constexpr double kGpuPair = 5e-5;
+/// Finite differences of GPU energies: a step of 2e-4 nm (float positions near 3 nm are
+/// quantised at 2.4e-7 nm, so the step is known to 1.2e-3 relative, and the truncation
+/// h^2/6 |d3U/dr3| stays below 7e-3 kJ/mol/nm); allowed |F + dE/dx| / max(1, |F|): 5e-3.
+inline constexpr double kGpuFiniteDifferenceStep = 2e-4;
+inline constexpr double kGpuFiniteDifferenceForce = 5e-3;
+/// Velocity-Verlet reversibility on the GPU, nm: the forward and backward paths differ at
+/// 1e-16 in double positions, which round to different floats now and then, so the float
+/// forces differ by ~6e-8 relative, amplified by the chaotic dynamics (measured 6.5e-9 nm).
+/// 1e-7 keeps a factor 15; a non-symmetric update misses by 1e-3 nm.
+inline constexpr double kGpuReversibilityPosition = 1e-7;
+
 // ---- Engine I/O: coordinate files, trajectories ----
 
 /// DCD stores Angstrom as float32: converting a double rounds to the nearest float,

@@ -69,7 +69,16 @@ TEST_P(BackendSetup, PhasesAreTimed) {
   backend->computeForces();
   for (int s = 0; s < 3; ++s) backend->step();
   std::map<std::string, long long> calls;
-  for (const auto& [name, e] : timers.ordered()) calls[name] = e.calls;
+  std::map<std::string, double> seconds;
+  for (const auto& [name, e] : timers.ordered()) calls[name] = e.calls, seconds[name] = e.seconds;
+  if (onGpu(GetParam())) {
+    // GPU phases come from CUDA events around the phases of sampled steps (step 0 here).
+    for (const char* phase : {"neighbor", "nonbonded", "integrate"}) {
+      EXPECT_GE(calls[phase], 1) << phase;
+      EXPECT_GT(seconds[phase], 0.0) << phase;
+    }
+    return;
+  }
   EXPECT_EQ(calls["nonbonded"], 4);
   EXPECT_EQ(calls["neighbor"], 5);  // the build in setState, then one check per force call
   EXPECT_GE(calls["integrate"], 3);

@@ -16,3 +16,13 @@ FARADAY_HD long long toFixed(float v) { return static_cast<long long>(static_cas
 FARADAY_HD double fromFixed(long long v) { return static_cast<double>(v) * kInvScale; }
 
 }  // namespace faraday::fixed
+
+namespace faraday::fixed {
+
+/// Energies and virials summed across a GPU kernel's warps: scale 2^24, resolution 6e-8
+/// kJ/mol, range +-5.5e11 kJ/mol (the Coulomb energy of 10^8 ions is ~1e11).
+inline constexpr double kEnergyScale = 16777216.0;  // 2^24
+FARADAY_HD long long energyToFixed(double v) { return static_cast<long long>(v * kEnergyScale); }
+FARADAY_HD double energyFromFixed(long long v) { return static_cast<double>(v) / kEnergyScale; }
+
+}  // namespace faraday::fixed

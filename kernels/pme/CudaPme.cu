@@ -398,9 +398,18 @@ __device__ __forceinline__ GatherAtom<P> loadGatherAtom(const unsigned int bin[8
 
 /// The force on one atom from the staged potential: per x plane i and y row j, the sums
 /// over z of theta_z phi and dtheta_z phi, then the y and x weights.
+/// Where the gather puts its forces: float triples in atom order, or (fixed non-null) added
+/// to a 64-bit fixed-point buffer of x, y, z planes of `stride` (each atom is gathered by
+/// one thread once, after the other force kernels: no atomics needed).
+struct ForceOut {
+  float* forces;
+  unsigned long long* fixed;
+  std::size_t stride;
+};
+
 template <int P>
 __device__ __forceinline__ void interpolateForce(const GatherShared<P>& sh, const GatherAtom<P>& a, float3 scale,
-                                                 float* __restrict__ forces) {
+                                                 const ForceOut& out) {
   constexpr int S = GatherShared<P>::kSide;
   float v[4 * Entry<P>::kGatherFloat4s];
   unpackFloat4s(a.e, v);
@@ -432,7 +441,14 @@ __device__ __forceinline__ void interpolateForce(const GatherShared<P>& sh, cons
     gy = fmaf(tx[i], sY, gy);
     gz = fmaf(tx[i], sD, gz);
   }
-  float* f = forces + 3 * std::size_t(a.atom);
+  if (out.fixed) {
+    unsigned long long* f = out.fixed + a.atom;
+    f[0] += static_cast<unsigned long long>(__float2ll_rn(-scale.x * gx * 4294967296.f));
+    f[out.stride] += static_cast<unsigned long long>(__float2ll_rn(-scale.y * gy * 4294967296.f));
+    f[2 * out.stride] += static_cast<unsigned long long>(__float2ll_rn(-scale.z * gz * 4294967296.f));
+    return;
+  }
+  float* f = out.forces + 3 * std::size_t(a.atom);
   f[0] = -scale.x * gx;
   f[1] = -scale.y * gy;
   f[2] = -scale.z * gz;
@@ -1034,7 +1050,7 @@ __global__ void __launch_bounds__(kGatherThreads) gatherKernel(GridDims g, BinLa
                                                                const float4* __restrict__ entries,
                                                                const float* __restrict__ phi,
                                                                const BoxTerms* __restrict__ box,
-                                                               float* __restrict__ forces,
+                                                               ForceOut forces,
                                                                const Sums7* __restrict__ partials, int partialCount,
                                                                int* __restrict__ binsNeeded,
                                                                EvaluationSums* __restrict__ out) {
@@ -1176,7 +1192,7 @@ Error pmeError(int line, const std::string& what) {
 
 int blocksFor(std::size_t threads, int perBlock) { return int((threads + perBlock - 1) / perBlock); }
 
-class CudaPme final : public ReciprocalSolver {
+class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
  public:
   CudaPme(const PmeParams& params, std::size_t numAtoms) : params_(params), stream_(se_.stream), events_(se_.events) {
     if (params_.order < pme::kMinSplineOrder || params_.order > pme::kMaxSplineOrder)
@@ -1263,6 +1279,34 @@ class CudaPme final : public ReciprocalSolver {
 
   ~CudaPme() override { cudaStreamSynchronize(stream_); }
 
+  // ---- On device data (CudaPmeOnDevice) ----
+  void enqueue(cudaStream_t stream, int n, const std::uint32_t* fractions, const double* charges,
+               unsigned long long* force, std::size_t stride) override {
+    if (n <= 0) return;
+    if (std::size_t(n) > capacity_) throw pmeError(__LINE__, "more atoms than the GPU PME was made for");
+    Io io{stream, fractions, charges, ForceOut{forceOut_.data(), force, stride}};
+    std::swap(io_, io);
+    try {
+      dispatchPhases(n, false);
+    } catch (...) {
+      std::swap(io_, io);
+      throw;
+    }
+    std::swap(io_, io);
+  }
+  const double* energyAndVirial() const override { return sums_.data()->sums.v; }
+  const int* binsNeeded() const override { return &sums_.data()->binsNeeded; }
+  int binCapacity() const override { return bins_.cap; }
+  void growBins(int needed) override {
+    FARADAY_CUDA_CHECK(cudaDeviceSynchronize());
+    growBinsTo(needed);
+  }
+  void setBox(const Box& box) override {
+    updateBox(box);
+    FARADAY_CUDA_CHECK(cudaMemset(binCount_.data(), 0, binCount_.size() * sizeof(int)));
+    countsZero_ = true;
+  }
+
   std::string name() const override { return "cuda-pme"; }
 
   /// From the event before the evaluation's graph launch to the end of its last kernel (the
@@ -1326,7 +1370,7 @@ class CudaPme final : public ReciprocalSolver {
         FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_));
         countsZero_ = true;
         if (attempt > 0) throw pmeError(__LINE__, "PME bins overflowed again after growing to fit");
-        growBins(needed + needed / 4 + 4);
+        growBinsTo(needed + needed / 4 + 4);
         continue;
       }
       chunks = 0;
@@ -1377,14 +1421,7 @@ class CudaPme final : public ReciprocalSolver {
       cudaGraph_t captured = nullptr;
       FARADAY_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
       try {
-        switch (params_.order) {
-          case 4: runPhases<4>(n, timed); break;
-          case 5: runPhases<5>(n, timed); break;
-          case 6: runPhases<6>(n, timed); break;
-          case 7: runPhases<7>(n, timed); break;
-          case 8: runPhases<8>(n, timed); break;
-          default: throw pmeError(__LINE__, "PME order outside 4..8");
-        }
+        dispatchPhases(n, timed);
       } catch (...) {
         cudaStreamEndCapture(stream_, &captured);
         if (captured) cudaGraphDestroy(captured);
@@ -1400,6 +1437,17 @@ class CudaPme final : public ReciprocalSolver {
       FARADAY_CUDA_CHECK(cudaMemsetAsync(binCount_.data(), 0, binCount_.size() * sizeof(int), stream_));
     countsZero_ = false;  // until this evaluation is known to have finished
     FARADAY_CUDA_CHECK(cudaGraphLaunch(graph.exec, stream_));
+  }
+
+  void dispatchPhases(int n, bool timed) {
+    switch (params_.order) {
+      case 4: runPhases<4>(n, timed); break;
+      case 5: runPhases<5>(n, timed); break;
+      case 6: runPhases<6>(n, timed); break;
+      case 7: runPhases<7>(n, timed); break;
+      case 8: runPhases<8>(n, timed); break;
+      default: throw pmeError(__LINE__, "PME order outside 4..8");
+    }
   }
 
   /// Atoms per transfer chunk: whole arrays below 128k atoms, else up to kMaxChunks pieces.
@@ -1423,11 +1471,11 @@ class CudaPme final : public ReciprocalSolver {
     hostForces_.resize(3 * n, "pme forces");
     chargesCount_ = 0;
     capacity_ = n;
-    growBins(pme::initialBinCapacity(n, bins_.total));
+    growBinsTo(pme::initialBinCapacity(n, bins_.total));
   }
 
   /// Bin entry slots for at least `cap` atoms per bin (kept when large enough).
-  void growBins(int cap) {
+  void growBinsTo(int cap) {
     cap = (cap + 3) / 4 * 4;
     if (cap <= bins_.cap) return;
     for (auto& g : graphs_) g.reset();
@@ -1461,12 +1509,16 @@ class CudaPme final : public ReciprocalSolver {
 
   template <int P>
   void runPhases(int n, bool timed) {
+    cudaStream_t stream_ = io_.stream ? io_.stream : this->stream_;
+    const std::uint32_t* fractions = io_.fractions ? io_.fractions : fractions_.data();
+    const double* charges = io_.charges ? io_.charges : charges_.data();
+    const ForceOut out = io_.stream ? io_.out : ForceOut{forceOut_.data(), nullptr, 0};
     auto mark = [&](int i) {
       // Under capture: an event-record node of the graph.
       if (timed) FARADAY_CUDA_CHECK(cudaEventRecordWithFlags(events_[i], stream_, cudaEventRecordExternal));
     };
     // 1: cells, B-spline values and derivatives, bin entries (the counts are zero: see countsZero_).
-    binKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, fractions_.data(), charges_.data(), dims_, bins_,
+    binKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream_>>>(n, fractions, charges, dims_, bins_,
                                                                    binCount_.data(), binEntries_.data(),
                                                                    forceOut_.data());
     FARADAY_CUDA_CHECK_LAUNCH("binKernel");
@@ -1481,6 +1533,7 @@ class CudaPme final : public ReciprocalSolver {
     mark(3);
 
     // 3: forward FFT (by lines: the (y, z) transforms).
+    FARADAY_CUDA_CHECK(cufftSetStream(forwardPlan_.get(), stream_));  // the caller's stream on device data
     FARADAY_CUDA_CHECK(cufftExecR2C(forwardPlan_.get(), realGrid_.data(), complexGrid_.data()));
     mark(4);
 
@@ -1503,18 +1556,29 @@ class CudaPme final : public ReciprocalSolver {
 
     // 5: inverse FFT (by lines: the (y, z) transforms); the potential grid replaces the
     // charge grid.
+    FARADAY_CUDA_CHECK(cufftSetStream(inversePlan_.get(), stream_));
     FARADAY_CUDA_CHECK(cufftExecC2R(inversePlan_.get(), complexGrid_.data(), realGrid_.data()));
     mark(6);
 
     // 6: forces; block 0 also sums the energy and virial partials.
     gatherKernel<P><<<bricks, kGatherThreads, 0, stream_>>>(
         dims_, bins_, nBricks, binCount_.data(), binEntries_.data(), realGrid_.data(), boxTerms_.data(),
-        forceOut_.data(), partials_.data(), partialCount, binCount_.data() + bins_.total, sums_.data());
+        out, partials_.data(), partialCount, binCount_.data() + bins_.total, sums_.data());
     FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
     mark(7);
   }
 
+  /// Where runPhases reads and writes: the caller's device data (enqueue) or, with a null
+  /// stream, the solver's own buffers (compute).
+  struct Io {
+    cudaStream_t stream = nullptr;
+    const std::uint32_t* fractions = nullptr;
+    const double* charges = nullptr;
+    ForceOut out{nullptr, nullptr, 0};
+  };
+
   PmeParams params_;
+  Io io_;
   StreamAndEvents se_;  // first member: destroyed last
   cudaStream_t stream_;
   const std::array<cudaEvent_t, 9>& events_;
@@ -1567,6 +1631,10 @@ template void CudaPme::runPhases<8>(int, bool);
 }  // namespace
 
 std::unique_ptr<ReciprocalSolver> makeCudaPme(const PmeParams& params, std::size_t numAtoms) {
+  return std::make_unique<CudaPme>(params, numAtoms);
+}
+
+std::unique_ptr<CudaPmeOnDevice> makeCudaPmeOnDevice(const PmeParams& params, std::size_t numAtoms) {
   return std::make_unique<CudaPme>(params, numAtoms);
 }
 

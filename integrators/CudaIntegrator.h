@@ -1,0 +1,65 @@
+#pragma once
+// Velocity Verlet and Langevin BAOAB on the device, split around the force evaluation like
+// the CPU integrators (Integrator.h): firstHalf moves x_n -> x_{n+1}, secondHalf completes
+// the velocities with F(x_{n+1}). Positions and velocities are double; forces are read
+// from the 64-bit fixed-point buffer. The Langevin noise is philox::normals(seed, step,
+// particle), the CPU's stream, keyed by the input particle index.
+#if defined(FARADAY_HAVE_CUDA)
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace faraday {
+
+/// The per-atom device arrays of the state, in slot order (see TileList.h).
+struct DeviceAtoms {
+  int n = 0;
+  double4* pos = nullptr;          ///< x, y, z (nm, unwrapped); w unused
+  double4* vel = nullptr;          ///< vx, vy, vz (nm/ps); w = 1/m (1/amu)
+  double4* ref = nullptr;          ///< positions at the last list build
+  float4* posq = nullptr;          ///< wrapped x, y, z (nm), k_C^(1/2) q
+  int* atom = nullptr;             ///< input particle index of the slot
+  unsigned long long* force = nullptr;  ///< fixed point (fixed::kScale), planes x, y, z of `stride`
+  std::size_t stride = 0;
+  std::uint32_t* fractions = nullptr;   ///< PME fractional coordinates (3 per slot), or null
+};
+
+/// What the host sees of a run of steps, reset at each check.
+struct StepStatus {
+  int rebuild;              ///< set when an atom moved more than half the buffer
+  unsigned blocksDone;      ///< last-block counter of the first half
+  int firstBad;             ///< smallest input index with a non-finite position or velocity or a runaway force (INT_MAX: none)
+  int pmeBinsNeeded;        ///< largest PME bin occupancy seen
+  long long step;           ///< the step being taken (Langevin noise key)
+  long long builds;         ///< list builds
+};
+
+struct CudaIntegratorParams {
+  bool langevin = false;
+  double dt = 0;            ///< ps
+  double a = 1;             ///< exp(-gamma dt)
+  double noiseVariance = 0; ///< (1 - a^2) kT, kJ/mol: v noise variance times m
+  std::uint64_t seed = 0;
+  double length[3] = {0, 0, 0};  ///< box edges, nm
+  double halfBuffer2 = 0;   ///< (buffer / 2)^2, nm^2
+  double fractionScale[3] = {0, 0, 0};  ///< PME fixedPointScale per edge
+};
+
+/// First half of a step (B A, or B A O A), then the wrapped float positions, the PME
+/// fractions and the displacement test; its last block sets `rebuild` (when non-zero
+/// handle: the graph condition) from the flag. Clears the forces after reading them.
+void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
+                     StepStatus* status, unsigned long long conditionHandle, bool setCondition);
+/// Second half (B); checks for non-finite values; advances status->step. With keParts,
+/// also writes per-block kinetic-energy partials (kineticBlocks() of them).
+void launchSecondHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
+                      StepStatus* status, const int* pmeBinsNeeded, double* keParts);
+/// Kinetic-energy partials of the current velocities (no update).
+void launchKineticEnergy(cudaStream_t stream, const DeviceAtoms& atoms, double* keParts);
+int kineticBlocks(int n);
+
+/// Writes posq (wrapped positions, keeping w) and the PME fractions from pos.
+void launchWrapPositions(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params);
+
+}  // namespace faraday
+#endif

@@ -1,0 +1,200 @@
+// The short-range tile kernel, in layers: one pair (PairEvaluators.h, shared with the CPU)
+// -> one tile (a warp; lane l owns atom i = 32 I + l, the tile's j atoms rotate through the
+// warp by shuffles, so every lane meets every j once; the pair's force goes to i's
+// registers and, negated, to j's, which rotate with j) -> the kernel (warps take tiles in a
+// grid-stride loop) -> the host call.
+// Forces leave a tile once per atom as 64-bit fixed point through integer atomics, so the
+// totals do not depend on the order in which tiles run. Energies and virial (only when
+// asked) are summed per tile in double across the warp and added as fixed point.
+#include "engine/Error.h"
+#include "engine/Units.h"
+#include "kernels/common/CudaCheck.h"
+#include "kernels/common/FixedPoint.h"
+#include "kernels/nonbonded/CudaNonbonded.h"
+#include "kernels/nonbonded/PairEvaluators.h"
+
+namespace faraday {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr unsigned kFull = 0xffffffffu;
+
+struct TileArgs {
+  int n;
+  int types;
+  int capacity;
+  const int* info;
+  const int* lanes;
+  const int* exclusionIndex;
+  const std::uint32_t* masks;
+  TileCounters* counters;
+  const float4* posq;  ///< wrapped x, y, z (nm) and k_C^(1/2) q
+  const int* type;
+  const float4* table;
+  float3 length, invLength;
+  float cutoff2, beta, coulombShift;
+  unsigned long long* force;
+  std::size_t stride;
+  unsigned long long* sums;
+};
+
+__device__ __forceinline__ void addFixed(unsigned long long* at, float v) {
+  if (v != 0.f) atomicAdd(at, static_cast<unsigned long long>(__float2ll_rn(v * 4294967296.f)));
+}
+
+__device__ __forceinline__ double warpSum(double v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
+  return v;
+}
+
+/// One tile by one warp.
+template <bool kEnergy, bool kCoulomb>
+__device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
+  const int info = a.info[t];
+  const int block = tileBlock(info);
+  const bool diagonal = tileIsDiagonal(info);
+  const int i = block * 32 + lane;
+  const bool iValid = i < a.n;
+  const float4 pi = iValid ? a.posq[i] : make_float4(0.f, 0.f, 0.f, 0.f);
+  const int ti = iValid ? a.type[i] : 0;
+  const int j = a.lanes[std::size_t(t) * 32 + lane];
+  bool jValid = j != kNoAtom;
+  float4 pj = jValid ? a.posq[j] : make_float4(0.f, 0.f, 0.f, 0.f);
+  int tj = jValid ? a.type[j] : 0;
+  const int x = a.exclusionIndex[t];
+  std::uint32_t mj = x >= 0 ? a.masks[std::size_t(x) * 32 + lane] : 0u;
+  float3 fi = make_float3(0.f, 0.f, 0.f), fj = make_float3(0.f, 0.f, 0.f);
+  float eLj = 0.f, eCoulomb = 0.f, w[6] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+  const float4* ljRow = table + ti * a.types;
+  const int next = (lane + 1) & 31;
+#pragma unroll 4
+  for (int k = 0; k < 32; ++k) {
+    // Diagonal tiles: pair (l, l + k) for k = 1..15, and for k = 16 the lower half only.
+    const bool pairOnce = !diagonal || (k > 0 && (k < 16 || (k == 16 && lane < 16)));
+    const bool active = iValid && jValid && pairOnce && ((mj >> lane) & 1u) == 0u;
+    float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
+    dx -= a.length.x * rintf(dx * a.invLength.x);
+    dy -= a.length.y * rintf(dy * a.invLength.y);
+    dz -= a.length.z * rintf(dz * a.invLength.z);
+    const float r2 = dx * dx + dy * dy + dz * dz;
+    if (active && r2 < a.cutoff2) {
+      const float4 p = ljRow[tj];
+      const PairResult<float> lj = ljPair<float>(r2, LjParams<float>{p.x, p.y, p.z});
+      float fOverR = lj.fOverR;
+      if constexpr (kEnergy) eLj += lj.energy;
+      if constexpr (kCoulomb) {
+        const float qq = pi.w * pj.w;
+        const PairResult<float> c = ewaldRealPairFast<float>(r2, qq, a.beta);
+        fOverR += c.fOverR;
+        if constexpr (kEnergy) eCoulomb += c.energy - qq * a.coulombShift;
+      }
+      const float fx = fOverR * dx, fy = fOverR * dy, fz = fOverR * dz;
+      fi.x += fx, fi.y += fy, fi.z += fz;
+      fj.x -= fx, fj.y -= fy, fj.z -= fz;
+      if constexpr (kEnergy) {
+        w[0] += fx * dx, w[1] += fy * dy, w[2] += fz * dz;
+        w[3] += fx * dy, w[4] += fx * dz, w[5] += fy * dz;
+      }
+    }
+    // j's data and force move one lane down: at step k lane l holds the j of lane l + k.
+    pj.x = __shfl_sync(kFull, pj.x, next);
+    pj.y = __shfl_sync(kFull, pj.y, next);
+    pj.z = __shfl_sync(kFull, pj.z, next);
+    pj.w = __shfl_sync(kFull, pj.w, next);
+    tj = __shfl_sync(kFull, tj, next);
+    jValid = __shfl_sync(kFull, jValid, next);
+    mj = __shfl_sync(kFull, mj, next);
+    fj.x = __shfl_sync(kFull, fj.x, next);
+    fj.y = __shfl_sync(kFull, fj.y, next);
+    fj.z = __shfl_sync(kFull, fj.z, next);
+  }
+  // After 32 moves every lane holds its own j again.
+  if (iValid) {
+    addFixed(a.force + i, fi.x);
+    addFixed(a.force + a.stride + i, fi.y);
+    addFixed(a.force + 2 * a.stride + i, fi.z);
+  }
+  if (jValid) {
+    addFixed(a.force + j, fj.x);
+    addFixed(a.force + a.stride + j, fj.y);
+    addFixed(a.force + 2 * a.stride + j, fj.z);
+  }
+  if constexpr (kEnergy) {
+    const double s[kNonbondedSums] = {warpSum(eLj),  warpSum(eCoulomb), warpSum(w[0]), warpSum(w[1]),
+                                      warpSum(w[2]), warpSum(w[3]),     warpSum(w[4]), warpSum(w[5])};
+    if (lane < kNonbondedSums) {
+      double v = s[0];
+#pragma unroll
+      for (int c = 1; c < kNonbondedSums; ++c) v = lane == c ? s[c] : v;
+      if (v != 0.0) atomicAdd(a.sums + lane, static_cast<unsigned long long>(fixed::energyToFixed(v)));
+    }
+  }
+}
+
+template <bool kEnergy, bool kCoulomb>
+__global__ void __launch_bounds__(kThreads) tileKernel(TileArgs a) {
+  extern __shared__ float4 table[];
+  for (int k = threadIdx.x; k < a.types * a.types; k += blockDim.x) table[k] = a.table[k];
+  __syncthreads();
+  const TileCounters c = *a.counters;
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    atomicMax(&a.counters->tilesNeeded, c.tiles);
+    atomicMax(&a.counters->exclusionNeeded, c.exclusionTiles);
+  }
+  const int tiles = min(c.tiles, a.capacity);
+  const int lane = threadIdx.x & 31;
+  const int warps = gridDim.x * (kThreads / 32);
+  for (int t = (blockIdx.x * kThreads + threadIdx.x) >> 5; t < tiles; t += warps) tile<kEnergy, kCoulomb>(a, table, t, lane);
+}
+
+}  // namespace
+
+CudaNonbonded::CudaNonbonded(const LjTable& table, const CudaNonbondedParams& params)
+    : params_(params), types_(table.types) {
+  if (types_ < 1 || types_ > kMaxTypes)
+    throw Error("the CUDA short-range kernel takes 1 to " + std::to_string(kMaxTypes) + " atom types, not " +
+                std::to_string(types_));
+  std::vector<float4> t(std::size_t(types_) * types_);
+  for (std::size_t k = 0; k < t.size(); ++k)
+    t[k] = make_float4(float(table.pairs[k].c6), float(table.pairs[k].c12), float(table.pairs[k].shift), 0.f);
+  table_.upload(t);
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  int device = 0, sms = 1;
+  FARADAY_CUDA_CHECK(cudaGetDevice(&device));
+  FARADAY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  blocks_ = 8 * sms;
+}
+
+void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& list, const float4* posq,
+                            const int* type, const Box& box, unsigned long long* force, std::size_t stride,
+                            unsigned long long* sums) const {
+  const Vec3 L = box.lengths();
+  TileArgs a{list.atoms(),
+             types_,
+             list.tileCapacity(),
+             list.tileInfo(),
+             list.tileLanes(),
+             list.tileExclusion(),
+             list.exclusionMasks(),
+             list.counters(),
+             posq,
+             type,
+             table_.data(),
+             make_float3(float(L.x), float(L.y), float(L.z)),
+             make_float3(float(1 / L.x), float(1 / L.y), float(1 / L.z)),
+             float(params_.cutoff * params_.cutoff),
+             float(params_.ewaldBeta),
+             float(params_.coulombShift),
+             force,
+             stride,
+             sums};
+  const std::size_t shared = std::size_t(types_) * types_ * sizeof(float4);
+  const bool coulomb = params_.ewaldBeta > 0;
+  if (energies && coulomb) tileKernel<true, true><<<blocks_, kThreads, shared, stream>>>(a);
+  else if (energies) tileKernel<true, false><<<blocks_, kThreads, shared, stream>>>(a);
+  else if (coulomb) tileKernel<false, true><<<blocks_, kThreads, shared, stream>>>(a);
+  else tileKernel<false, false><<<blocks_, kThreads, shared, stream>>>(a);
+  FARADAY_CUDA_CHECK_LAUNCH("tileKernel");
+}
+
+}  // namespace faraday

@@ -1,0 +1,46 @@
+#pragma once
+// Short-range forces on the GPU over the tile list (CudaTileList): LJ with its shift and
+// real-space Ewald Coulomb, each pair once, forces summed in 64-bit fixed point.
+#if defined(FARADAY_HAVE_CUDA)
+#include <cuda_runtime.h>
+
+#include "engine/Box.h"
+#include "kernels/common/DeviceBuffer.h"
+#include "kernels/neighbor/CudaTileList.h"
+#include "kernels/nonbonded/CpuNonbonded.h"
+
+namespace faraday {
+
+/// Fixed-point energy and virial slots of the short-range kernel (fixed::kEnergyScale).
+enum NonbondedSum { kSumLj = 0, kSumCoulomb, kSumWxx, kSumWyy, kSumWzz, kSumWxy, kSumWxz, kSumWyz, kNonbondedSums };
+
+/// What the tile kernel computes.
+struct CudaNonbondedParams {
+  double cutoff = 1.0;       ///< nm
+  double ewaldBeta = 0;      ///< 1/nm; 0: no Coulomb
+  double coulombShift = 0;   ///< 1/nm: erfc(beta rc)/rc subtracted per k_C q_i q_j (0: unshifted)
+};
+
+class CudaNonbonded {
+ public:
+  /// At most kMaxTypes atom types (their LJ table sits in shared memory).
+  static constexpr int kMaxTypes = 32;
+  CudaNonbonded(const LjTable& table, const CudaNonbondedParams& params);
+
+  /// Adds the forces of every tile to `force` (x, y, z planes of `stride` entries, fixed
+  /// point, fixed::kScale); with `energies`, adds the energies and virial to `sums`
+  /// (kNonbondedSums entries, fixed::kEnergyScale). Also records the list's counts in its
+  /// "needed" maxima. posq: wrapped positions (nm) and k_C^(1/2) q (so that k_C q_i q_j is
+  /// the product of two w components); type: atom type per slot.
+  void enqueue(cudaStream_t stream, bool energies, CudaTileList& list, const float4* posq, const int* type,
+               const Box& box, unsigned long long* force, std::size_t stride, unsigned long long* sums) const;
+
+ private:
+  CudaNonbondedParams params_;
+  int types_;
+  int blocks_;
+  DeviceBuffer<float4> table_;  ///< per type pair: c6, c12, shift
+};
+
+}  // namespace faraday
+#endif
