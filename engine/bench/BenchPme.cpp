@@ -1,4 +1,4 @@
-#include "kernels/pme/BenchPme.h"
+#include "engine/bench/BenchPme.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +13,7 @@
 
 #include "engine/Config.h"
 #include "engine/Error.h"
+#include "engine/KernelParams.h"
 #include "engine/Units.h"
 #include "kernels/common/Device.h"
 #include "kernels/neighbor/NeighborList.h"

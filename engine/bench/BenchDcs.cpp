@@ -1,4 +1,4 @@
-#include "kernels/dcs/BenchDcs.h"
+#include "engine/bench/BenchDcs.h"
 
 #include <omp.h>
 

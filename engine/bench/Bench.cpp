@@ -1,4 +1,4 @@
-#include "engine/Bench.h"
+#include "engine/bench/Bench.h"
 
 namespace faraday {
 

@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <sstream>
 
-#include "engine/Bench.h"
 #include "engine/CpuBackend.h"
 #include "engine/Error.h"
 #include "engine/FccLattice.h"
 #include "engine/Units.h"
+#include "engine/bench/Bench.h"
 #include "integrators/InitialVelocities.h"
 
 namespace faraday {

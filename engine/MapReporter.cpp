@@ -1,8 +1,9 @@
-#include "kernels/dcs/MapReporter.h"
+#include "engine/MapReporter.h"
 
 #include <cstdio>
 
 #include "engine/Error.h"
+#include "engine/KernelParams.h"
 #include "kernels/dcs/CudaDcs.h"
 #include "kernels/dcs/MapWriters.h"
 #include "kernels/dcs/PmeMap.h"
