@@ -4,8 +4,8 @@
 
 #include "engine/Error.h"
 #include "engine/KernelParams.h"
+#include "engine/MapWriters.h"
 #include "kernels/dcs/CudaDcs.h"
-#include "kernels/dcs/MapWriters.h"
 #include "kernels/dcs/PmeMap.h"
 
 namespace faraday {

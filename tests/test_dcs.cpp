@@ -17,11 +17,11 @@
 #include "engine/GroFile.h"
 #include "engine/MapCommand.h"
 #include "engine/MapReporter.h"
+#include "engine/MapWriters.h"
 #include "engine/Units.h"
 #include "kernels/dcs/CudaDcs.h"
 #include "kernels/dcs/Dcs.h"
 #include "kernels/dcs/DcsPair.h"
-#include "kernels/dcs/MapWriters.h"
 #include "tests/TestSupport.h"
 #include "tests/Tolerances.h"
 
