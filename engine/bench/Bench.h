@@ -4,13 +4,11 @@
 
 namespace faraday {
 
-/// `faraday bench md|pme|dcs ARGS...`: each takes the arguments after its name and
-/// returns the process exit code. Implemented next to the code they measure.
-
-/// `faraday bench md [--sizes C1,C2,..] [--steps N] [--threads T] [--dt PS]`: short MD of
-/// fcc argon liquids (4 C^3 atoms each; default C = 10, 20, 40: 4k, 32k, 256k atoms) on the
-/// CPU backend; prints atoms, threads, ms/step, ns/day and the phase split. Returns the
-/// process exit code.
+/// `faraday bench md|pme|dcs ARGS...`: each takes the arguments after its name, parses them
+/// with the shared BenchOptions (`--help` lists every option with its default and unit),
+/// prints a table and writes the same rows to a CSV file (--csv), and returns the process
+/// exit code. md: CPU MD throughput on fcc argon liquids; pme: every PME phase, CPU vs GPU
+/// (BenchPme.h); dcs: the potential-map kernels (BenchDcs.h).
 int benchMd(const std::vector<std::string>& args);
 int benchPme(const std::vector<std::string>& args);
 int benchDcs(const std::vector<std::string>& args);
