@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "engine/System.h"
+#include "integrators/IntegratorParams.h"
+#include "kernels/pme/ElectrostaticsParams.h"
 
 namespace faraday {
 
@@ -33,22 +35,11 @@ struct Config {
     bool dispersionCorrection = false;   ///< nonbonded.dispersion_correction: long-range LJ energy/pressure
   } nonbonded;
 
-  struct ElectrostaticsSection {
-    std::string method = "pme";          ///< electrostatics.method: pme | ewald | none
-    double ewaldRtol = 1e-5;             ///< electrostatics.ewald_rtol: erfc(beta rc) = rtol
-    double fourierSpacing = 0.12;        ///< electrostatics.fourier_spacing, nm (0 = auto: from ewald_rtol and pme_order)
-    int pmeOrder = 4;                    ///< electrostatics.pme_order: 4..8
-    std::array<int, 3> grid{0, 0, 0};    ///< electrostatics.grid: "NX NY NZ", 0 0 0 = from spacing
-    double ewaldKspaceRtol = 0;          ///< electrostatics.ewald_kspace_rtol: plain Ewald k cut (0 = ewald_rtol)
-  } electrostatics;
-
-  struct IntegratorSection {
-    std::string type = "verlet";         ///< integrator.type: verlet | langevin
-    double dt = 0.002;                   ///< integrator.dt, ps
-    double temperature = 300;            ///< integrator.temperature, K (langevin)
-    double friction = 1.0;               ///< integrator.friction, 1/ps (langevin)
-    unsigned long long seed = 1;         ///< integrator.seed (langevin noise)
-  } integrator;
+  /// [electrostatics] and [integrator]: the typed parameters the kernels and integrators take.
+  using ElectrostaticsSection = ElectrostaticsParams;
+  ElectrostaticsSection electrostatics;
+  using IntegratorSection = IntegratorParams;
+  IntegratorSection integrator;
 
   struct RunSection {
     long long steps = 1000;              ///< run.steps

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine/Error.h"
+#include "engine/KernelParams.h"
 #include "integrators/InitialVelocities.h"
 
 namespace faraday {
@@ -13,15 +14,6 @@ namespace {
 int resolveThreads(int requested) {
   if (requested < 0) throw keyError("run.threads", "must be >= 0 (0 = all cores)");
   return requested > 0 ? requested : omp_get_max_threads();
-}
-
-NonbondedOptions nonbondedOptions(const Config& config, const EwaldSetup& ewald, int threads) {
-  NonbondedOptions o;
-  o.cutoff = config.nonbonded.cutoff;
-  o.ljShift = config.nonbonded.ljShift;
-  o.ewaldBeta = ewald.method == "none" ? 0.0 : ewald.beta;
-  o.threads = threads;
-  return o;
 }
 
 }  // namespace

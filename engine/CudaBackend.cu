@@ -9,6 +9,7 @@
 
 #include "engine/CudaBackend.h"
 #include "engine/Error.h"
+#include "engine/KernelParams.h"
 #include "engine/Units.h"
 #include "integrators/CudaIntegrator.h"
 #include "kernels/common/CudaCheck.h"

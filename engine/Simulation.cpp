@@ -1,5 +1,4 @@
 #include "engine/Simulation.h"
-#include "kernels/dcs/MapReporter.h"
 
 #include <csignal>
 #include <cstdio>
@@ -8,6 +7,7 @@
 #include "engine/EnergyLog.h"
 #include "engine/Error.h"
 #include "engine/GroFile.h"
+#include "engine/MapReporter.h"
 #include "engine/Progress.h"
 #include "engine/TrajectoryReporter.h"
 

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/Bench.h"
 #include "engine/Config.h"
 #include "engine/Error.h"
+#include "engine/MapCommand.h"
 #include "engine/Simulation.h"
+#include "engine/bench/Bench.h"
 #include "kernels/common/Device.h"
-#include "kernels/dcs/MapRun.h"
 
 namespace {
 

@@ -27,11 +27,10 @@ void CpuIntegrator::advanceClock(State& state) const {
   state.time += dt_;
 }
 
-std::unique_ptr<CpuIntegrator> makeCpuIntegrator(const Config::IntegratorSection& config, const System& system,
-                                                 int threads) {
-  if (config.type == "verlet") return std::make_unique<VelocityVerlet>(system, config.dt, threads);
-  if (config.type == "langevin") return std::make_unique<LangevinBaoab>(system, config, threads);
-  throw keyError("integrator.type", "'" + config.type + "' is not one of verlet, langevin");
+std::unique_ptr<CpuIntegrator> makeCpuIntegrator(const IntegratorParams& params, const System& system, int threads) {
+  if (params.type == "verlet") return std::make_unique<VelocityVerlet>(system, params.dt, threads);
+  if (params.type == "langevin") return std::make_unique<LangevinBaoab>(system, params, threads);
+  throw keyError("integrator.type", "'" + params.type + "' is not one of verlet, langevin");
 }
 
 }  // namespace faraday

@@ -2,9 +2,9 @@
 #include <memory>
 #include <vector>
 
-#include "engine/Config.h"
 #include "engine/System.h"
 #include "engine/Vec3.h"
+#include "integrators/IntegratorParams.h"
 
 namespace faraday {
 
@@ -44,9 +44,8 @@ class CpuIntegrator {
   int threads_;                      ///< OpenMP threads (resolved, > 0)
 };
 
-/// The integrator named by integrator.type ("verlet" or "langevin"); throws Error naming
-/// the key for an unknown type or invalid values.
-std::unique_ptr<CpuIntegrator> makeCpuIntegrator(const Config::IntegratorSection& config, const System& system,
-                                                 int threads);
+/// The integrator named by params.type ("verlet" or "langevin"); throws Error naming the
+/// key for an unknown type or invalid values.
+std::unique_ptr<CpuIntegrator> makeCpuIntegrator(const IntegratorParams& params, const System& system, int threads);
 
 }  // namespace faraday

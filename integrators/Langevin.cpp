@@ -7,12 +7,12 @@
 
 namespace faraday {
 
-LangevinBaoab::LangevinBaoab(const System& system, const Config::IntegratorSection& config, int threads)
-    : CpuIntegrator(system, config.dt, threads), seed_(config.seed) {
-  if (!(config.friction >= 0)) throw keyError("integrator.friction", "must be >= 0");
-  if (!(config.temperature >= 0)) throw keyError("integrator.temperature", "must be >= 0");
-  a_ = std::exp(-config.friction * dt_);
-  const double kT = units::kBoltzmann * config.temperature;
+LangevinBaoab::LangevinBaoab(const System& system, const IntegratorParams& params, int threads)
+    : CpuIntegrator(system, params.dt, threads), seed_(params.seed) {
+  if (!(params.friction >= 0)) throw keyError("integrator.friction", "must be >= 0");
+  if (!(params.temperature >= 0)) throw keyError("integrator.temperature", "must be >= 0");
+  a_ = std::exp(-params.friction * dt_);
+  const double kT = units::kBoltzmann * params.temperature;
   noiseScale_.resize(system.size());
   for (std::size_t i = 0; i < system.size(); ++i)
     noiseScale_[i] = std::sqrt((1 - a_ * a_) * kT * inverseMass_[i]);

@@ -25,7 +25,7 @@ FARADAY_HD Vec3 langevinOrnsteinUhlenbeck(Vec3 v, double a, double noiseScale, s
 /// (seed, step, particle), so a restart continues exactly.
 class LangevinBaoab : public CpuIntegrator {
  public:
-  LangevinBaoab(const System& system, const Config::IntegratorSection& config, int threads);
+  LangevinBaoab(const System& system, const IntegratorParams& params, int threads);
   void beforeForces(State& state, const std::vector<Vec3>& forces) override;
   void afterForces(State& state, const std::vector<Vec3>& forces) override;
 

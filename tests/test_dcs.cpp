@@ -13,17 +13,17 @@
 #include "engine/Config.h"
 #include "engine/Coordinates.h"
 #include "engine/DcdFile.h"
-#include "engine/GroFile.h"
 #include "engine/Error.h"
+#include "engine/GroFile.h"
+#include "engine/MapCommand.h"
+#include "engine/MapReporter.h"
+#include "engine/MapWriters.h"
 #include "engine/Units.h"
 #include "kernels/dcs/CudaDcs.h"
 #include "kernels/dcs/Dcs.h"
 #include "kernels/dcs/DcsPair.h"
-#include "kernels/dcs/MapReporter.h"
-#include "kernels/dcs/MapRun.h"
-#include "kernels/dcs/MapWriters.h"
-#include "tests/Tolerances.h"
 #include "tests/TestSupport.h"
+#include "tests/Tolerances.h"
 
 namespace faraday {
 namespace {

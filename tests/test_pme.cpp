@@ -13,6 +13,7 @@
 
 #include "engine/Config.h"
 #include "engine/Error.h"
+#include "engine/KernelParams.h"
 #include "kernels/pme/CpuPme.h"
 #include "kernels/pme/Ewald.h"
 #include "tests/ElectrostaticsTestSupport.h"

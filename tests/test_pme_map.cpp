@@ -13,23 +13,24 @@
 #include <random>
 #include <sstream>
 
+#include "engine/Backend.h"
 #include "engine/Config.h"
 #include "engine/Coordinates.h"
 #include "engine/DcdFile.h"
-#include "engine/Backend.h"
 #include "engine/Error.h"
 #include "engine/GroFile.h"
+#include "engine/KernelParams.h"
+#include "engine/MapCommand.h"
+#include "engine/MapReporter.h"
 #include "engine/SystemSetup.h"
 #include "engine/Units.h"
-#include "kernels/dcs/MapReporter.h"
-#include "kernels/dcs/MapRun.h"
 #include "kernels/dcs/PmeMap.h"
 #include "kernels/pme/CpuPme.h"
 #include "kernels/pme/Electrostatics.h"
 #include "kernels/pme/Ewald.h"
 #include "tests/ElectrostaticsTestSupport.h"
-#include "tests/Tolerances.h"
 #include "tests/TestSupport.h"
+#include "tests/Tolerances.h"
 
 namespace faraday {
 namespace {

@@ -10,6 +10,7 @@
 #include "engine/Error.h"
 #include "engine/Units.h"
 #include "kernels/common/CudaCheck.h"
+#include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
 #include "kernels/dcs/CudaDcs.h"
 #include "kernels/dcs/CudaDcsDetail.cuh"
@@ -541,21 +542,9 @@ void runGather(DcsKernel k, DcsAccumulation a, const Lattice& l, const MapOption
   }
 }
 
-struct Stream {
-  cudaStream_t s = nullptr;
-  Stream() { FARADAY_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-  ~Stream() { cudaStreamDestroy(s); }
-};
+/// The start and stop of a timed interval.
 struct Events {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  Events() {
-    FARADAY_CUDA_CHECK(cudaEventCreate(&start));
-    FARADAY_CUDA_CHECK(cudaEventCreate(&stop));
-  }
-  ~Events() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
+  CudaEvent start, stop;
 };
 
 void checkInputs(const Lattice& l, const std::vector<Vec3>& pos, const std::vector<double>& q,
@@ -572,7 +561,7 @@ std::vector<double> cudaPotentialMap(DcsKernel kernel, DcsAccumulation accumulat
                                      const MapOptions& o, DcsKernelStats* stats, int repeats,
                                      const DcsGatherTuning* study) {
   checkInputs(l, pos, q, o);
-  Stream stream;
+  CudaStream stream;
   Events ev;
   DeviceBuffer<double> map("potential map", l.size());
   DeviceBuffer<float> fmap;
@@ -586,37 +575,36 @@ std::vector<double> cudaPotentialMap(DcsKernel kernel, DcsAccumulation accumulat
   if (kernel == DcsKernel::Scatter) {
     if (o.periodic) throw Error("the scatter map kernel is non-periodic only (benchmark)");
     fmap = DeviceBuffer<float>("potential map (float, scatter)", l.size());
-    dAtoms.upload(atoms, stream.s);
+    dAtoms.upload(atoms, stream.get());
   }
   for (int r = 0; r < std::max(1, repeats); ++r) {
-    map.zero(stream.s);
+    map.zero(stream.get());
     hostPart.assign(l.size(), 0.0);
-    FARADAY_CUDA_CHECK(cudaEventRecord(ev.start, stream.s));
+    FARADAY_CUDA_CHECK(cudaEventRecord(ev.start.get(), stream.get()));
     switch (kernel) {
       case DcsKernel::Scatter: {
-        fmap.zero(stream.s);
-        scatterKernel<<<(int(atoms.size()) + 127) / 128, 128, 0, stream.s>>>(dimsOf(l), dAtoms.data(),
-                                                                              int(atoms.size()), fmap.data());
+        fmap.zero(stream.get());
+        scatterKernel<<<(int(atoms.size()) + 127) / 128, 128, 0, stream.get()>>>(dimsOf(l), dAtoms.data(),
+                                                                                    int(atoms.size()), fmap.data());
         FARADAY_CUDA_CHECK_LAUNCH("scatterKernel");
-        floatToDoubleKernel<<<int((l.size() + 255) / 256), 256, 0, stream.s>>>(fmap.data(), l.size(),
-                                                                               units::kCoulomb, map.data());
+        floatToDoubleKernel<<<int((l.size() + 255) / 256), 256, 0, stream.get()>>>(fmap.data(), l.size(),
+                                                                                     units::kCoulomb, map.data());
         FARADAY_CUDA_CHECK_LAUNCH("floatToDoubleKernel");
         break;
       }
       case DcsKernel::CutoffBinned:
         if (o.method != MapMethod::Cutoff) throw Error("the cutoff-binned kernel needs map.method = cutoff");
-        runCutoffBinned(l, o, pos, q, map, dBins, hostPart, stream.s, &st);
+        runCutoffBinned(l, o, pos, q, map, dBins, hostPart, stream.get(), &st);
         break;
-      default: runGather(kernel, accumulation, l, o, atoms, map.data(), tailScratch, stream.s, study); break;
+      default: runGather(kernel, accumulation, l, o, atoms, map.data(), tailScratch, stream.get(), study); break;
     }
-    FARADAY_CUDA_CHECK(cudaEventRecord(ev.stop, stream.s));
-    FARADAY_CUDA_CHECK(cudaEventSynchronize(ev.stop));
-    float ms = 0;
-    FARADAY_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+    FARADAY_CUDA_CHECK(cudaEventRecord(ev.stop.get(), stream.get()));
+    FARADAY_CUDA_CHECK(cudaEventSynchronize(ev.stop.get()));
+    const float ms = CudaEvent::elapsedMs(ev.start, ev.stop);
     times.push_back(ms);
   }
   std::sort(times.begin(), times.end());
-  std::vector<double> out = map.toHost(stream.s);
+  std::vector<double> out = map.toHost(stream.get());
   for (std::size_t p = 0; p < out.size(); ++p) out[p] += hostPart[p];
   if (stats) {
     *stats = st;
@@ -632,17 +620,16 @@ double cudaRsqrtCeiling() {
   FARADAY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const int blocks = sms * 16, threads = 256, iterations = 20000;
   DeviceBuffer<float> out("rsqrt ceiling output", std::size_t(blocks) * threads);
-  Stream stream;
+  CudaStream stream;
   Events ev;
   float best = 1e30f;
   for (int r = 0; r < 4; ++r) {  // the first launch warms up
-    FARADAY_CUDA_CHECK(cudaEventRecord(ev.start, stream.s));
-    rsqrtCeilingKernel<<<blocks, threads, 0, stream.s>>>(iterations, out.data());
+    FARADAY_CUDA_CHECK(cudaEventRecord(ev.start.get(), stream.get()));
+    rsqrtCeilingKernel<<<blocks, threads, 0, stream.get()>>>(iterations, out.data());
     FARADAY_CUDA_CHECK_LAUNCH("rsqrtCeilingKernel");
-    FARADAY_CUDA_CHECK(cudaEventRecord(ev.stop, stream.s));
-    FARADAY_CUDA_CHECK(cudaEventSynchronize(ev.stop));
-    float ms = 0;
-    FARADAY_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+    FARADAY_CUDA_CHECK(cudaEventRecord(ev.stop.get(), stream.get()));
+    FARADAY_CUDA_CHECK(cudaEventSynchronize(ev.stop.get()));
+    const float ms = CudaEvent::elapsedMs(ev.start, ev.stop);
     if (r > 0) best = std::min(best, ms);
   }
   return double(blocks) * threads * iterations * 8 / (1e-3 * best);
@@ -651,7 +638,7 @@ double cudaRsqrtCeiling() {
 struct CudaMapAccumulator::Impl {
   Lattice lattice;
   MapOptions options;
-  Stream stream;
+  CudaStream stream;
   DeviceBuffer<double> sum{"potential map sum", 1};
   DeviceBuffer<float4> bins{"cutoff bins", 1};
   DeviceBuffer<double> tailScratch{"direct map tail parts", 1};
@@ -664,7 +651,7 @@ CudaMapAccumulator::CudaMapAccumulator(const Lattice& lattice, const MapOptions&
   impl_->lattice = lattice;
   impl_->options = options;
   impl_->sum.resize(lattice.size());
-  impl_->sum.zero(impl_->stream.s);
+  impl_->sum.zero(impl_->stream.get());
   impl_->hostSum.assign(lattice.size(), 0.0);
 }
 CudaMapAccumulator::~CudaMapAccumulator() = default;
@@ -675,7 +662,7 @@ void CudaMapAccumulator::addFrame(const std::vector<Vec3>& positions, const std:
   MapOptions o = impl_->options;
   if (o.periodic) o.box = box;
   checkInputs(impl_->lattice, positions, charges, o);
-  cudaStream_t s = impl_->stream.s;
+  cudaStream_t s = impl_->stream.get();
   if (o.method == MapMethod::Cutoff) {
     runCutoffBinned(impl_->lattice, o, positions, charges, impl_->sum, impl_->bins, impl_->hostSum, s, nullptr);
   } else {
@@ -687,7 +674,7 @@ void CudaMapAccumulator::addFrame(const std::vector<Vec3>& positions, const std:
 }
 
 std::vector<double> CudaMapAccumulator::sum() const {
-  std::vector<double> out = impl_->sum.toHost(impl_->stream.s);
+  std::vector<double> out = impl_->sum.toHost(impl_->stream.get());
   for (std::size_t p = 0; p < out.size(); ++p) out[p] += impl_->hostSum[p];
   return out;
 }

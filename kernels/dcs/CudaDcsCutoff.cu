@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "engine/Error.h"
 #include "engine/Units.h"
 #include "kernels/common/CudaCheck.h"
+#include "kernels/common/CudaOwners.h"
 #include "kernels/dcs/CudaDcsDetail.cuh"
 #include "kernels/dcs/DcsPair.h"
 
@@ -233,13 +235,13 @@ void runCutoffBinned(const Lattice& l, const MapOptions& o, const std::vector<Ve
   const auto tb = std::chrono::steady_clock::now();
   Binning bn = buildBins(l, pos, q, o);
   dBins.upload(bn.slots, s);
-  cudaEvent_t k0 = nullptr, k1 = nullptr;
+  std::optional<CudaEvent> k0, k1;  // the kernel's interval, when timed
   if (stats) {
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(s));  // the upload is part of the binning time
     stats->binningSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tb).count();
-    FARADAY_CUDA_CHECK(cudaEventCreate(&k0));
-    FARADAY_CUDA_CHECK(cudaEventCreate(&k1));
-    FARADAY_CUDA_CHECK(cudaEventRecord(k0, s));
+    k0.emplace();
+    k1.emplace();
+    FARADAY_CUDA_CHECK(cudaEventRecord(k0->get(), s));
   }
   FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_binOffsets, bn.offsets.data(), bn.offsets.size() * sizeof(char4), 0,
                                              cudaMemcpyHostToDevice, s));
@@ -250,7 +252,7 @@ void runCutoffBinned(const Lattice& l, const MapOptions& o, const std::vector<Ve
   else
     cutoffBinnedKernel<false><<<grid, block, 0, s>>>(dimsOf(l), bn.grid, dBins.data(), map.data());
   FARADAY_CUDA_CHECK_LAUNCH("cutoffBinnedKernel");
-  if (stats) FARADAY_CUDA_CHECK(cudaEventRecord(k1, s));
+  if (stats) FARADAY_CUDA_CHECK(cudaEventRecord(k1->get(), s));
   // The kernel is queued; the host sums the overflow atoms meanwhile.
   const auto t0 = std::chrono::steady_clock::now();
   if (!bn.overflowPositions.empty()) {
@@ -263,12 +265,8 @@ void runCutoffBinned(const Lattice& l, const MapOptions& o, const std::vector<Ve
     stats->overflowAtoms = (long long)bn.overflowPositions.size();
     stats->hostOverflowSeconds = hostSeconds;
     stats->actualEvaluations = double(l.size()) * double(bn.grid.nOffsets) * bn.grid.capacity;
-    float ms = 0;
-    FARADAY_CUDA_CHECK(cudaEventSynchronize(k1));
-    FARADAY_CUDA_CHECK(cudaEventElapsedTime(&ms, k0, k1));
-    stats->kernelSeconds = 1e-3 * ms;
-    cudaEventDestroy(k0);
-    cudaEventDestroy(k1);
+    FARADAY_CUDA_CHECK(cudaEventSynchronize(k1->get()));
+    stats->kernelSeconds = 1e-3 * CudaEvent::elapsedMs(*k0, *k1);
   }
 }
 

@@ -10,6 +10,7 @@
 #include "engine/Error.h"
 #include "engine/Units.h"
 #include "kernels/common/CudaCheck.h"
+#include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
 #include "kernels/dcs/PmeMap.h"
 #include "kernels/dcs/PmeMapDetail.h"
@@ -79,14 +80,6 @@ __global__ void mapPoints(pmemap::CellView cells, pmemap::GridView grid, double 
               background;
 }
 
-struct Plan {
-  cufftHandle h = 0;
-  bool made = false;
-  ~Plan() {
-    if (made) cufftDestroy(h);
-  }
-};
-
 }  // namespace
 
 struct CudaPmeMap::Impl {
@@ -94,8 +87,8 @@ struct CudaPmeMap::Impl {
   MapOptions options;
   std::array<int, 3> K{};
   std::size_t realCount = 0, complexCount = 0;
-  cudaStream_t stream = nullptr;
-  Plan forward, inverse;
+  CudaStream stream;
+  CufftPlan forward, inverse;
   DeviceBuffer<double> sum{"pme map sum", 1};
   DeviceBuffer<unsigned long long> fixedGrid{"pme map fixed-point grid", 1};
   DeviceBuffer<double> realGrid{"pme map real grid", 1};
@@ -104,9 +97,6 @@ struct CudaPmeMap::Impl {
   DeviceBuffer<pmemap::Site> sites{"pme map sites", 1};
   DeviceBuffer<int> cellStart{"pme map cell starts", 1};
   Vec3 etermBox{0, 0, 0};  // box edges the influence function was computed for
-  ~Impl() {
-    if (stream) cudaStreamDestroy(stream);
-  }
 
   // eterm(m) = k_C exp(-pi^2 m^2/beta^2) B(m) / (pi V m^2) on the half-complex grid
   // (the influence function of CpuPme::convolve), 0 at m = 0.
@@ -130,34 +120,30 @@ struct CudaPmeMap::Impl {
         }
       }
     }
-    eterm.upload(h, stream);
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    eterm.upload(h, stream.get());
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     etermBox = L;
   }
 };
 
-CudaPmeMap::CudaPmeMap(const Lattice& lattice, const MapOptions& options) : impl_(std::make_unique<Impl>()) {
+CudaPmeMap::CudaPmeMap(const Lattice& lattice, const MapOptions& options) {
   checkMapOptions(options);
   if (options.method != MapMethod::Pme) throw Error("CudaPmeMap: map method is not pme");
+  impl_ = std::make_unique<Impl>();
   Impl& m = *impl_;
   m.lattice = lattice;
   m.options = options;
   m.K = options.pme.grid;
   m.realCount = std::size_t(m.K[0]) * m.K[1] * m.K[2];
   m.complexCount = std::size_t(m.K[0]) * m.K[1] * (m.K[2] / 2 + 1);
-  FARADAY_CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
-  FARADAY_CUDA_CHECK(cufftPlan3d(&m.forward.h, m.K[0], m.K[1], m.K[2], CUFFT_D2Z));
-  m.forward.made = true;
-  FARADAY_CUDA_CHECK(cufftPlan3d(&m.inverse.h, m.K[0], m.K[1], m.K[2], CUFFT_Z2D));
-  m.inverse.made = true;
-  FARADAY_CUDA_CHECK(cufftSetStream(m.forward.h, m.stream));
-  FARADAY_CUDA_CHECK(cufftSetStream(m.inverse.h, m.stream));
+  m.forward.make(m.K, CUFFT_D2Z, m.stream.get());
+  m.inverse.make(m.K, CUFFT_Z2D, m.stream.get());
   m.sum.resize(lattice.size());
-  m.sum.zero(m.stream);
+  m.sum.zero(m.stream.get());
   m.fixedGrid.resize(m.realCount);
   m.realGrid.resize(m.realCount);
   m.complexGrid.resize(m.complexCount);
-  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
 }
 
 CudaPmeMap::~CudaPmeMap() = default;
@@ -178,40 +164,41 @@ void CudaPmeMap::addFrame(const std::vector<Vec3>& positions, const std::vector<
   std::vector<int> start;
   std::vector<pmemap::Site> sites;
   pmemap::buildCells(positions, charges, box, m.options.ewaldCutoff, m.options.pme.beta, cells, start, sites);
-  m.cellStart.upload(start, m.stream);
-  if (!sites.empty()) m.sites.upload(sites, m.stream);
+  m.cellStart.upload(start, m.stream.get());
+  if (!sites.empty()) m.sites.upload(sites, m.stream.get());
   cells.start = m.cellStart.data();
   cells.sites = m.sites.data();
   const Vec3 L = box.lengths();
   pmemap::GridView grid{{m.K[0], m.K[1], m.K[2]}, m.options.pme.order, {L.x, L.y, L.z}, m.realGrid.data()};
   const int n = int(sites.size());
-  m.fixedGrid.zero(m.stream);
+  const cudaStream_t stream = m.stream.get();
+  m.fixedGrid.zero(stream);
   if (n > 0) {
-    spreadFixed<<<blocksFor(n), kThreads, 0, m.stream>>>(m.sites.data(), n, grid, m.fixedGrid.data());
+    spreadFixed<<<blocksFor(n), kThreads, 0, stream>>>(m.sites.data(), n, grid, m.fixedGrid.data());
     FARADAY_CUDA_CHECK_LAUNCH("spreadFixed");
   }
-  fixedToDouble<<<blocksFor(m.realCount), kThreads, 0, m.stream>>>(m.fixedGrid.data(), m.realGrid.data(),
-                                                                     (long long)m.realCount);
+  fixedToDouble<<<blocksFor(m.realCount), kThreads, 0, stream>>>(m.fixedGrid.data(), m.realGrid.data(),
+                                                              (long long)m.realCount);
   FARADAY_CUDA_CHECK_LAUNCH("fixedToDouble");
-  FARADAY_CUDA_CHECK(cufftExecD2Z(m.forward.h, m.realGrid.data(), m.complexGrid.data()));
-  applyInfluence<<<blocksFor(m.complexCount), kThreads, 0, m.stream>>>(m.complexGrid.data(), m.eterm.data(),
-                                                                        (long long)m.complexCount);
+  FARADAY_CUDA_CHECK(cufftExecD2Z(m.forward.get(), m.realGrid.data(), m.complexGrid.data()));
+  applyInfluence<<<blocksFor(m.complexCount), kThreads, 0, stream>>>(m.complexGrid.data(), m.eterm.data(),
+                                                                 (long long)m.complexCount);
   FARADAY_CUDA_CHECK_LAUNCH("applyInfluence");
-  FARADAY_CUDA_CHECK(cufftExecZ2D(m.inverse.h, m.complexGrid.data(), m.realGrid.data()));
+  FARADAY_CUDA_CHECK(cufftExecZ2D(m.inverse.get(), m.complexGrid.data(), m.realGrid.data()));
   double q = 0;
   for (double c : charges) q += c;
   const double background = ewaldBackgroundPotential(m.options.pme.beta, q, box.volume());
   const Lattice& l = m.lattice;
   const long long points = (long long)l.size();
   if (points > 0) {
-    mapPoints<<<blocksFor(l.size()), kThreads, 0, m.stream>>>(cells, grid, l.origin.x, l.origin.y, l.origin.z,
-                                                               l.spacing.x, l.spacing.y, l.spacing.z, l.nx, l.ny,
-                                                               points, units::kCoulomb, background, m.sum.data());
+    mapPoints<<<blocksFor(l.size()), kThreads, 0, stream>>>(cells, grid, l.origin.x, l.origin.y, l.origin.z,
+                                                        l.spacing.x, l.spacing.y, l.spacing.z, l.nx, l.ny,
+                                                        points, units::kCoulomb, background, m.sum.data());
     FARADAY_CUDA_CHECK_LAUNCH("mapPoints");
   }
-  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
 }
 
-std::vector<double> CudaPmeMap::sum() const { return impl_->sum.toHost(impl_->stream); }
+std::vector<double> CudaPmeMap::sum() const { return impl_->sum.toHost(impl_->stream.get()); }
 
 }  // namespace faraday

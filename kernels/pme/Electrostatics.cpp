@@ -41,11 +41,10 @@ int nextFftSize(int n) {
   }
 }
 
-EwaldSetup chooseEwaldSetup(const Config& config, const Box& box) {
-  const auto& e = config.electrostatics;
+EwaldSetup chooseEwaldSetup(const ElectrostaticsParams& e, double cutoff, const Box& box) {
   EwaldSetup s;
   s.method = e.method;
-  s.cutoff = config.nonbonded.cutoff;
+  s.cutoff = cutoff;
   if (s.method == "none") return s;
   if (s.method != "pme" && s.method != "ewald")
     throw keyError("electrostatics.method", "'" + s.method + "' is not one of pme, ewald, none");

@@ -3,13 +3,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/Config.h"
+#include "engine/Box.h"
 #include "engine/System.h"
+#include "kernels/pme/ElectrostaticsParams.h"
 #include "kernels/pme/ReciprocalSolver.h"
 
 namespace faraday {
 
-/// Effective Ewald parameters of a run, derived from the [electrostatics] keys.
+/// Effective Ewald parameters of a run, derived from the [electrostatics] keys (ElectrostaticsParams).
 struct EwaldSetup {
   std::string method = "none";  ///< pme | ewald | none
   double cutoff = 0;            ///< real-space cutoff, nm
@@ -30,8 +31,9 @@ double ewaldBetaFromRtol(double cutoff, double rtol);
 double pmeSpacingForRtol(double beta, int order, double rtol);
 /// Smallest n' >= n whose only prime factors are 2, 3, 5 and 7.
 int nextFftSize(int n);
-/// The setup for `config` and `box`; throws Error naming the key for invalid values.
-EwaldSetup chooseEwaldSetup(const Config& config, const Box& box);
+/// The setup for `params` with the real-space cutoff `cutoff` (nm, nonbonded.cutoff) and
+/// `box`; throws Error naming the key for invalid values.
+EwaldSetup chooseEwaldSetup(const ElectrostaticsParams& params, double cutoff, const Box& box);
 /// One-line description, printed at start: method, beta, grid, order.
 std::string describe(const EwaldSetup& setup);
 

@@ -1,5 +1,5 @@
 #pragma once
-// Transforms along x of the GPU PME's half-complex spectrum (CudaPme.cu): a mixed-radix,
+// Transforms along x of the GPU PME's half-complex spectrum (CudaPmeConvolve.cu): a mixed-radix,
 // self-sorting (Stockham) FFT of length K_x, done in shared memory by one thread block per
 // tile of (m_y, m_z) columns, with the convolution between the forward and the inverse
 // transform. cuFFT does the (y, z) transforms as batched 2D plans, so the spectrum is read

@@ -1,10 +1,11 @@
-#include "kernels/dcs/MapReporter.h"
+#include "engine/MapReporter.h"
 
 #include <cstdio>
 
 #include "engine/Error.h"
+#include "engine/KernelParams.h"
+#include "engine/MapWriters.h"
 #include "kernels/dcs/CudaDcs.h"
-#include "kernels/dcs/MapWriters.h"
 #include "kernels/dcs/PmeMap.h"
 
 namespace faraday {

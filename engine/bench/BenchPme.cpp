@@ -1,4 +1,4 @@
-#include "kernels/pme/BenchPme.h"
+#include "engine/bench/BenchPme.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,11 +9,12 @@
 #include <map>
 #include <memory>
 #include <random>
-#include <sstream>
 
 #include "engine/Config.h"
 #include "engine/Error.h"
+#include "engine/KernelParams.h"
 #include "engine/Units.h"
+#include "engine/bench/BenchOptions.h"
 #include "kernels/common/Device.h"
 #include "kernels/neighbor/NeighborList.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
@@ -22,21 +23,6 @@
 
 namespace faraday {
 namespace {
-
-const char* kUsage =
-    "usage: faraday bench pme [options]\n"
-    "  --sizes=4000,32000,256000  numbers of ions (rounded to even)\n"
-    "  --spacing=0.12             PME grid spacing, nm\n"
-    "  --order=4                  B-spline order (4..8)\n"
-    "  --cutoff=1.0               real-space cutoff, nm (sets beta with --rtol)\n"
-    "  --rtol=1e-5                ewald_rtol: erfc(beta cutoff)\n"
-    "  --repeats=5                timed evaluations per size and platform (median reported)\n"
-    "  --warmup=1                 untimed evaluations first\n"
-    "  --platforms=both           cpu | cuda | both (both = cuda only when a device is usable)\n"
-    "  --threads=0                CPU threads (0 = all)\n"
-    "  --csv=pme_bench.csv        CSV output (\"\" = none)\n"
-    "  --no-error                 skip the PME-vs-Ewald force error of the smallest size\n"
-    "  --no-pairs                 skip timing the real-space pair loop\n";
 
 const std::vector<std::string> kPhases = {"pme.spline",  "pme.spread",      "pme.fft_forward",
                                           "pme.convolve", "pme.fft_inverse", "pme.gather"};
@@ -49,58 +35,39 @@ struct Options {
   bool error = true, pairs = true;
 };
 
-double number(const std::string& key, const std::string& v) {
-  try {
-    std::size_t pos = 0;
-    const double x = std::stod(v, &pos);
-    if (pos == v.size()) return x;
-  } catch (const std::exception&) {
-  }
-  throw Error("faraday bench pme: --" + key + ": '" + v + "' is not a number");
-}
-
-Options parse(const std::vector<std::string>& args, bool& help) {
-  Options o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    if (a == "--help" || a == "-h") { help = true; return o; }
-    if (a.rfind("--", 0) != 0) throw Error("faraday bench pme: unexpected argument '" + a + "'\n" + kUsage);
-    a = a.substr(2);
-    if (a == "no-error") { o.error = false; continue; }
-    if (a == "no-pairs") { o.pairs = false; continue; }
-    std::string key = a, value;
-    const auto eq = a.find('=');
-    if (eq != std::string::npos) {
-      key = a.substr(0, eq);
-      value = a.substr(eq + 1);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      throw Error("faraday bench pme: --" + key + " needs a value");
-    }
-    if (key == "sizes") {
-      o.sizes.clear();
-      std::stringstream ss(value);
-      for (std::string item; std::getline(ss, item, ',');) {
-        const double n = number(key, item);
-        if (!(n >= 2 && n <= 5e7)) throw Error("faraday bench pme: --sizes: " + item + " outside 2..5e7");
-        o.sizes.push_back(int(n) / 2 * 2);
-      }
-    } else if (key == "spacing") o.spacing = number(key, value);
-    else if (key == "order") o.order = int(number(key, value));
-    else if (key == "cutoff") o.cutoff = number(key, value);
-    else if (key == "rtol") o.rtol = number(key, value);
-    else if (key == "repeats") o.repeats = std::max(1, int(number(key, value)));
-    else if (key == "warmup") o.warmup = std::max(0, int(number(key, value)));
-    else if (key == "threads") o.threads = int(number(key, value));
-    else if (key == "platforms") o.platforms = value;
-    else if (key == "csv") o.csv = value;
-    else throw Error("faraday bench pme: unknown option --" + key + "\n" + kUsage);
+/// The options of `faraday bench pme`; false when --help was given.
+bool parse(const std::vector<std::string>& args, Options& o) {
+  std::string sizes = "4000,32000,256000";
+  bool noError = false, noPairs = false;
+  BenchOptions parser("pme",
+                      "Times every PME phase on the CPU (FFTW) and the GPU (cuFFT) for random neutral ion systems at\n"
+                      "the NaCl melt density: median time per phase and platform with the speedup, a CSV, and the\n"
+                      "relative RMS force error of PME against the plain Ewald sum for the smallest size.");
+  parser.add("sizes", sizes, "ions, comma-separated", "system sizes (rounded to even, 2..5e7)");
+  parser.add("spacing", o.spacing, "nm", "PME grid spacing");
+  parser.add("order", o.order, "", "B-spline order (4..8)");
+  parser.add("cutoff", o.cutoff, "nm", "real-space cutoff (sets beta with --rtol)");
+  parser.add("rtol", o.rtol, "", "ewald_rtol: erfc(beta cutoff)");
+  parser.add("repeats", o.repeats, "evaluations", "timed evaluations per size and platform (median reported)");
+  parser.add("warmup", o.warmup, "evaluations", "untimed evaluations first");
+  parser.add("platforms", o.platforms, "", "cpu | cuda | both (both = cuda only when a device is usable)");
+  parser.add("threads", o.threads, "", "CPU threads (0 = all)");
+  parser.add("csv", o.csv, "path", "CSV output (\"\" = none)");
+  parser.flag("no-error", noError, "skip the PME-vs-Ewald force error of the smallest size");
+  parser.flag("no-pairs", noPairs, "skip timing the real-space pair loop");
+  if (!parser.parse(args, std::cout)) return false;
+  o.error = !noError;
+  o.pairs = !noPairs;
+  o.repeats = std::max(1, o.repeats);
+  o.warmup = std::max(0, o.warmup);
+  o.sizes.clear();
+  for (double n : parser.numberList("sizes", sizes)) {
+    if (!(n >= 2 && n <= 5e7)) throw Error("faraday bench pme: --sizes: " + std::to_string(n) + " outside 2..5e7");
+    o.sizes.push_back(int(n) / 2 * 2);
   }
   if (o.platforms != "cpu" && o.platforms != "cuda" && o.platforms != "both")
     throw Error("faraday bench pme: --platforms must be cpu, cuda or both");
-  if (o.sizes.empty()) throw Error("faraday bench pme: --sizes is empty");
-  return o;
+  return true;
 }
 
 /// Joung-Cheatham Na+/Cl- types (LJ only matters for the pair-loop timing).
@@ -249,12 +216,8 @@ double forceError(const Options& o, int n, int threads) {
 }  // namespace
 
 int benchPme(const std::vector<std::string>& args) {
-  bool help = false;
-  const Options o = parse(args, help);
-  if (help) {
-    std::cout << kUsage;
-    return 0;
-  }
+  Options o;
+  if (!parse(args, o)) return 0;
   const bool cudaUsable = builtWithCuda() && cudaDeviceCount() > 0;
   std::vector<std::string> platforms;
   if (o.platforms != "cuda") platforms.push_back("cpu");
@@ -262,12 +225,8 @@ int benchPme(const std::vector<std::string>& args) {
   if (o.platforms == "both" && !cudaUsable) std::cout << "cuda: not measured (" << cudaDeviceDescription() << ")\n";
   const int threads = o.threads > 0 ? o.threads : 0;
 
-  std::ofstream csv;
-  if (!o.csv.empty()) {
-    csv.open(o.csv);
-    if (!csv) throw fileError(o.csv, 0, "cannot open for writing");
-    csv << "atoms,grid,order,spacing_nm,platform,phase,median_ms\n";
-  }
+  std::ofstream csv = BenchOptions::openCsv(o.csv);
+  if (csv) csv << "atoms,grid,order,spacing_nm,platform,phase,median_ms\n";
   std::printf("PME benchmark: order %d, spacing %.3g nm, cutoff %.3g nm, rtol %.1e, median of %d after %d warm-up\n",
               o.order, o.spacing, o.cutoff, o.rtol, o.repeats, o.warmup);
   if (std::find(platforms.begin(), platforms.end(), "cuda") != platforms.end())

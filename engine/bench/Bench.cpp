@@ -1,4 +1,4 @@
-#include "engine/Bench.h"
+#include "engine/bench/Bench.h"
 
 namespace faraday {
 
@@ -6,7 +6,8 @@ std::string benchUsage() {
   return "usage: faraday bench md|pme|dcs [options]\n"
          "  md   time per phase of MD steps, CPU and GPU\n"
          "  pme  PME spread/FFT/solve/gather, CPU (FFTW) vs GPU (cuFFT)\n"
-         "  dcs  potential-map kernels\n";
+         "  dcs  potential-map kernels\n"
+         "faraday bench NAME --help lists the options of NAME with their units\n";
 }
 
 }  // namespace faraday

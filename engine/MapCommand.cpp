@@ -1,4 +1,4 @@
-#include "kernels/dcs/MapRun.h"
+#include "engine/MapCommand.h"
 
 #include <chrono>
 #include <cstdio>
@@ -6,9 +6,9 @@
 
 #include "engine/DcdFile.h"
 #include "engine/Error.h"
+#include "engine/MapReporter.h"
 #include "engine/SystemSetup.h"
 #include "kernels/common/Device.h"
-#include "kernels/dcs/MapReporter.h"
 #include "kernels/pme/Electrostatics.h"
 
 namespace faraday {

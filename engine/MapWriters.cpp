@@ -1,4 +1,4 @@
-#include "kernels/dcs/MapWriters.h"
+#include "engine/MapWriters.h"
 
 #include <algorithm>
 #include <bit>

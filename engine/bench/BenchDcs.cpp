@@ -1,4 +1,4 @@
-#include "kernels/dcs/BenchDcs.h"
+#include "engine/bench/BenchDcs.h"
 
 #include <omp.h>
 
@@ -6,9 +6,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <iostream>
 #include <random>
 
 #include "engine/Error.h"
+#include "engine/bench/BenchOptions.h"
 #include "kernels/common/Device.h"
 #include "kernels/dcs/CudaDcs.h"
 #include "kernels/dcs/Dcs.h"
@@ -104,7 +107,7 @@ DcsGatherTuning tileTuning(int c, int mb, int fold, int unroll = 4, bool split =
 /// drift of the GPU's state hits every variant), the rsqrt ceiling measured before, between
 /// and after the rounds; accuracy of each variant against the CPU double reference on a
 /// slab of the timing case and on the many-atoms case.
-static int benchDcsStudy() {
+static int benchDcsStudy(std::ofstream& csv) {
   MapOptions direct;
   direct.method = MapMethod::Direct;
   direct.periodic = false;
@@ -163,10 +166,14 @@ static int benchDcsStudy() {
   std::printf("%-40s %10s %10s %10s %7s %10s %10s\n", "variant", "median/s", "min/s", "max/s", "%ceil", "err slab",
               "err many");
   const double ceiling = median(ceilings);
+  if (csv) csv << "variant,median_per_s,min_per_s,max_per_s,ceiling_pct,error_slab,error_many\n";
   auto row = [&](const char* name, const std::vector<double>& x, double e1, double e2) {
-    std::printf("%-40s %10.3e %10.3e %10.3e %6.1f%% %10.2e %10.2e\n", name, median(x),
-                *std::min_element(x.begin(), x.end()), *std::max_element(x.begin(), x.end()),
+    const double lo = *std::min_element(x.begin(), x.end()), hi = *std::max_element(x.begin(), x.end());
+    std::printf("%-40s %10.3e %10.3e %10.3e %6.1f%% %10.2e %10.2e\n", name, median(x), lo, hi,
                 100 * median(x) / ceiling, e1, e2);
+    if (csv)
+      csv << '"' << name << "\"," << median(x) << ',' << lo << ',' << hi << ',' << 100 * median(x) / ceiling << ','
+          << e1 << ',' << e2 << '\n';
   };
   for (std::size_t v = 0; v < variants.size(); ++v) {
     const double e1 = relRms(cudaPotentialMap(DcsKernel::Coalesced, variants[v].acc, slab, a.positions, a.charges,
@@ -203,18 +210,22 @@ static int benchDcsStudy() {
 }
 
 int benchDcs(const std::vector<std::string>& args) {
-  bool quick = false;
-  for (const std::string& a : args) {
-    if (a == "--quick")
-      quick = true;
-    else if (a == "--study") {
-      if (cudaDeviceCount() == 0) throw Error("bench dcs needs a CUDA device: " + cudaDeviceDescription());
-      std::printf("DCS study on %s, %d OpenMP threads\n", cudaDeviceDescription().c_str(), omp_get_max_threads());
-      return benchDcsStudy();
-    } else
-      throw Error("bench dcs: unknown argument '" + a + "' (expected --quick or --study)");
-  }
+  bool quick = false, study = false;
+  std::string csvPath = "dcs_bench.csv";
+  BenchOptions parser("dcs",
+                      "The potential-map kernels on the GPU (scatter with atomics, gather, coarsened, coalesced, cutoff\n"
+                      "binned) in atom evaluations per second, the accumulation modes' accuracy against the CPU\n"
+                      "reference, and cutoff-binned against direct for a 1M-atom system.");
+  parser.flag("quick", quick, "smaller cases (a check that every kernel runs, not a measurement)");
+  parser.flag("study", study, "the timing and accuracy study of the direct kernel's variants instead");
+  parser.add("csv", csvPath, "path", "CSV output (\"\" = none)");
+  if (!parser.parse(args, std::cout)) return 0;
   if (cudaDeviceCount() == 0) throw Error("bench dcs needs a CUDA device: " + cudaDeviceDescription());
+  std::ofstream csv = BenchOptions::openCsv(csvPath);
+  if (study) {
+    std::printf("DCS study on %s, %d OpenMP threads\n", cudaDeviceDescription().c_str(), omp_get_max_threads());
+    return benchDcsStudy(csv);
+  }
   std::printf("DCS benchmark on %s, %d OpenMP threads\n", cudaDeviceDescription().c_str(), omp_get_max_threads());
   std::vector<Row> rows;
   auto add = [&](Row r) {
@@ -349,9 +360,14 @@ int benchDcs(const std::vector<std::string>& args) {
 
   std::printf("\n%-14s %-34s %8s %-12s %9s %9s %10s %9s %9s %9s %s\n", "case", "kernel", "atoms", "lattice",
               "eff.evals", "act.evals", "time ms", "eff/s", "act/s", "error", "note");
+  if (csv) csv << "case,kernel,atoms,lattice,effective_evals,actual_evals,time_ms,effective_per_s,actual_per_s,error,note\n";
   for (const Row& r : rows) {
     char err[16] = "-";
     if (r.error >= 0) std::snprintf(err, sizeof err, "%.2e", r.error);
+    if (csv)
+      csv << '"' << r.caseName << "\",\"" << r.kernel << "\"," << r.atoms << ',' << r.latticeText << ',' << r.effective << ','
+          << r.actual << ',' << 1e3 * r.seconds << ',' << r.effective / r.seconds << ',' << r.actual / r.seconds
+          << ',' << (r.error >= 0 ? err : "") << ",\"" << r.note << "\"\n";
     std::printf("%-14s %-34s %8zu %-12s %9.2e %9.2e %10.3f %9.2e %9.2e %9s %s\n", r.caseName.c_str(),
                 r.kernel.c_str(), r.atoms, r.latticeText.c_str(), r.effective, r.actual, 1e3 * r.seconds,
                 r.effective / r.seconds, r.actual / r.seconds, err, r.note.c_str());

@@ -1,0 +1,165 @@
+#pragma once
+// What the phase files of the GPU PME share (CudaPmeSpread.cu, CudaPmeConvolve.cu,
+// CudaPmeGather.cu, and the host driver CudaPme.cu): the layouts of the bins, their entries
+// and the energy sums, the block sizes, and a host-callable launch function per phase. A
+// kernel is launched from the file that defines it (no relocatable device code); the
+// templates over the spline order P are instantiated there for P = 4..8.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/pme/LineFft.h"
+#include "kernels/pme/PmeGridGeometry.h"
+
+namespace faraday::pme::gpu {
+
+constexpr int kThreads = 128;       // per block, binning and spreading
+constexpr int kReduceThreads = 256; // per block, convolution
+constexpr int kMaxReduceBlocks = 1024;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+/// Energy and virial partial sums: E, W_xx, W_yy, W_zz, W_xy, W_xz, W_yz (kJ/mol).
+struct Sums7 {
+  double v[7];
+};
+struct Sums7Add {
+  __device__ Sums7 operator()(const Sums7& a, const Sums7& b) const {
+    Sums7 r;
+#pragma unroll
+    for (int c = 0; c < 7; ++c) r.v[c] = a.v[c] + b.v[c];
+    return r;
+  }
+};
+
+/// What the convolution hands back: the seven sums, and the count of the fullest bin when
+/// one overflowed its capacity (0 otherwise).
+struct EvaluationSums {
+  Sums7 sums;
+  int binsNeeded;
+};
+
+/// The box-dependent constants of the convolution and the gather, in device memory so that
+/// a captured graph stays valid when the box changes (the host rewrites them before a replay).
+struct BoxTerms {
+  float3 invLength;   ///< 1/L per dimension (1/nm)
+  float prefactor;    ///< k_C / (pi V) (kJ/mol nm)
+  float piOverBeta2;  ///< pi^2 / beta^2 (nm^2)
+  float3 scale;       ///< K/L per dimension (grid units per nm)
+};
+
+/// Blocks of perBlock threads for `threads` threads.
+inline int blocksFor(std::size_t threads, int perBlock) { return int((threads + perBlock - 1) / perBlock); }
+
+/// Where the bins live: nb bins per dimension (total of them), cap record slots per bin.
+struct BinLayout {
+  int nb[3];
+  unsigned int total;
+  int cap;
+};
+
+/// Entry slot of bin b, slot s.
+__device__ __forceinline__ std::size_t binSlot(const BinLayout& bins, unsigned int b, int s) {
+  return std::size_t(b) * std::size_t(bins.cap) + std::size_t(s);
+}
+
+/// What a bin slot holds for its atom, phase 1's output, in floats: the tag (atom index << 6
+/// | the atom's cell inside the bin, (x, y, z) in 2 bits each; the int's bits), the B-spline
+/// values q theta_x, theta_y, theta_z (P each), then the derivatives q dtheta_x, dtheta_y,
+/// dtheta_z (P each); padded to whole 32-byte sectors (128 bytes at orders 4 and 5), so
+/// that the binning writes whole sectors. The spreading reads the tag and the values, the
+/// gather all of it. The charge is folded into the x factors.
+/// Float4s of an entry at order P (whole sectors), for the kernels and the host.
+constexpr int entryFloat4s(int P) { return (1 + 6 * P + 7) / 8 * 2; }
+template <int P>
+struct Entry {
+  static constexpr int kValues = 1;          ///< first float of the values
+  static constexpr int kDerivs = 1 + 3 * P;  ///< first float of the derivatives
+  static constexpr int kFloat4s = entryFloat4s(P);
+  static constexpr int kSpreadFloat4s = (kDerivs + 3) / 4;  ///< the tag and the values
+  static constexpr int kGatherFloat4s = (1 + 6 * P + 3) / 4;
+};
+
+/// The floats of N float4s, in order.
+template <int N>
+__device__ __forceinline__ void unpackFloat4s(const float4 (&in)[N], float out[4 * N]) {
+#pragma unroll
+  for (int c = 0; c < N; ++c) {
+    out[4 * c] = in[c].x;
+    out[4 * c + 1] = in[c].y;
+    out[4 * c + 2] = in[c].z;
+    out[4 * c + 3] = in[c].w;
+  }
+}
+constexpr int kTagBits = 6;
+static_assert(pme::kBinEdge == 4, "tags hold the cell inside a bin in 2 bits per dimension");
+__device__ __forceinline__ void tagCell(int tag, const int binOrigin[3], int cell[3]) {
+  cell[0] = binOrigin[0] + ((tag >> 4) & 3);
+  cell[1] = binOrigin[1] + ((tag >> 2) & 3);
+  cell[2] = binOrigin[2] + (tag & 3);
+}
+
+constexpr int kBrickEdge = pme::kBrickEdge;
+
+/// The brick of this block (spreading and gather: one block per brick, z fastest).
+__device__ __forceinline__ void brickOfBlock(int3 nBricks, int brick[3]) {
+  const int rest = int(blockIdx.x / unsigned(nBricks.z));
+  brick[2] = int(blockIdx.x - unsigned(rest) * unsigned(nBricks.z));
+  brick[1] = rest % nBricks.y;
+  brick[0] = rest / nBricks.y;
+}
+
+/// A row of the spreading's brick table (bins of a brick along one dimension, brickBins()):
+/// the count, then the bins.
+constexpr int kBrickTableEntry = 1 + pme::kMaxBrickBins;
+
+constexpr int kLineThreads = 256;  ///< per block, the line transforms and convolution
+
+// ---- The phases, launched on `stream` ------------------------------------------------
+
+/// Phase 1 (CudaPmeSpread.cu): per atom its cell, B-spline values and derivatives, and its
+/// entry in the bin of its cell; zero force for uncharged atoms.
+template <int P>
+void launchBinning(int n, const std::uint32_t* fractions, const double* charges, GridDims g, BinLayout bins,
+                   int* binCount, float4* entries, float* forces, cudaStream_t stream);
+
+/// Phase 2 (CudaPmeSpread.cu): every brick of the grid collects its charge from the bins.
+template <int P>
+void launchSpreading(GridDims g, BinLayout bins, int3 nBricks, const int* brickTable, int tableRows,
+                     const int* binCount, const float4* entries, float* grid, cudaStream_t stream);
+
+/// Phase 4 on the spectrum of a 3D transform (CudaPmeConvolve.cu): the influence function,
+/// energy and virial partials of `blocks` blocks.
+void launchConvolution(int blocks, GridDims g, float2* spectrum, const float* fx, const float* fy, const float* fz,
+                       const BoxTerms* box, Sums7* partials, cudaStream_t stream);
+
+/// Phases 3b-5a by lines (CudaPmeConvolve.cu): x transform, convolution and inverse x
+/// transform per tile of 2^logW m_z columns, after the (y, z) transforms; energy and virial
+/// partials of K_y tilesZ blocks.
+void launchLineConvolution(int logW, int tilesZ, GridDims g, const pme::LinePassTable& passes, float2* spectrum,
+                           const float2* twiddles, const float* fx, const float* fy, const float* fz,
+                           const BoxTerms* box, Sums7* partials, cudaStream_t stream);
+
+/// The line kernel's static shared memory (bytes), the same for every tile width.
+std::size_t lineConvolutionStaticShared();
+
+/// Lets the line kernel of tile width 2^logW use `bytes` of dynamic shared memory.
+void setLineConvolutionShared(int logW, int bytes);
+
+/// Where the gather puts its forces: float triples in atom order, or (fixed non-null) added
+/// to a 64-bit fixed-point buffer of x, y, z planes of `stride` (each atom is gathered by
+/// one thread once, after the other force kernels: no atomics needed).
+struct ForceOut {
+  float* forces;
+  unsigned long long* fixed;
+  std::size_t stride;
+};
+
+/// Phase 6 (CudaPmeGather.cu): forces from the potential grid; block 0 first sums the
+/// convolution's partialCount energy and virial partials into `out`.
+template <int P>
+void launchGather(GridDims g, BinLayout bins, int3 nBricks, int* binCount, const float4* entries, const float* phi,
+                  const BoxTerms* box, ForceOut forces, const Sums7* partials, int partialCount, int* binsNeeded,
+                  EvaluationSums* out, cudaStream_t stream);
+
+}  // namespace faraday::pme::gpu
