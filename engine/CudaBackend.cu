@@ -115,7 +115,8 @@ struct CudaBackend::Impl {
   DispersionCorrection dispersionAtUnitVolume;
   double coulombSelf = 0, netCharge = 0;
 
-  cudaStream_t stream = nullptr, bodyStream = nullptr;
+  cudaStream_t stream = nullptr, bodyStream = nullptr, pmeStream = nullptr;
+  cudaEvent_t fork = nullptr, join = nullptr;  ///< PME beside the short-range kernel
   std::array<std::array<cudaEvent_t, kPhaseEvents>, 2> events{};
   int eventSet = 0;
   bool eventSetPending[2] = {false, false};
@@ -207,6 +208,9 @@ struct CudaBackend::Impl {
 
     FARADAY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     FARADAY_CUDA_CHECK(cudaStreamCreateWithFlags(&bodyStream, cudaStreamNonBlocking));
+    FARADAY_CUDA_CHECK(cudaStreamCreateWithFlags(&pmeStream, cudaStreamNonBlocking));
+    FARADAY_CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    FARADAY_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
     for (auto& set : events)
       for (auto& e : set) FARADAY_CUDA_CHECK(cudaEventCreate(&e));
     allocate();
@@ -234,6 +238,9 @@ struct CudaBackend::Impl {
         if (e) cudaEventDestroy(e);
     if (stream) cudaStreamDestroy(stream);
     if (bodyStream) cudaStreamDestroy(bodyStream);
+    if (pmeStream) cudaStreamDestroy(pmeStream);
+    if (fork) cudaEventDestroy(fork);
+    if (join) cudaEventDestroy(join);
   }
 
   /// The per-atom arrays, their roll-back copies and a first guess of the list, against the
@@ -326,12 +333,21 @@ struct CudaBackend::Impl {
     FARADAY_CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), from.bytes(), cudaMemcpyDeviceToDevice, stream));
   }
 
-  /// Short-range tiles, then PME, into the (cleared) fixed-point forces.
-  void enqueueForces(bool energies, int timedSet) {
+  /// Short-range tiles and PME into the (cleared) fixed-point forces: one after the other
+  /// (timed steps, so that each phase has its interval, and outside graphs), or side by
+  /// side on two streams (the sums are integer atomics, so the order does not matter).
+  void enqueueForces(bool energies, int timedSet, bool concurrent = false) {
+    if (concurrent && pme) {
+      FARADAY_CUDA_CHECK(cudaEventRecord(fork, stream));
+      FARADAY_CUDA_CHECK(cudaStreamWaitEvent(pmeStream, fork, 0));
+      pme->enqueue(pmeStream, n, fractions.data(), charge.data(), force.data(), stride);
+      FARADAY_CUDA_CHECK(cudaEventRecord(join, pmeStream));
+    }
     nonbonded->enqueue(stream, energies, *list, posq.data(), type.data(), system.box, force.data(), stride,
                        nbSums.data());
     mark(timedSet, 3);
-    if (pme) pme->enqueue(stream, n, fractions.data(), charge.data(), force.data(), stride);
+    if (concurrent && pme) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(stream, join, 0));
+    else if (pme) pme->enqueue(stream, n, fractions.data(), charge.data(), force.data(), stride);
     mark(timedSet, 4);
   }
 
@@ -392,7 +408,7 @@ struct CudaBackend::Impl {
       }
       std::swap(stream, bodyStream);
       mark(timedSet, 2);
-      enqueueForces(energies, timedSet);
+      enqueueForces(energies, timedSet, /*concurrent=*/timedSet < 0);
       launchSecondHalf(stream, atoms(), integ, status.data(), pme ? pme->binsNeeded() : nullptr,
                        energies ? keParts.data() : nullptr);
       if (energies) enqueueFinalize();
@@ -804,6 +820,30 @@ TileListStats CudaBackend::tileListStats() {
   s.builds = neighborListBuilds();
   s.deviceBytes = m.list->deviceBytes();
   return s;
+}
+
+CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
+  Impl& m = *impl_;
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  if (m.timers) m.collectTimes();
+  auto& e = m.events[1];
+  FARADAY_CUDA_CHECK(cudaEventRecord(e[0], m.stream));
+  for (int r = 0; r < repeats; ++r) {
+    FARADAY_CUDA_CHECK(cudaMemcpyAsync(m.ref.data(), m.pos.data(), m.pos.bytes(), cudaMemcpyDeviceToDevice, m.stream));
+    m.enqueueSortAndBuild();
+  }
+  FARADAY_CUDA_CHECK(cudaEventRecord(e[1], m.stream));
+  for (int r = 0; r < repeats; ++r)
+    m.nonbonded->enqueue(m.stream, false, *m.list, m.posq.data(), m.type.data(), m.system.box, m.force.data(),
+                         m.stride, m.nbSums.data());
+  FARADAY_CUDA_CHECK(cudaEventRecord(e[2], m.stream));
+  FARADAY_CUDA_CHECK(cudaEventSynchronize(e[2]));
+  float build = 0, tiles = 0;
+  FARADAY_CUDA_CHECK(cudaEventElapsedTime(&build, e[0], e[1]));
+  FARADAY_CUDA_CHECK(cudaEventElapsedTime(&tiles, e[1], e[2]));
+  m.buildFirstList();  // grows the storage if these positions need more tiles
+  m.computeForces();
+  return {double(build) / repeats, double(tiles) / repeats};
 }
 
 long long CudaBackend::stepsRedone() const { return impl_->stepsRedone; }

@@ -50,6 +50,13 @@ class CudaBackend : public Backend {
   /// The tile list of the last build, for the CPU walker and tests.
   HostTileList tileList();
   TileListStats tileListStats();
+  /// The list build (sort, permutation, cells, bounds, tiles) and the short-range kernel
+  /// (forces only) alone, ms per call, each averaged over `repeats` calls timed by CUDA
+  /// events. The list is rebuilt at the current positions; the forces are evaluated again.
+  struct KernelTimes {
+    double buildMs = 0, tilesMs = 0;
+  };
+  KernelTimes timeKernels(int repeats);
   /// Steps rolled back and run again after an overflow, so far.
   long long stepsRedone() const;
   /// Shrinks the tile list's storage to `tiles` (for tests of its growth).

@@ -22,3 +22,17 @@ inline constexpr double kArgonLiquidLattice = 0.5742;
 BuiltSystem fccArgon(int cells, double a = kArgonLiquidLattice);
 
 }  // namespace faraday
+
+namespace faraday {
+
+/// Sodium and chloride as in systems/nacl_melt (Joung-Cheatham-like LJ, charges +-1 e).
+AtomType sodiumType();
+AtomType chlorideType();
+/// Rock-salt lattice constant (nm) at the NaCl melt density 1.4534 g/cm^3:
+/// a = (4 (m_Na + m_Cl) / rho)^(1/3).
+inline constexpr double kNaClMeltLattice = 0.644004;
+/// cells^3 rock-salt unit cells (8 ions each) of lattice constant `a` in a cubic periodic
+/// box of edge cells * a: the start of the NaCl melt benchmarks.
+BuiltSystem rockSalt(int cells, double a = kNaClMeltLattice);
+
+}  // namespace faraday

@@ -303,6 +303,15 @@ TEST_F(CudaMd, FastErfcCoulombMatchesDoubleEvaluator) {
   }
   std::printf("[ info ] fast erfc: largest |U_fast - U| / (qq / r) = %.2e\n", worst);
   EXPECT_LT(worst, tol::kFastErfcAbsolute);
+  // The tile kernel's combined evaluator is the same formulas (in double, exactly).
+  const LjParams<double> lj = mixLorentzBerthelot(0.2159538, 1.4754532, 0.4830453, 0.0534924, 1.0, true);
+  for (double r : {0.22, 0.3, 0.5, 0.8, 0.999}) {
+    const PairResult2<double> both = ljEwaldPairFast<double, true>(r * r, lj, qq, beta);
+    const PairResult<double> l = ljPair(r * r, lj), c = ewaldRealPairFast(r * r, qq, beta);
+    EXPECT_NEAR(both.lj, l.energy, tol::kDoubleSum * (std::fabs(l.energy) + lj.c6 / std::pow(r, 6)));
+    EXPECT_NEAR(both.coulomb, c.energy, tol::kDoubleSum * qq / r);
+    EXPECT_NEAR(both.fOverR, l.fOverR + c.fOverR, tol::kDoubleSum * (std::fabs(l.fOverR) + qq / (r * r * r) + 12 * lj.c12 / std::pow(r, 14)));
+  }
 }
 
 TEST_F(CudaMd, TooLargeSystemFailsBeforeTheRunWithBytes) {

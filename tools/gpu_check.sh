@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Runs the whole test suite (GPU tests included) and the GPU benchmarks on a machine with
-# a CUDA device, then prints a short summary table last.
-#   tools/gpu_check.sh [BIN_DIR] [quick]
+# Runs the whole test suite (GPU tests included) and the benchmarks on a machine with a CUDA
+# device, then prints a short summary table last.
+#   tools/gpu_check.sh [BIN_DIR] [quick|full|md]
 # BIN_DIR holds faraday and faraday_tests (default: build, with build/tests/faraday_tests).
+#   quick  tests, small PME/map benches, bench md at the smallest sizes
+#   full   tests, PME/map benches, bench md at every size with the OpenMM anchor, CPU phases,
+#          NVE drift (GPU and OpenMM 100 ps, CPU 10 ps) of the NaCl melt at dt 1 and 2 fs
+#   md     bench md with the OpenMM anchor only
+# The OpenMM anchor runs when `python3 -c "import openmm"` works (carry its wheels: see
+# openmm_anchor.py); it is looked up in BIN_DIR, then ../shared/tools.
 # Logs and CSV files go to $OUT (or out/gpu_check).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,46 +21,98 @@ out=${OUT:-$root/out/gpu_check}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export FARADAY_EXECUTABLE=$faraday FARADAY_SOURCE_DIR=$root
+anchor=$bin/openmm_anchor.py
+[ -f "$anchor" ] || anchor=$root/../shared/tools/openmm_anchor.py
+have_openmm=0
+python3 -c "import openmm" 2>/dev/null && [ -f "$anchor" ] && have_openmm=1
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
 "$faraday" --version
+tests_rc=0
 
-echo "== test suite"
-"$tests" --gtest_brief=1 >"$out/tests.log" 2>&1
-tests_rc=$?
-grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|tests ran" "$out/tests.log" | tail -25
+if [ "$mode" != md ]; then
+  echo "== test suite"
+  "$tests" --gtest_brief=1 >"$out/tests.log" 2>&1
+  tests_rc=$?
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|tests ran|^\[ info \]" "$out/tests.log" | tail -40
 
-if [ "$mode" = quick ]; then sizes=10000,100000; else sizes=10000,100000,256000,1000000; fi
-echo "== bench pme"
-(cd "$out" && "$faraday" bench pme --sizes=$sizes --repeats=20 --warmup=3 --platforms=both --csv=pme_bench.csv) \
-  >"$out/bench_pme.log" 2>&1
-tail -40 "$out/bench_pme.log"
+  if [ "$mode" = quick ]; then sizes=10000,100000; else sizes=10000,100000,256000,1000000; fi
+  echo "== bench pme"
+  (cd "$out" && "$faraday" bench pme --sizes=$sizes --repeats=20 --warmup=3 --platforms=both --csv=pme_bench.csv) \
+    >"$out/bench_pme.log" 2>&1
+  tail -30 "$out/bench_pme.log"
 
-echo "== bench dcs"
-dcs_args=""; [ "$mode" = quick ] && dcs_args=--quick
-(cd "$out" && "$faraday" bench dcs $dcs_args) >"$out/bench_dcs.log" 2>&1
-tail -45 "$out/bench_dcs.log"
+  echo "== bench dcs"
+  (cd "$out" && "$faraday" bench dcs --quick) >"$out/bench_dcs.log" 2>&1
+  tail -25 "$out/bench_dcs.log"
+fi
 
-echo "== bench md (CPU backend, all cores)"
-md_sizes=10,20,40; [ "$mode" = quick ] && md_sizes=10,20
-"$faraday" bench md --sizes=$md_sizes >"$out/bench_md.log" 2>&1
-tail -12 "$out/bench_md.log"
+if [ "$mode" = quick ]; then nacl=4096,32768; argon=4000; else nacl=4096,32768,110592,1000000; argon=4000,256000; fi
+echo "== bench md (whole step on the GPU)"
+(cd "$out" && "$faraday" bench md --platforms=cuda --nacl=$nacl --argon=$argon --gro-dir="$out/gro" \
+   --csv=md_bench.csv) >"$out/bench_md.log" 2>&1
+grep -vE "^electrostatics:" "$out/bench_md.log" | tail -14
 
-echo "== NaCl melt, platform cuda vs cpu (PME every step)"
-for p in cpu cuda; do
-  "$faraday" run "$root/systems/nacl_melt/sim.cfg" --run.platform=$p --run.steps=500 \
-    --output.directory="$out/melt_$p" --run.progress_interval=0 >"$out/melt_$p.log" 2>&1
-  echo "$p: rc=$? $(grep -E 'Performance' "$out/melt_$p.log")"
-done
+if [ $have_openmm = 1 ]; then
+  echo "== OpenMM anchor (same systems, same call)"
+  nacl_gro=$(ls "$out"/gro/nacl_*.gro 2>/dev/null | sort -t_ -k2 -n)
+  argon_gro=$(ls "$out"/gro/argon_*.gro 2>/dev/null | sort -t_ -k2 -n)
+  { [ -n "$nacl_gro" ] && python3 "$anchor" $nacl_gro --steps 2000 --dt 0.002 --temperature 1300
+    [ -n "$argon_gro" ] && python3 "$anchor" $argon_gro --steps 2000 --dt 0.004 --temperature 86.6404; } \
+    >"$out/openmm.log" 2>&1
+  grep -E "atoms|OpenMM" "$out/openmm.log"
+  python3 - "$out/md_bench.csv" "$out/openmm.log" >"$out/ratio.txt" <<'PY'
+import csv, re, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["platform"] == "cuda"]
+omm = {}
+for line in open(sys.argv[2]):
+    m = re.search(r"(nacl|argon)_(\d+)\.gro: atoms (\d+) ns/day ([0-9.]+)", line)
+    if m: omm[(m.group(1), int(m.group(3)))] = float(m.group(4))
+print(f"{'system':8s} {'atoms':>9s} {'faraday ns/day':>15s} {'openmm ns/day':>14s} {'ratio':>7s}")
+for r in rows:
+    o = omm.get((r["system"], int(r["atoms"])))
+    f = float(r["ns_per_day"])
+    print(f"{r['system']:8s} {int(r['atoms']):9d} {f:15.1f} {o if o else float('nan'):14.1f} {f / o if o else float('nan'):7.2f}")
+PY
+  cat "$out/ratio.txt"
+else
+  echo "== OpenMM anchor: not run (no openmm module or no openmm_anchor.py)"
+fi
+
+if [ "$mode" = full ]; then
+  echo "== bench md (CPU backend, all cores) for the per-phase speedups"
+  (cd "$out" && "$faraday" bench md --platforms=cpu --nacl=4096,32768 --argon=4000 --csv=md_bench_cpu.csv) \
+    >"$out/bench_md_cpu.log" 2>&1
+  grep -vE "^electrostatics:" "$out/bench_md_cpu.log" | tail -5
+
+  echo "== NVE drift of the NaCl melt (4096 ions, 1300 K start, velocity Verlet)"
+  melt="$root/systems/nacl_melt"
+  for dt in 0.001 0.002; do
+    for p in cuda cpu; do
+      ps=100; [ $p = cpu ] && ps=10
+      steps=$(python3 -c "print(round($ps / $dt))")
+      "$faraday" run "$melt/sim.cfg" --run.platform=$p --integrator.type=verlet --integrator.dt=$dt \
+        --run.steps=$steps --output.energy_interval=100 --output.trajectory_file= \
+        --output.checkpoint_file= --output.directory="$out/nve_${p}_$dt" --run.progress_interval=0 \
+        >"$out/nve_${p}_$dt.log" 2>&1
+      energy=$(ls "$out/nve_${p}_$dt"/*.csv | head -1)
+      echo "dt $dt $p ($ps ps): $(python3 "$root/tools/nve_drift.py" faraday "$energy" --atoms 4096)"
+    done
+    [ $have_openmm = 1 ] && echo "dt $dt openmm (100 ps): $(python3 "$root/tools/nve_drift.py" openmm "$melt/system.gro" \
+      --anchor "$anchor" --dt $dt --ps 100 2>&1 | tail -1)"
+  done | tee "$out/nve.txt"
+fi
 
 echo
 echo "================ summary ================"
 printf "%-28s %s\n" "device" "$(nvidia-smi --query-gpu=name --format=csv,noheader)"
-printf "%-28s %s\n" "test suite" "$(grep -E '^\[==========\].*ran' "$out/tests.log" | tail -1) rc=$tests_rc"
-printf "%-28s %s\n" "failed tests" "$(grep -c '^\[  FAILED  \]' "$out/tests.log")"
-grep -E "^ *(10000|100000|256000|1000000) (cpu|cuda)" "$out/bench_pme.log" | head -12 | sed 's/^/pme: /'
-awk '/^[0-9]+ ions, box/ {n = $1} /cuda vs cpu:/ {sub(/^ *cuda vs cpu: /, ""); print "pme: " n " cuda vs cpu: " $0}' \
-  "$out/bench_pme.log"
-grep -iE "production|ceiling|cutoff-binned" "$out/bench_dcs.log" | head -8 | sed 's/^/dcs: /'
-for p in cpu cuda; do printf "%-28s %s\n" "melt 500 steps ($p)" "$(grep -E 'Performance' "$out/melt_$p.log")"; done
+if [ "$mode" != md ]; then
+  printf "%-28s %s\n" "test suite" "$(grep -E '^\[==========\].*ran' "$out/tests.log" | tail -1) rc=$tests_rc"
+  printf "%-28s %s\n" "failed tests" "$(grep -c '^\[  FAILED  \]' "$out/tests.log")"
+  awk '/^[0-9]+ ions, box/ {n = $1} /cuda vs cpu:/ {sub(/^ *cuda vs cpu: /, ""); print "pme: " n " cuda vs cpu: " $0}' \
+    "$out/bench_pme.log"
+  grep -iE "production|ceiling|cutoff-binned" "$out/bench_dcs.log" | head -6 | sed 's/^/dcs: /'
+fi
+[ -f "$out/ratio.txt" ] && sed 's/^/md: /' "$out/ratio.txt"
+[ -f "$out/nve.txt" ] && sed 's/^/nve: /' "$out/nve.txt"
 exit $tests_rc

@@ -1,119 +1,231 @@
-// `faraday bench md`: CPU MD throughput on fcc argon liquids of several sizes.
+// `faraday bench md`: whole-step MD throughput of the NaCl melt (PME) and liquid argon (LJ)
+// at several sizes, on the GPU (the whole step on the device) and the CPU backend, with
+// the time per phase, the GPU tile list's efficiency and its kernels alone. --gro-dir writes
+// every benchmarked system as a .gro, so that tools run on exactly the same systems (the
+// OpenMM anchor, ../shared/tools/openmm_anchor.py).
 #include <omp.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 
+#include "engine/Coordinates.h"
 #include "engine/CpuBackend.h"
 #include "engine/Error.h"
 #include "engine/FccLattice.h"
+#include "engine/GroFile.h"
 #include "engine/Units.h"
 #include "engine/bench/Bench.h"
 #include "engine/bench/BenchOptions.h"
 #include "integrators/InitialVelocities.h"
+#include "kernels/common/Device.h"
+#if defined(FARADAY_HAVE_CUDA)
+#include "engine/CudaBackend.h"
+#endif
 
 namespace faraday {
 namespace {
 
 struct MdOptions {
-  std::vector<int> cells{10, 20, 40};  ///< fcc cells per edge: 4k, 32k, 256k atoms
-  long long steps = 0;                 ///< 0: 200 / 100 / 20 by size
-  int threads = 0;                     ///< 0: all cores
-  double dt = 0.004;                   ///< ps
+  std::string nacl = "4096,32768,110592,1000000";  ///< ions: 8 c^3 for c rock-salt cells per edge
+  std::string argon = "4000,256000";                ///< atoms: 4 c^3 for c fcc cells per edge
+  std::string platforms = "cuda";                   ///< cuda, cpu or both
+  long long steps = 0;                              ///< 0: by size
+  int threads = 0;                                  ///< CPU backend threads (0 = all cores)
+  std::string groDir;                               ///< write the systems here ("" = no)
   std::string csv = "md_bench.csv";
+  bool kernels = true;                              ///< the GPU list build and tile kernel alone
 };
 
-/// The options of `faraday bench md`; false when --help was given.
 bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
-  std::string sizes = "10,20,40";
   BenchOptions parser("md",
-                      "CPU MD throughput on fcc argon liquids (4 C^3 atoms for C cells per edge): ms/step, ns/day\n"
-                      "and the time split between neighbour list, nonbonded forces and integration.");
-  parser.add("sizes", sizes, "fcc cells per edge, comma-separated", "system sizes, each >= 3");
-  parser.add("steps", o.steps, "steps", "timed steps per size (0: 200, 100 or 20 by size)");
-  parser.add("threads", o.threads, "", "OpenMP threads (0 = all cores)");
-  parser.add("dt", o.dt, "ps", "time step");
+                      "Whole-step MD throughput (ns/day) of the NaCl melt (PME, Langevin 1300 K, dt 2 fs) and liquid\n"
+                      "argon (LJ, Langevin 86.64 K, dt 4 fs) as in systems/, per size and platform, with the time per\n"
+                      "phase and the GPU tile list's useful-pair fraction and kernel times.");
+  parser.add("nacl", o.nacl, "ions, comma-separated", "NaCl melt sizes, each 8 c^3 (\"\" = none)");
+  parser.add("argon", o.argon, "atoms, comma-separated", "argon sizes, each 4 c^3 (\"\" = none)");
+  parser.add("platforms", o.platforms, "", "cuda, cpu or both");
+  parser.add("steps", o.steps, "steps", "timed steps per system (0: by size)");
+  parser.add("threads", o.threads, "", "OpenMP threads of the CPU backend (0 = all cores)");
+  parser.add("gro-dir", o.groDir, "path", "write each system as nacl_N.gro / argon_N.gro here (\"\" = no)");
+  parser.add("kernels", o.kernels, "0 or 1", "also time the GPU list build and tile kernel alone");
   parser.add("csv", o.csv, "path", "CSV output (\"\" = none)");
   if (!parser.parse(args, std::cout)) return false;
-  o.cells.clear();
-  for (double c : parser.numberList("sizes", sizes)) {
-    if (!(c >= 3) || c != std::floor(c)) throw Error("faraday bench md: --sizes values must be whole numbers >= 3");
-    o.cells.push_back(int(c));
-  }
+  if (o.platforms != "cuda" && o.platforms != "cpu" && o.platforms != "both")
+    throw Error("faraday bench md: --platforms must be cuda, cpu or both");
   return true;
 }
 
-/// Argon, LJ cutoff 1.0 nm with potential shift, buffer 0.1 nm, velocity Verlet, no charges.
-Config benchConfig(const MdOptions& o) {
-  Config c;
-  c.run.platform = "cpu";
-  c.run.threads = o.threads;
-  c.electrostatics.method = "none";
-  c.nonbonded.cutoff = 1.0;
-  c.nonbonded.buffer = 0.1;
-  c.nonbonded.ljShift = true;
-  c.integrator.type = "verlet";
-  c.integrator.dt = o.dt;
+struct BenchSystem {
+  std::string name;  ///< nacl or argon
+  BuiltSystem built;
+  Config config;
+  double temperature = 0;
+};
+
+/// Cells per edge c with count = perCell c^3, or an Error naming the option.
+int cellsFor(long long count, int perCell, const char* option) {
+  const int c = int(std::lround(std::cbrt(double(count) / perCell)));
+  if (c < 1 || (long long)perCell * c * c * c != count)
+    throw Error(std::string("faraday bench md: --") + option + " " + std::to_string(count) + " is not " +
+                std::to_string(perCell) + " c^3");
   return c;
 }
 
-struct BenchRow {
-  std::size_t atoms = 0;
-  int threads = 0;
-  long long steps = 0, builds = 0;
-  double seconds = 0, neighbor = 0, nonbonded = 0, integrate = 0;
-};
-
-long long stepsFor(std::size_t atoms, const MdOptions& o) {
-  if (o.steps > 0) return o.steps;
-  return atoms <= 8000 ? 200 : atoms <= 64000 ? 100 : 20;
+/// The parameters of systems/nacl_melt/sim.cfg and systems/argon/sim.cfg.
+BenchSystem makeSystem(const std::string& name, long long count) {
+  BenchSystem s;
+  s.name = name;
+  Config& c = s.config;
+  c.nonbonded.cutoff = 1.0;
+  c.nonbonded.buffer = 0.1;
+  c.nonbonded.ljShift = true;
+  c.nonbonded.dispersionCorrection = true;
+  c.integrator.type = "langevin";
+  c.integrator.friction = 1.0;
+  c.integrator.seed = 2026;
+  if (name == "nacl") {
+    s.built = rockSalt(cellsFor(count, 8, "nacl"));
+    c.electrostatics.method = "pme";
+    c.electrostatics.ewaldRtol = 1e-5;
+    c.electrostatics.fourierSpacing = 0.12;
+    c.electrostatics.pmeOrder = 4;
+    c.integrator.dt = 0.002;
+    s.temperature = 1300;
+  } else {
+    s.built = fccArgon(cellsFor(count, 4, "argon"), 0.5719);
+    s.built.system.types[0].epsilon = 0.99774;
+    c.electrostatics.method = "none";
+    c.integrator.dt = 0.004;
+    s.temperature = 86.6404;
+  }
+  c.integrator.temperature = s.temperature;
+  return s;
 }
 
-BenchRow runOne(int cells, const MdOptions& o) {
-  const BuiltSystem b = fccArgon(cells);
-  Timers timers;
-  CpuBackend backend(benchConfig(o), b.system, &timers);
-  State s;
-  s.positions = b.positions;
-  s.velocities = maxwellBoltzmannVelocities(b.system, 120.0, 1);
-  s.box = b.system.box;
-  backend.setState(s, {});
-  backend.computeForces();
-  const long long steps = stepsFor(b.system.size(), o);
-  for (long long k = 0; k < std::max(5LL, steps / 10); ++k) backend.step();  // warm-up
-  timers.clear();
-  const long long buildsBefore = backend.neighborListBuilds();
+struct Row {
+  std::string system, platform;
+  std::size_t atoms = 0;
+  long long steps = 0, builds = 0;
+  double seconds = 0;
+  std::map<std::string, double> phaseMs;  ///< ms per step
+  double buildMs = 0, tilesMs = 0, pairsEvaluated = 0, pairsInCutoff = 0;
+  long long tiles = 0;
+};
+
+long long stepsFor(std::size_t atoms, bool gpu, const MdOptions& o) {
+  if (o.steps > 0) return o.steps;
+  if (gpu) return atoms <= 8000 ? 5000 : atoms <= 64000 ? 2000 : atoms <= 300000 ? 1000 : 300;
+  return atoms <= 8000 ? 100 : atoms <= 64000 ? 20 : 5;
+}
+
+State startState(const BenchSystem& s) {
+  State st;
+  st.positions = s.built.positions;
+  st.velocities = maxwellBoltzmannVelocities(s.built.system, s.temperature, 2026);
+  st.box = s.built.system.box;
+  return st;
+}
+
+/// Warm-up, then `steps` steps with energies only on the last (as a run that reports rarely).
+double timeSteps(Backend& backend, long long steps) {
   const auto start = std::chrono::steady_clock::now();
-  for (long long k = 0; k < steps; ++k) backend.step();
-  BenchRow r;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.atoms = b.system.size();
-  r.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
-  r.steps = steps;
-  r.builds = backend.neighborListBuilds() - buildsBefore;
-  for (const auto& [name, e] : timers.ordered()) {
-    if (name == "neighbor") r.neighbor = e.seconds;
-    if (name == "nonbonded") r.nonbonded = e.seconds;
-    if (name == "integrate") r.integrate = e.seconds;
+  for (long long k = 0; k + 1 < steps; ++k) backend.advance(false);
+  backend.advance(true);
+  backend.energies();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o) {
+  Config config = s.config;
+  config.run.platform = platform;
+  config.run.threads = platform == "cpu" ? o.threads : 1;
+  const bool gpu = platform == "cuda";
+  Row r;
+  r.system = s.name;
+  r.platform = platform;
+  r.atoms = s.built.system.size();
+  r.steps = stepsFor(r.atoms, gpu, o);
+  // Throughput without timers (no event nodes in the GPU graphs).
+  {
+    auto backend = makeBackend(config, s.built.system, nullptr);
+    backend->setState(startState(s), {});
+    backend->computeForces();
+    timeSteps(*backend, gpu ? 200 : 2);  // warm-up
+    const long long builds = backend->neighborListBuilds();
+    r.seconds = timeSteps(*backend, r.steps);
+    r.builds = backend->neighborListBuilds() - builds;
   }
+  // The time per phase from a second, timed run.
+  Timers timers;
+  auto backend = makeBackend(config, s.built.system, &timers);
+  backend->setState(startState(s), {});
+  backend->computeForces();
+  const long long phaseSteps = gpu ? std::min<long long>(r.steps, 500) : std::max<long long>(2, r.steps / 2);
+  timeSteps(*backend, gpu ? 100 : 1);
+  timers.clear();
+  timeSteps(*backend, phaseSteps);
+  State st;
+  backend->getState(st);  // collects the last samples
+  for (const auto& [name, e] : timers.ordered())
+    if (name != "output") r.phaseMs[name] = 1e3 * e.seconds / double(phaseSteps);
+#if defined(FARADAY_HAVE_CUDA)
+  if (gpu && o.kernels) {
+    auto* cuda = dynamic_cast<CudaBackend*>(backend.get());
+    const CudaBackend::KernelTimes k = cuda->timeKernels(20);
+    r.buildMs = k.buildMs;
+    r.tilesMs = k.tilesMs;
+    const TileListStats t = cuda->tileListStats();
+    r.tiles = t.tiles;
+    r.pairsEvaluated = double(t.pairsEvaluated);
+    r.pairsInCutoff = double(t.pairsInCutoff);
+  }
+#endif
   return r;
 }
 
-/// One row of the table, and of the CSV when it is open.
-void printRow(const BenchRow& r, double dt, std::ofstream& csv) {
-  const double msPerStep = 1e3 * r.seconds / double(r.steps);
-  const double nsPerDay = dt / units::kPsPerNs * units::kSecondsPerDay / (msPerStep * 1e-3);
-  const double pct = 100.0 / r.seconds;
-  std::printf("%9zu %7d %6lld %10.3f %9.2f %9.1f %10.1f %10.1f %7lld\n", r.atoms, r.threads, r.steps, msPerStep,
-              nsPerDay, r.neighbor * pct, r.nonbonded * pct, r.integrate * pct, r.builds);
+double nsPerDay(const Row& r, double dt) { return dt * double(r.steps) / r.seconds * units::kSecondsPerDay / 1e3; }
+
+void printRow(const Row& r, double dt, std::ofstream& csv) {
+  const double ms = 1e3 * r.seconds / double(r.steps);
+  auto phase = [&](const char* p) {
+    auto it = r.phaseMs.find(p);
+    return it == r.phaseMs.end() ? 0.0 : it->second;
+  };
+  double pme = 0;
+  for (const auto& [name, v] : r.phaseMs)
+    if (name.rfind("pme", 0) == 0) pme += v;
+  const double useful = r.pairsEvaluated > 0 ? r.pairsInCutoff / r.pairsEvaluated : 0;
+  std::printf("%-6s %8zu %-5s %6lld %9.4f %10.1f %8.1f | %8.4f %8.4f %8.4f %8.4f", r.system.c_str(), r.atoms,
+              r.platform.c_str(), r.steps, ms, nsPerDay(r, dt), 1000.0 * double(r.builds) / double(r.steps),
+              phase("neighbor"), phase("nonbonded"), pme, phase("integrate"));
+  if (r.tiles > 0)
+    std::printf(" | %8.4f %8.4f %6.1f%% %9.3g %9.3g", r.buildMs, r.tilesMs, 100 * useful,
+                r.pairsEvaluated / (1e-3 * r.tilesMs), r.pairsInCutoff / (1e-3 * r.tilesMs));
+  std::printf("\n");
   std::fflush(stdout);
   if (csv)
-    csv << r.atoms << ',' << r.threads << ',' << r.steps << ',' << msPerStep << ',' << nsPerDay << ','
-        << r.neighbor * pct << ',' << r.nonbonded * pct << ',' << r.integrate * pct << ',' << r.builds << '\n';
+    csv << r.system << ',' << r.atoms << ',' << r.platform << ',' << r.steps << ',' << ms << ',' << nsPerDay(r, dt)
+        << ',' << 1000.0 * double(r.builds) / double(r.steps) << ',' << phase("neighbor") << ','
+        << phase("nonbonded") << ',' << pme << ',' << phase("integrate") << ',' << r.buildMs << ',' << r.tilesMs
+        << ',' << (long long)r.pairsEvaluated << ',' << (long long)r.pairsInCutoff << ',' << useful << '\n';
+}
+
+std::vector<long long> counts(const BenchOptions&, const std::string& text) {
+  std::vector<long long> v;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    if (!item.empty()) v.push_back(std::stoll(item));
+    start = end + 1;
+  }
+  return v;
 }
 
 }  // namespace
@@ -121,14 +233,36 @@ void printRow(const BenchRow& r, double dt, std::ofstream& csv) {
 int benchMd(const std::vector<std::string>& args) {
   MdOptions o;
   if (!parseOptions(args, o)) return 0;
+  std::vector<std::string> platforms;
+  if (o.platforms != "cpu") {
+    if (cudaDeviceCount() == 0) throw Error("faraday bench md: no CUDA device (" + cudaDeviceDescription() + ")");
+    platforms.push_back("cuda");
+  }
+  if (o.platforms != "cuda") platforms.push_back("cpu");
   std::ofstream csv = BenchOptions::openCsv(o.csv);
-  if (csv) csv << "atoms,threads,steps,ms_per_step,ns_per_day,neighbor_pct,nonbonded_pct,integrate_pct,builds\n";
-  std::printf("faraday bench md: CPU backend, fcc argon liquid (21.1 /nm^3), LJ cutoff 1.0 nm + buffer 0.1 nm, "
-              "velocity Verlet, dt %.4g ps\n",
-              o.dt);
-  std::printf("%9s %7s %6s %10s %9s %9s %10s %10s %7s\n", "atoms", "threads", "steps", "ms/step", "ns/day",
-              "neigh%", "nonbond%", "integr%", "builds");
-  for (int c : o.cells) printRow(runOne(c, o), o.dt, csv);
+  if (csv)
+    csv << "system,atoms,platform,steps,ms_per_step,ns_per_day,builds_per_1000_steps,neighbor_ms,nonbonded_ms,pme_ms,"
+           "integrate_ms,list_build_ms,tile_kernel_ms,pairs_evaluated,pairs_in_cutoff,useful_fraction\n";
+  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  std::printf("faraday bench md: Langevin BAOAB, cutoff 1.0 nm + buffer 0.1 nm, dispersion correction; NaCl: PME "
+              "(rtol 1e-5, 0.12 nm, order 4), dt 2 fs; argon: dt 4 fs. CPU backend: %d threads.\n"
+              "Phase columns are ms per step (GPU: CUDA events around the phases of every 10th step).\n",
+              threads);
+  std::printf("%-6s %8s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s | %8s %8s %7s %9s %9s\n", "system", "atoms", "plat",
+              "steps", "ms/step", "ns/day", "builds/k", "neighbor", "nonbond", "pme", "integr", "build ms",
+              "tiles ms", "useful", "pairs/s", "useful/s");
+  BenchOptions names("md", "");
+  for (const std::string system : {"nacl", "argon"})
+    for (long long count : counts(names, system == "nacl" ? o.nacl : o.argon)) {
+      const BenchSystem s = makeSystem(system, count);
+      if (!o.groDir.empty()) {
+        std::filesystem::create_directories(o.groDir);
+        State st = startState(s);
+        writeGro(std::filesystem::path(o.groDir) / (system + "_" + std::to_string(count) + ".gro"),
+                 coordinatesOf(s.built.system, st, system + " benchmark start"));
+      }
+      for (const std::string& p : platforms) printRow(runOne(s, p, o), s.config.integrator.dt, csv);
+    }
   return 0;
 }
 

@@ -6,7 +6,8 @@
 // consecutive slots, a block, sit close together. For every block I the list holds
 //   - one diagonal tile: the pairs inside block I, each once (triangular);
 //   - tiles pairing block I with up to 32 atoms of later blocks (J > I), each selected
-//     one by one because it lies within cutoff + buffer of block I's bounding box.
+//     one by one because it lies within cutoff + buffer of the bounding box of one of block
+//     I's four groups of 8 atoms (tested against block I's whole box first).
 // Every pair within cutoff + buffer of the reference positions is in exactly one tile, so
 // every pair within the cutoff is evaluated exactly once while no atom has moved more than
 // half the buffer since the build.

@@ -48,7 +48,7 @@ __device__ __forceinline__ double warpSum(double v) {
 }
 
 /// One tile by one warp.
-template <bool kEnergy, bool kCoulomb>
+template <bool kEnergy, bool kCoulomb, bool kExclusions>
 __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
   const int info = a.info[t];
   const int block = tileBlock(info);
@@ -58,11 +58,14 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
   const float4 pi = iValid ? a.posq[i] : make_float4(0.f, 0.f, 0.f, 0.f);
   const int ti = iValid ? a.type[i] : 0;
   const int j = a.lanes[std::size_t(t) * 32 + lane];
-  bool jValid = j != kNoAtom;
-  float4 pj = jValid ? a.posq[j] : make_float4(0.f, 0.f, 0.f, 0.f);
-  int tj = jValid ? a.type[j] : 0;
-  const int x = a.exclusionIndex[t];
-  std::uint32_t mj = x >= 0 ? a.masks[std::size_t(x) * 32 + lane] : 0u;
+  const bool jOwn = j != kNoAtom;
+  float4 pj = jOwn ? a.posq[j] : make_float4(0.f, 0.f, 0.f, 0.f);
+  int tj = jOwn ? a.type[j] : -1;  // -1: an empty lane
+  std::uint32_t mj = 0u;
+  if constexpr (kExclusions) {
+    const int x = a.exclusionIndex[t];
+    mj = x >= 0 ? a.masks[std::size_t(x) * 32 + lane] : 0u;
+  }
   float3 fi = make_float3(0.f, 0.f, 0.f), fj = make_float3(0.f, 0.f, 0.f);
   float eLj = 0.f, eCoulomb = 0.f, w[6] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
   const float4* ljRow = table + ti * a.types;
@@ -71,7 +74,7 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
   for (int k = 0; k < 32; ++k) {
     // Diagonal tiles: pair (l, l + k) for k = 1..15, and for k = 16 the lower half only.
     const bool pairOnce = !diagonal || (k > 0 && (k < 16 || (k == 16 && lane < 16)));
-    const bool active = iValid && jValid && pairOnce && ((mj >> lane) & 1u) == 0u;
+    const bool active = iValid && tj >= 0 && pairOnce && ((mj >> lane) & 1u) == 0u;
     float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
     dx -= a.length.x * rintf(dx * a.invLength.x);
     dy -= a.length.y * rintf(dy * a.invLength.y);
@@ -79,14 +82,12 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
     const float r2 = dx * dx + dy * dy + dz * dz;
     if (active && r2 < a.cutoff2) {
       const float4 p = ljRow[tj];
-      const PairResult<float> lj = ljPair<float>(r2, LjParams<float>{p.x, p.y, p.z});
-      float fOverR = lj.fOverR;
-      if constexpr (kEnergy) eLj += lj.energy;
-      if constexpr (kCoulomb) {
-        const float qq = pi.w * pj.w;
-        const PairResult<float> c = ewaldRealPairFast<float>(r2, qq, a.beta);
-        fOverR += c.fOverR;
-        if constexpr (kEnergy) eCoulomb += c.energy - qq * a.coulombShift;
+      const float qq = pi.w * pj.w;
+      const PairResult2<float> r = ljEwaldPairFast<float, kCoulomb>(r2, LjParams<float>{p.x, p.y, p.z}, qq, a.beta);
+      const float fOverR = r.fOverR;
+      if constexpr (kEnergy) {
+        eLj += r.lj;
+        if constexpr (kCoulomb) eCoulomb += r.coulomb - qq * a.coulombShift;
       }
       const float fx = fOverR * dx, fy = fOverR * dy, fz = fOverR * dz;
       fi.x += fx, fi.y += fy, fi.z += fz;
@@ -102,8 +103,7 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
     pj.z = __shfl_sync(kFull, pj.z, next);
     pj.w = __shfl_sync(kFull, pj.w, next);
     tj = __shfl_sync(kFull, tj, next);
-    jValid = __shfl_sync(kFull, jValid, next);
-    mj = __shfl_sync(kFull, mj, next);
+    if constexpr (kExclusions) mj = __shfl_sync(kFull, mj, next);
     fj.x = __shfl_sync(kFull, fj.x, next);
     fj.y = __shfl_sync(kFull, fj.y, next);
     fj.z = __shfl_sync(kFull, fj.z, next);
@@ -114,7 +114,7 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
     addFixed(a.force + a.stride + i, fi.y);
     addFixed(a.force + 2 * a.stride + i, fi.z);
   }
-  if (jValid) {
+  if (jOwn) {
     addFixed(a.force + j, fj.x);
     addFixed(a.force + a.stride + j, fj.y);
     addFixed(a.force + 2 * a.stride + j, fj.z);
@@ -131,7 +131,7 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
   }
 }
 
-template <bool kEnergy, bool kCoulomb>
+template <bool kEnergy, bool kCoulomb, bool kExclusions>
 __global__ void __launch_bounds__(kThreads) tileKernel(TileArgs a) {
   extern __shared__ float4 table[];
   for (int k = threadIdx.x; k < a.types * a.types; k += blockDim.x) table[k] = a.table[k];
@@ -144,7 +144,14 @@ __global__ void __launch_bounds__(kThreads) tileKernel(TileArgs a) {
   const int tiles = min(c.tiles, a.capacity);
   const int lane = threadIdx.x & 31;
   const int warps = gridDim.x * (kThreads / 32);
-  for (int t = (blockIdx.x * kThreads + threadIdx.x) >> 5; t < tiles; t += warps) tile<kEnergy, kCoulomb>(a, table, t, lane);
+  for (int t = (blockIdx.x * kThreads + threadIdx.x) >> 5; t < tiles; t += warps) tile<kEnergy, kCoulomb, kExclusions>(a, table, t, lane);
+}
+
+using TileKernel = void (*)(TileArgs);
+template <bool kExclusions>
+TileKernel kernelFor(bool energies, bool coulomb) {
+  if (energies) return coulomb ? tileKernel<true, true, kExclusions> : tileKernel<true, false, kExclusions>;
+  return coulomb ? tileKernel<false, true, kExclusions> : tileKernel<false, false, kExclusions>;
 }
 
 }  // namespace
@@ -190,10 +197,8 @@ void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& li
              sums};
   const std::size_t shared = std::size_t(types_) * types_ * sizeof(float4);
   const bool coulomb = params_.ewaldBeta > 0;
-  if (energies && coulomb) tileKernel<true, true><<<blocks_, kThreads, shared, stream>>>(a);
-  else if (energies) tileKernel<true, false><<<blocks_, kThreads, shared, stream>>>(a);
-  else if (coulomb) tileKernel<false, true><<<blocks_, kThreads, shared, stream>>>(a);
-  else tileKernel<false, false><<<blocks_, kThreads, shared, stream>>>(a);
+  const auto kernel = list.hasExclusions() ? kernelFor<true>(energies, coulomb) : kernelFor<false>(energies, coulomb);
+  kernel<<<blocks_, kThreads, shared, stream>>>(a);
   FARADAY_CUDA_CHECK_LAUNCH("tileKernel");
 }
 

@@ -374,7 +374,7 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
   /// buffers and stream (compute).
   template <int P>
   void runPhases(int n, bool timed) {
-    const cudaStream_t stream = io_.stream ? io_.stream : stream;
+    const cudaStream_t stream = io_.stream ? io_.stream : stream_.get();
     const std::uint32_t* fractions = io_.stream ? io_.fractions : fractions_.data();
     const double* charges = io_.stream ? io_.charges : charges_.data();
     const ForceOut out = io_.stream ? io_.out : ForceOut{forceOut_.data(), nullptr, 0};

@@ -147,8 +147,7 @@ std::size_t lineConvolutionStaticShared();
 void setLineConvolutionShared(int logW, int bytes);
 
 /// Where the gather puts its forces: float triples in atom order, or (fixed non-null) added
-/// to a 64-bit fixed-point buffer of x, y, z planes of `stride` (each atom is gathered by
-/// one thread once, after the other force kernels: no atomics needed).
+/// to a 64-bit fixed-point buffer of x, y, z planes of `stride` by integer atomics.
 struct ForceOut {
   float* forces;
   unsigned long long* fixed;

@@ -181,10 +181,11 @@ __device__ __forceinline__ void interpolateForce(const GatherShared<P>& sh, cons
     gz = fmaf(tx[i], sD, gz);
   }
   if (out.fixed) {
+    // Integer atomics: the short-range kernel may be adding to the same buffer meanwhile.
     unsigned long long* f = out.fixed + a.atom;
-    f[0] += static_cast<unsigned long long>(__float2ll_rn(-scale.x * gx * 4294967296.f));
-    f[out.stride] += static_cast<unsigned long long>(__float2ll_rn(-scale.y * gy * 4294967296.f));
-    f[2 * out.stride] += static_cast<unsigned long long>(__float2ll_rn(-scale.z * gz * 4294967296.f));
+    atomicAdd(f, static_cast<unsigned long long>(__float2ll_rn(-scale.x * gx * 4294967296.f)));
+    atomicAdd(f + out.stride, static_cast<unsigned long long>(__float2ll_rn(-scale.y * gy * 4294967296.f)));
+    atomicAdd(f + 2 * out.stride, static_cast<unsigned long long>(__float2ll_rn(-scale.z * gz * 4294967296.f)));
     return;
   }
   float* f = out.forces + 3 * std::size_t(a.atom);
