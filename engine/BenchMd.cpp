@@ -101,7 +101,7 @@ BenchRow runOne(int cells, const BenchOptions& o) {
   CpuBackend backend(benchConfig(o), b.system, &timers);
   State s;
   s.positions = b.positions;
-  s.velocities = maxwellBoltzmannVelocities(b.system, 120.0, 1);
+  s.velocities = maxwellBoltzmannVelocities(b.system, 120.0, 1, "verlet");
   s.box = b.system.box;
   backend.setState(s, {});
   backend.computeForces();

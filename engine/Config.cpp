@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/ConfigChecks.h"
 #include "engine/Error.h"
 #include "engine/TextParse.h"
 
@@ -381,6 +382,18 @@ struct IniIndex {
   std::set<std::string> sections;
 };
 
+/// `line` without its comment: `;` or `#` starts a comment anywhere on a line, at its
+/// start or after a value (`cutoff = 1.0 ; nm`), as in GROMACS .mdp files.
+std::string withoutComment(const std::string& line) { return line.substr(0, line.find_first_of(";#")); }
+
+/// The INI text with every comment removed, line for line (so line numbers still match).
+std::string withoutComments(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) out += withoutComment(line) + '\n';
+  return out;
+}
+
 IniIndex scanIni(const std::string& file, const std::string& text) {
   IniIndex index;
   std::istringstream in(text);
@@ -388,10 +401,7 @@ IniIndex scanIni(const std::string& file, const std::string& text) {
   long number = 0;
   while (std::getline(in, line)) {
     ++number;
-    std::string t = line;
-    const auto hash = t.find('#');
-    if (hash != std::string::npos) t = t.substr(0, hash);
-    t = trimmed(t);
+    const std::string t = trimmed(withoutComment(line));
     if (t.empty()) continue;
     if (t.front() == '[') {
       if (t.back() != ']' || t.size() < 3) throw fileError(file, number, "malformed section header '" + t + "'");
@@ -430,7 +440,7 @@ std::string readText(const fs::path& file) {
 }
 
 std::vector<RawEntry> readFileEntries(const fs::path& file, IniIndex& index) {
-  const std::string text = readText(file);
+  const std::string text = withoutComments(readText(file));
   index = scanIni(file.string(), text);
   std::istringstream in(text);
   po::parsed_options parsed(nullptr);
@@ -481,8 +491,10 @@ std::vector<RawEntry> readCommandLine(const std::vector<std::string>& overrides)
   }
   const fs::path cwd = fs::current_path();
   std::vector<RawEntry> entries;
+  std::set<std::string> seen;
   for (const po::option& o : parsed.options) {
     if (o.string_key.empty()) throw Error("command line: unexpected argument '" + o.original_tokens.front() + "'");
+    if (!seen.insert(o.string_key).second) throw Error("command line: key '" + o.string_key + "' is given twice");
     entries.push_back({o.string_key, {o.value.empty() ? "" : unquoted(o.value.front()), Origin{"", 0, cwd}}});
   }
   return entries;
@@ -617,6 +629,10 @@ Config loadConfig(const fs::path& file, const std::vector<std::string>& override
   config.atomTypes = buildAtomTypes(entries);
   config.map.enabled = mapRequested(entries, index);
   checkRequired(config, file);
+  KeyOrigins origins;
+  for (const RawEntry& e : entries) origins[e.key] = e.value.origin.where(e.key);
+  checkOutputNames(config, origins);
+  config.warnings = ineffectiveKeyWarnings(config, origins);
   fillEffective(config);
   return config;
 }

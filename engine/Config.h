@@ -85,6 +85,8 @@ struct Config {
 
   /// Every key=value as finally used, in section order (for --dry-run and the run log).
   std::vector<std::pair<std::string, std::string>> effective;
+  /// One line per key that was set but has no effect in the chosen mode (printed as warnings).
+  std::vector<std::string> warnings;
 };
 
 /// Parses `file` (may be empty) and the `overrides` ("--key=value" or "--key value" tokens),

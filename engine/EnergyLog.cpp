@@ -7,6 +7,7 @@
 #include "engine/Error.h"
 #include "engine/TextParse.h"
 #include "engine/Units.h"
+#include "integrators/InitialVelocities.h"
 
 namespace faraday {
 
@@ -14,14 +15,9 @@ double pressureBar(double kineticEnergy, const Energies& energies, double volume
   return (2.0 * kineticEnergy + energies.virial.trace()) / (3.0 * volume) * units::kBarPerKjMolNm3;
 }
 
-double instantaneousTemperature(const System& system, double kineticEnergy) {
-  const double dof = system.degreesOfFreedom();
-  return dof > 0 ? 2.0 * kineticEnergy / (dof * units::kBoltzmann) : 0.0;
-}
-
-EnergyLog::EnergyLog(const std::filesystem::path& file, const System& system, long long interval, double timestep,
+EnergyLog::EnergyLog(const std::filesystem::path& file, double degreesOfFreedom, long long interval, double timestep,
                      long long restartStep)
-    : path_(file), system_(system), interval_(interval), timestep_(timestep) {
+    : path_(file), degreesOfFreedom_(degreesOfFreedom), interval_(interval), timestep_(timestep) {
   if (restartStep >= 0 && std::filesystem::exists(file))
     continueAfter(restartStep);
   else
@@ -38,8 +34,9 @@ std::string EnergyLog::header() {
 
 void EnergyLog::startNew() {
   out_.open(path_, std::ios::trunc);
-  if (!out_) throw fileError(path_.string(), 0, "cannot create the energy log");
+  if (!out_) throw fileError(path_.string(), 0, "cannot create the energy log: " + systemReason());
   out_ << header() << '\n' << std::flush;
+  if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
 }
 
 /// Keeps the header and the rows up to `restartStep`, then appends.
@@ -56,7 +53,7 @@ void EnergyLog::continueAfter(long long restartStep) {
     }
   }
   out_.open(path_, std::ios::trunc);
-  if (!out_) throw fileError(path_.string(), 0, "cannot reopen the energy log");
+  if (!out_) throw fileError(path_.string(), 0, "cannot reopen the energy log: " + systemReason());
   if (kept.empty()) kept.push_back(header());
   for (const std::string& line : kept) out_ << line << '\n';
   out_ << std::flush;
@@ -77,10 +74,10 @@ void EnergyLog::report(const State& state, const Energies& e, double kinetic) {
   char line[1024];
   std::snprintf(line, sizeof line, "%lld,%.6f,%.10g,%.10g,%.10g,%.6f,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.6f,%.4g\n",
                 state.step, state.time, potential, kinetic, potential + kinetic,
-                instantaneousTemperature(system_, kinetic), e.lj, e.dispersionCorrection, e.coulombReal, e.coulombRecip,
+                temperatureOf(degreesOfFreedom_, kinetic), e.lj, e.dispersionCorrection, e.coulombReal, e.coulombRecip,
                 e.coulombSelf, e.coulombNetCharge, pressureBar(kinetic, e, state.box.volume()), nsPerDay(state.step));
   out_ << line << std::flush;
-  if (!out_) throw fileError(path_.string(), 0, "write failed");
+  if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
 }
 
 void EnergyLog::finish(const State&) { out_.close(); }

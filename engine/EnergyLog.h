@@ -14,8 +14,9 @@ namespace faraday {
 /// are dropped and the log continues.
 class EnergyLog : public Reporter {
  public:
+  /// `degreesOfFreedom` of the temperature (degreesOfFreedom() of integrators/Integrator.h),
   /// `timestep` ps; `restartStep` < 0 starts a new file.
-  EnergyLog(const std::filesystem::path& file, const System& system, long long interval, double timestep,
+  EnergyLog(const std::filesystem::path& file, double degreesOfFreedom, long long interval, double timestep,
             long long restartStep);
   const char* name() const override { return "energy"; }
   long long interval() const override { return interval_; }
@@ -32,7 +33,7 @@ class EnergyLog : public Reporter {
   double nsPerDay(long long step);
 
   std::filesystem::path path_;
-  const System& system_;
+  double degreesOfFreedom_;
   long long interval_;
   double timestep_;
   std::ofstream out_;
@@ -42,7 +43,5 @@ class EnergyLog : public Reporter {
 
 /// Pressure in bar: P = (2 K + trace(W)) / (3 V), K kJ/mol, W kJ/mol, V nm^3.
 double pressureBar(double kineticEnergy, const Energies& energies, double volume);
-/// Instantaneous temperature in K over system.degreesOfFreedom().
-double instantaneousTemperature(const System& system, double kineticEnergy);
 
 }  // namespace faraday

@@ -10,6 +10,7 @@
 #include "engine/GroFile.h"
 #include "engine/Progress.h"
 #include "engine/TrajectoryReporter.h"
+#include "integrators/Integrator.h"
 
 namespace faraday {
 namespace {
@@ -95,7 +96,8 @@ void Simulation::createStandardReporters() {
   const long long restartStep = restart_ ? restart_->step : -1;
   const auto& out = config_.output;
   if (!out.energyFile.empty())
-    reporters_.insert(reporters_.begin(), std::make_unique<EnergyLog>(outputPath(out.energyFile), setup_.system,
+    reporters_.insert(reporters_.begin(), std::make_unique<EnergyLog>(outputPath(out.energyFile),
+                                                                      degreesOfFreedom(setup_.system, config_.integrator.type),
                                                                       out.energyInterval, config_.integrator.dt, restartStep));
   if (!out.trajectoryFile.empty())
     reporters_.push_back(std::make_unique<TrajectoryReporter>(outputPath(out.trajectoryFile), setup_.system.size(),
@@ -198,10 +200,11 @@ void Simulation::finishRun(bool writeFinalCoordinates) {
   ScopedTimer timer(&timers_, "output");
   copyStateBack();
   if (lastGood_.step != state_.step) failNonFinite(state_.step, "non-finite position or velocity");
-  if (writeFinalCoordinates && !config_.output.finalCoordinates.empty())
-    writeGro(outputPath(config_.output.finalCoordinates), coordinatesOf(setup_.system, state_, setup_.title));
+  // The checkpoint and the reporters first: an unwritable final .gro must not cost them.
   saveCheckpoint(state_, backend_->listReference());
   for (const auto& r : reporters_) r->finish(state_);
+  if (writeFinalCoordinates && !config_.output.finalCoordinates.empty())
+    writeGro(outputPath(config_.output.finalCoordinates), coordinatesOf(setup_.system, state_, setup_.title));
 }
 
 void Simulation::checkpointAt(long long step) {

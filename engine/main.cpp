@@ -60,6 +60,7 @@ int runCommand(const std::vector<std::string>& args) {
   const RunArguments r = parseRunArguments(args);
   if (r.config.empty()) throw faraday::Error("faraday run needs a config file (see faraday run --help)");
   const faraday::Config config = faraday::loadConfig(r.config, r.overrides);
+  for (const std::string& warning : config.warnings) std::cerr << "faraday: warning: " << warning << "\n";
   const faraday::RunResult result = faraday::runFromConfig(config, r.options, std::cout);
   if (!result.interrupted) return 0;
   std::string where = "no checkpoint (output.checkpoint_file is empty)";

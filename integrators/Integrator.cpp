@@ -27,6 +27,16 @@ void CpuIntegrator::advanceClock(State& state) const {
   state.time += dt_;
 }
 
+bool conservesMomentum(const std::string& integratorType) {
+  if (integratorType == "verlet") return true;
+  if (integratorType == "langevin") return false;
+  throw keyError("integrator.type", "'" + integratorType + "' is not one of verlet, langevin");
+}
+
+double degreesOfFreedom(const System& system, const std::string& integratorType) {
+  return 3.0 * double(system.size()) - (conservesMomentum(integratorType) ? 3.0 : 0.0);
+}
+
 std::unique_ptr<CpuIntegrator> makeCpuIntegrator(const Config::IntegratorSection& config, const System& system,
                                                  int threads) {
   if (config.type == "verlet") return std::make_unique<VelocityVerlet>(system, config.dt, threads);

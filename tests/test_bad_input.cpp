@@ -91,6 +91,16 @@ TEST_F(BadInput, UnknownAtomName) {
   EXPECT_HAS(r.err, "known: AR");
 }
 
+TEST_F(BadInput, ControlBytesFromTheFileAreEscapedInTheMessage) {
+  std::string line = lines(gro)[8];
+  line.replace(10, 5, "\x1b[2J\x07");
+  replaceAtomLine(6, line);
+  const CommandResult r = runExpectingError();
+  EXPECT_HAS(r.err, groAt(9) + "unknown atom name '\\x1b[2J\\x07'");
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
+  EXPECT_EQ(r.err.find('\x07'), std::string::npos);
+}
+
 TEST_F(BadInput, NaNCoordinate) {
   std::string line = lines(gro)[2];
   line.replace(20, 8, "     nan");
@@ -149,6 +159,58 @@ TEST_F(BadInput, UnknownKeySuggestsTheClosestKey) {
   config = argonConfig();
   EXPECT_HAS(runExpectingError({"--nonbonded.cutof=0.8"}).err,
              "command line: unknown key 'nonbonded.cutof'; did you mean 'nonbonded.cutoff'?");
+}
+
+TEST_F(BadInput, TwoOutputsWithTheSameNameAreRejectedNamingBothKeys) {
+  CommandResult r = runExpectingError({"--output.energy_file=out.dat", "--output.trajectory_file=out.dat"});
+  EXPECT_HAS(r.err, "command line: key 'output.trajectory_file': names " + (dir / "out" / "out.dat").string());
+  EXPECT_HAS(r.err, "which is also the file of key 'output.energy_file'");
+  r = runExpectingError({"--output.checkpoint_file=final.gro"});
+  EXPECT_HAS(r.err, "command line: key 'output.checkpoint_file'");
+  EXPECT_HAS(r.err, "key 'output.final_coordinates'");
+  // The companions count too: the checkpoint's previous version and temporary file.
+  r = runExpectingError({"--output.energy_file=state.chk.prev"});
+  EXPECT_HAS(r.err, "key 'output.energy_file': names " + (dir / "out" / "state.chk.prev").string() +
+                        ", which is also the previous version of key 'output.checkpoint_file'");
+  r = runExpectingError({"--output.trajectory_file=../out/final.gro.tmp"});
+  EXPECT_HAS(r.err, "the temporary file of key 'output.final_coordinates'");
+  // Set in the file: the file and line are named.
+  config += "energy_file = traj.dcd\n";
+  EXPECT_HAS(runExpectingError().err, cfgAt("energy_file = traj.dcd") + "key 'output.energy_file': names ");
+  config = argonConfig();
+  // An output never overwrites an input.
+  r = runExpectingError({"--output.directory=.", "--output.final_coordinates=argon.gro"});
+  EXPECT_HAS(r.err, "which is also the input file of key 'system.coordinates'");
+}
+
+TEST_F(BadInput, AKeyGivenTwiceOnTheCommandLine) {
+  EXPECT_HAS(runExpectingError({"--run.steps=10", "--run.steps", "20"}).err,
+             "faraday: error: command line: key 'run.steps' is given twice");
+}
+
+/// A failed write says why, as the system gives it.
+TEST_F(BadInput, WriteErrorsGiveTheSystemsReason) {
+  writeText(dir / "argon.gro", gro);
+  writeText(dir / "sim.cfg", config);
+  for (const char* key : {"--output.energy_file=/dev/full", "--output.trajectory_file=/dev/full"}) {
+    const CommandResult r = runFaraday(dir.path(), {"run", "sim.cfg", key});
+    EXPECT_EQ(r.exitCode, 1) << key;
+    EXPECT_HAS(r.err, "faraday: error: /dev/full: write failed: No space left on device");
+  }
+}
+
+/// final.gro cannot be written (its name is taken by a folder): the run still ends with
+/// its final checkpoint and its energy log, and the error names the file.
+TEST_F(BadInput, AnUnwritableFinalGroDoesNotCostTheFinalCheckpoint) {
+  writeText(dir / "argon.gro", gro);
+  writeText(dir / "sim.cfg", config);
+  fs::create_directories(dir / "out" / "final.gro" / "occupied");
+  const CommandResult r = runFaraday(dir.path(), {"run", "sim.cfg"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_HAS(r.err, "faraday: error: " + (dir / "out" / "final.gro").string() + ": cannot rename");
+  EXPECT_EQ(readCheckpoint(dir / "out" / "state.chk", 108, "").step, 20);
+  EXPECT_EQ(lines(readText(dir / "out" / "energy.csv")).size(), 4u);  // header + steps 0, 10, 20
+  EXPECT_FALSE(fs::exists(dir / "out" / "final.gro.tmp"));
 }
 
 TEST_F(BadInput, DryRunValidatesAndWritesNothing) {

@@ -53,6 +53,30 @@ TEST(Checkpoint, RoundTripIsBitwiseAndThePreviousFileIsKept) {
   EXPECT_EQ(r.physics, c.physics);
 }
 
+/// A checkpoint that cannot be put in place leaves the old one as it was and no temporary
+/// file behind, and the error says why.
+TEST(Checkpoint, AFailedWriteKeepsTheOldFileAndLeavesNoTemporaryFile) {
+  TempDir dir;
+  const Checkpoint c = sampleCheckpoint(4);
+  writeCheckpoint(dir / "s.chk", c);
+  fs::create_directories(dir / "s.chk.prev" / "occupied");  // the previous version cannot be kept
+  Checkpoint later = c;
+  later.step = 5000;
+  const std::string msg = errorOf([&] { writeCheckpoint(dir / "s.chk", later); });
+  EXPECT_NE(msg.find((dir / "s.chk").string() + ": cannot keep the previous file"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("s.chk.prev: "), std::string::npos) << "the system's reason: " << msg;
+  EXPECT_FALSE(fs::exists(dir / "s.chk.tmp"));
+  EXPECT_EQ(readCheckpoint(dir / "s.chk", 4, c.physics).step, 1234);
+  // The same when the temporary file itself cannot be written.
+  fs::remove_all(dir / "s.chk.prev");
+  fs::create_directories(dir / "ro");
+  fs::permissions(dir / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+  const std::string denied = errorOf([&] { writeCheckpoint(dir / "ro" / "s.chk", later); });
+  fs::permissions(dir / "ro", fs::perms::owner_all);
+  if (::geteuid() != 0) EXPECT_NE(denied.find("cannot create: Permission denied"), std::string::npos) << denied;
+  EXPECT_FALSE(fs::exists(dir / "ro" / "s.chk.tmp"));
+}
+
 TEST(Checkpoint, RefusesOtherSystemsOtherSettingsAndCorruption) {
   TempDir dir;
   const Checkpoint c = sampleCheckpoint(5);

@@ -64,7 +64,8 @@ Options parse(const std::vector<std::string>& args, bool& help) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     if (a == "--help" || a == "-h") { help = true; return o; }
-    if (a.rfind("--", 0) != 0) throw Error("faraday bench pme: unexpected argument '" + a + "'\n" + kUsage);
+    if (a.rfind("--", 0) != 0)
+      throw Error("faraday bench pme: unexpected argument '" + a + "' (see faraday bench pme --help)");
     a = a.substr(2);
     if (a == "no-error") { o.error = false; continue; }
     if (a == "no-pairs") { o.pairs = false; continue; }
@@ -95,7 +96,7 @@ Options parse(const std::vector<std::string>& args, bool& help) {
     else if (key == "threads") o.threads = int(number(key, value));
     else if (key == "platforms") o.platforms = value;
     else if (key == "csv") o.csv = value;
-    else throw Error("faraday bench pme: unknown option --" + key + "\n" + kUsage);
+    else throw Error("faraday bench pme: unknown option --" + key + " (see faraday bench pme --help)");
   }
   if (o.platforms != "cpu" && o.platforms != "cuda" && o.platforms != "both")
     throw Error("faraday bench pme: --platforms must be cpu, cuda or both");
