@@ -196,7 +196,7 @@ const std::vector<KeySpec>& keySpecs() {
          const auto& g = c.electrostatics.grid;
          return std::to_string(g[0]) + " " + std::to_string(g[1]) + " " + std::to_string(g[2]);
        }},
-      {"electrostatics.ewald_kspace_rtol", "", "plain Ewald k-space cut (0 = ewald_rtol)",
+      {"electrostatics.ewald_kspace_rtol", "", "plain Ewald k cut exp(-pi^2 m^2/beta^2); 0 = auto (converged)",
        [](C& c, const V& v) {
          const double r = toDouble(v.text);
          if (!(r >= 0 && r < 1)) throw BadValue{"must be in [0, 1) (got " + v.text + ")"};

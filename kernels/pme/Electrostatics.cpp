@@ -31,6 +31,13 @@ double pmeSpacingForRtol(double beta, int order, double rtol) {
   return betaH / beta;
 }
 
+double ewaldKspaceRtolFor(double ewaldRtol) {
+  if (!(ewaldRtol > 0 && ewaldRtol < 1)) throw keyError("electrostatics.ewald_rtol", "must lie in (0, 1)");
+  // x = pi m_cut / beta solves erfc(x) = target (the same bisection as beta rc for erfc = rtol).
+  const double x = ewaldBetaFromRtol(1.0, std::fmin(1e-10, 1e-5 * ewaldRtol));
+  return std::exp(-x * x);
+}
+
 int nextFftSize(int n) {
   if (n < 1) n = 1;
   for (int m = n;; ++m) {
@@ -50,7 +57,7 @@ EwaldSetup chooseEwaldSetup(const Config& config, const Box& box) {
   if (s.method != "pme" && s.method != "ewald")
     throw keyError("electrostatics.method", "'" + s.method + "' is not one of pme, ewald, none");
   s.beta = ewaldBetaFromRtol(s.cutoff, e.ewaldRtol);
-  s.kspaceRtol = e.ewaldKspaceRtol > 0 ? e.ewaldKspaceRtol : e.ewaldRtol;
+  s.kspaceRtol = e.ewaldKspaceRtol > 0 ? e.ewaldKspaceRtol : ewaldKspaceRtolFor(e.ewaldRtol);
   if (e.pmeOrder < 4 || e.pmeOrder > 8) throw keyError("electrostatics.pme_order", "must be 4..8");
   s.pme.beta = s.beta;
   s.pme.order = e.pmeOrder;
