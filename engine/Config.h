@@ -30,6 +30,7 @@ struct Config {
     double cutoff = 1.0;                 ///< nonbonded.cutoff, nm (LJ and real-space Coulomb)
     double buffer = 0.1;                 ///< nonbonded.buffer, nm (Verlet list skin)
     bool ljShift = true;                 ///< nonbonded.lj_shift: potential-shift LJ at the cutoff
+    std::string coulombModifier = "potential-shift";  ///< nonbonded.coulomb_modifier: potential-shift | none
     bool dispersionCorrection = false;   ///< nonbonded.dispersion_correction: long-range LJ energy/pressure
   } nonbonded;
 

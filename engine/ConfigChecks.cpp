@@ -92,6 +92,10 @@ std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigin
       {"integrator.friction", verlet},
       {"integrator.seed", verlet},
       {"electrostatics.ewald_rtol", noEwald},
+      {"nonbonded.coulomb_modifier",
+       [](const Config& x) {
+         return x.electrostatics.method == "none" ? std::string("electrostatics.method = none") : "";
+       }},
       {"electrostatics.pme_order", notPme},
       {"electrostatics.grid", notPme},
       {"electrostatics.fourier_spacing",
