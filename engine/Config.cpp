@@ -268,6 +268,9 @@ const std::vector<KeySpec>& keySpecs() {
       {"output.checkpoint_interval", "steps", "steps between checkpoints",
        [](C& c, const V& v) { c.output.checkpointInterval = positiveInterval(v.text); },
        [](const C& c) { return std::to_string(c.output.checkpointInterval); }},
+      {"output.log_file", "", "run log: configuration, system, setup, warnings, timing (empty = none)",
+       [](C& c, const V& v) { c.output.logFile = v.text; },
+       [](const C& c) { return c.output.logFile; }},
 
       {"map.method", "", "direct | cutoff | pme",
        [](C& c, const V& v) { c.map.method = oneOf(v.text, {"direct", "cutoff", "pme"}); },

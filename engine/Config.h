@@ -67,6 +67,7 @@ struct Config {
     std::string finalCoordinates = "final.gro";  ///< output.final_coordinates ("" = none)
     std::string checkpointFile = "state.chk";    ///< output.checkpoint_file ("" = none)
     long long checkpointInterval = 10000;        ///< output.checkpoint_interval, steps
+    std::string logFile = "run.log";             ///< output.log_file: the run log ("" = none)
   } output;
 
   struct MapSection {

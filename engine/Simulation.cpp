@@ -9,6 +9,7 @@
 #include "engine/Error.h"
 #include "engine/GroFile.h"
 #include "engine/Progress.h"
+#include "engine/RunLog.h"
 #include "engine/TrajectoryReporter.h"
 #include "integrators/Integrator.h"
 
@@ -95,6 +96,7 @@ void Simulation::createStandardReporters() {
   if (ec) throw keyError("output.directory", "cannot create " + config_.output.directory.string() + ": " + ec.message());
   const long long restartStep = restart_ ? restart_->step : -1;
   const auto& out = config_.output;
+  if (!out.logFile.empty()) openRunLog(log_, outputPath(out.logFile), restart_.has_value());
   if (!out.energyFile.empty())
     reporters_.insert(reporters_.begin(), std::make_unique<EnergyLog>(outputPath(out.energyFile),
                                                                       degreesOfFreedom(setup_.system, config_.integrator.type),
@@ -275,6 +277,7 @@ RunResult runFromConfig(const Config& config, const RunOptions& options, std::os
     printEffective(config, log);
     log << "System (" << config.system.coordinates.string() << "):\n" << describeSystem(setup.system);
     log << "Velocities: " << (setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
+    log << runSetupSummary(config, setup.system);
     if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";
     log << "Dry run: configuration and input are valid; nothing was written.\n";
     return {};
@@ -283,6 +286,7 @@ RunResult runFromConfig(const Config& config, const RunOptions& options, std::os
   log << describeSystem(setup.system);
   log << "Velocities: " << (checkpoint ? "from the checkpoint" : setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
   if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";
+  logFileOnly(log, runSetupSummary(config, setup.system));
   log << std::flush;
   Simulation simulation(config, std::move(setup), std::move(checkpoint), log);
   if (config.map.enabled)

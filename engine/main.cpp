@@ -1,6 +1,7 @@
 // The `faraday` command line: run, bench, --help, --version.
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -8,6 +9,8 @@
 #include "engine/Bench.h"
 #include "engine/Config.h"
 #include "engine/Error.h"
+#include "engine/OpenMpWaiting.h"
+#include "engine/RunLog.h"
 #include "engine/Simulation.h"
 #include "kernels/common/Device.h"
 #include "kernels/dcs/MapRun.h"
@@ -61,12 +64,26 @@ int runCommand(const std::vector<std::string>& args) {
   if (r.config.empty()) throw faraday::Error("faraday run needs a config file (see faraday run --help)");
   const faraday::Config config = faraday::loadConfig(r.config, r.overrides);
   for (const std::string& warning : config.warnings) std::cerr << "faraday: warning: " << warning << "\n";
-  const faraday::RunResult result = faraday::runFromConfig(config, r.options, std::cout);
+  faraday::RunLog log(std::cout);
+  std::string command = "faraday run";
+  for (const std::string& a : args) command += " " + a;
+  log.fileOnly("faraday " + std::string(kVersion) + "\nCommand line: " + command + "\nWorking folder: " +
+               std::filesystem::current_path().string() + "\n");
+  for (const std::string& warning : config.warnings) log.fileOnly("Warning: " + warning + "\n");
+  faraday::RunResult result;
+  try {
+    result = faraday::runFromConfig(config, r.options, log);
+  } catch (const std::exception& e) {
+    log.fileOnly(std::string("faraday: error: ") + e.what() + "\n");
+    throw;
+  }
   if (!result.interrupted) return 0;
   std::string where = "no checkpoint (output.checkpoint_file is empty)";
   if (!config.output.checkpointFile.empty())
     where = "checkpoint " + (config.output.directory / config.output.checkpointFile).string();
-  std::cerr << "faraday: interrupted at step " << result.finalStep << ", " << where << "\n";
+  const std::string interrupted = "faraday: interrupted at step " + std::to_string(result.finalStep) + ", " + where + "\n";
+  log.fileOnly(interrupted);
+  std::cerr << interrupted;
   return 128 + result.signal;
 }
 
@@ -102,6 +119,7 @@ int dispatch(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  faraday::limitOpenMpSpinning(argv);
   try {
     return dispatch(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const faraday::Error& e) {

@@ -38,6 +38,9 @@ double pmeSpacingForRtol(double beta, int order, double rtol);
 /// ~1e-10 of itself (2e-10 measured; 3e-6 with the cut at exp(...) = ewald_rtol), tighter
 /// still when ewald_rtol asks for more.
 double ewaldKspaceRtolFor(double ewaldRtol);
+/// The force-error model of pmeSpacingForRtol for a given spacing h (nm): A_p (beta h)^p,
+/// RMS reciprocal force error over the RMS electrostatic force (an upper envelope).
+double pmeForceErrorEstimate(double beta, int order, double spacing);
 /// Smallest n' >= n whose only prime factors are 2, 3, 5 and 7.
 int nextFftSize(int n);
 /// The setup for `config` and `box`; throws Error naming the key for invalid values.
