@@ -219,6 +219,9 @@ void DcdReader::readFrame(long long index, DcdFrame& frame) {
     expectMarker(file_, 48, path_, "a unit cell record");
     const double s = 1.0 / units::kAngstromPerNm;
     frame.box = Box::rectangular(cell[0] * s, cell[2] * s, cell[5] * s);
+    if (!frame.box.isValid())
+      throw fileError(path_.string(), 0, "frame " + std::to_string(index + 1) + " of " + std::to_string(frames_) +
+                                             ": the unit cell is not a box of positive finite edges (frames count from 1)");
   }
   frame.positions.resize(atoms_);
   buffer_.resize(atoms_);
@@ -227,7 +230,13 @@ void DcdReader::readFrame(long long index, DcdFrame& frame) {
     expectMarker(file_, bytes, path_, "a coordinate record");
     if (std::fread(buffer_.data(), 4, atoms_, file_) != atoms_) throw fileError(path_.string(), 0, "truncated coordinate record");
     expectMarker(file_, bytes, path_, "a coordinate record");
-    for (std::size_t i = 0; i < atoms_; ++i) frame.positions[i][k] = double(buffer_[i]) / units::kAngstromPerNm;
+    for (std::size_t i = 0; i < atoms_; ++i) {
+      if (!std::isfinite(buffer_[i]))
+        throw fileError(path_.string(), 0, "frame " + std::to_string(index + 1) + " of " + std::to_string(frames_) +
+                                               ", atom " + std::to_string(i + 1) + ": non-finite " + "xyz"[k] +
+                                               " coordinate (frames and atoms count from 1)");
+      frame.positions[i][k] = double(buffer_[i]) / units::kAngstromPerNm;
+    }
   }
 }
 

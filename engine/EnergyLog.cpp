@@ -1,5 +1,7 @@
 #include "engine/EnergyLog.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <vector>
@@ -22,14 +24,24 @@ EnergyLog::EnergyLog(const std::filesystem::path& file, double degreesOfFreedom,
     continueAfter(restartStep);
   else
     startNew();
-  lastStep_ = restartStep;
-  lastTime_ = std::chrono::steady_clock::now();
+  startStep_ = std::max(restartStep, 0LL);
+  startTime_ = std::chrono::steady_clock::now();
 }
 
 std::string EnergyLog::header() {
-  return "\"step\",\"time (ps)\",\"potential (kJ/mol)\",\"kinetic (kJ/mol)\",\"total (kJ/mol)\",\"temperature (K)\","
-         "\"lj (kJ/mol)\",\"dispersion_correction (kJ/mol)\",\"coulomb_real (kJ/mol)\",\"coulomb_recip (kJ/mol)\","
-         "\"coulomb_self (kJ/mol)\",\"coulomb_net_charge (kJ/mol)\",\"pressure (bar)\",\"ns/day\"";
+  return "#\"Step\",\"Time (ps)\",\"Potential Energy (kJ/mole)\",\"Kinetic Energy (kJ/mole)\","
+         "\"Total Energy (kJ/mole)\",\"Temperature (K)\",\"Speed (ns/day)\",\"LJ (kJ/mole)\","
+         "\"Dispersion Correction (kJ/mole)\",\"Coulomb Real Space (kJ/mole)\",\"Coulomb Reciprocal Space (kJ/mole)\","
+         "\"Coulomb Self (kJ/mole)\",\"Coulomb Net Charge (kJ/mole)\",\"Pressure (bar)\"";
+}
+
+std::string csvNumber(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  // A zero, or a value that rounds to zero, never prints as "-0" or "-0.000000".
+  if (text[0] == '-' && std::isfinite(value) && std::string(text).find_first_of("123456789") == std::string::npos)
+    return text + 1;
+  return text;
 }
 
 void EnergyLog::startNew() {
@@ -59,23 +71,28 @@ void EnergyLog::continueAfter(long long restartStep) {
   out_ << std::flush;
 }
 
-double EnergyLog::nsPerDay(long long step) {
-  const auto now = std::chrono::steady_clock::now();
-  const double seconds = std::chrono::duration<double>(now - lastTime_).count();
-  const long long steps = lastStep_ >= 0 ? step - lastStep_ : 0;
-  lastStep_ = step;
-  lastTime_ = now;
-  if (steps <= 0 || seconds <= 0) return 0.0;
-  return double(steps) * timestep_ / units::kPsPerNs * units::kSecondsPerDay / seconds;
+std::string EnergyLog::speed(long long step) const {
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime_).count();
+  const long long steps = step - startStep_;
+  if (steps <= 0 || !(seconds > 0)) return "--";  // nothing timed yet (OpenMM writes the same)
+  return csvNumber("%.4g", double(steps) * timestep_ / units::kPsPerNs * units::kSecondsPerDay / seconds);
 }
 
 void EnergyLog::report(const State& state, const Energies& e, double kinetic) {
   const double potential = e.potential();
-  char line[1024];
-  std::snprintf(line, sizeof line, "%lld,%.6f,%.10g,%.10g,%.10g,%.6f,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.6f,%.4g\n",
-                state.step, state.time, potential, kinetic, potential + kinetic,
-                temperatureOf(degreesOfFreedom_, kinetic), e.lj, e.dispersionCorrection, e.coulombReal, e.coulombRecip,
-                e.coulombSelf, e.coulombNetCharge, pressureBar(kinetic, e, state.box.volume()), nsPerDay(state.step));
+  std::string line = std::to_string(state.step);
+  const auto add = [&line](const std::string& field) {
+    line += ',';
+    line += field;
+  };
+  add(csvNumber("%.6f", state.time));
+  for (const double v : {potential, kinetic, potential + kinetic}) add(csvNumber("%.10g", v));
+  add(csvNumber("%.6f", temperatureOf(degreesOfFreedom_, kinetic)));
+  add(speed(state.step));
+  for (const double v : {e.lj, e.dispersionCorrection, e.coulombReal, e.coulombRecip, e.coulombSelf, e.coulombNetCharge})
+    add(csvNumber("%.10g", v));
+  add(csvNumber("%.6f", pressureBar(kinetic, e, state.box.volume())));
+  line += '\n';
   out_ << line << std::flush;
   if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
 }

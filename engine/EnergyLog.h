@@ -2,16 +2,18 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "engine/Reporter.h"
 
 namespace faraday {
 
-/// CSV energy log, one row every `interval` steps, columns like OpenMM's StateDataReporter:
-/// "step","time (ps)","potential (kJ/mol)","kinetic (kJ/mol)","total (kJ/mol)",
-/// "temperature (K)", each term of Energies (kJ/mol), "pressure (bar)", "ns/day".
-/// Rows are flushed as they are written. On a restart the rows after the restart step
-/// are dropped and the log continues.
+/// CSV energy log, one row every `interval` steps, the columns OpenMM's StateDataReporter
+/// also has named as it names them: #"Step","Time (ps)","Potential Energy (kJ/mole)",
+/// "Kinetic Energy (kJ/mole)","Total Energy (kJ/mole)","Temperature (K)","Speed (ns/day)"
+/// (averaged since the start of this run; "--" before any step), then each term of Energies
+/// (kJ/mole) and "Pressure (bar)". No value prints as "-0". Rows are flushed as they are
+/// written. On a restart the rows after the restart step are dropped and the log continues.
 class EnergyLog : public Reporter {
  public:
   /// `degreesOfFreedom` of the temperature (degreesOfFreedom() of integrators/Integrator.h),
@@ -30,16 +32,19 @@ class EnergyLog : public Reporter {
  private:
   void startNew();
   void continueAfter(long long restartStep);
-  double nsPerDay(long long step);
+  std::string speed(long long step) const;
 
   std::filesystem::path path_;
   double degreesOfFreedom_;
   long long interval_;
   double timestep_;
   std::ofstream out_;
-  long long lastStep_ = -1;
-  std::chrono::steady_clock::time_point lastTime_;
+  long long startStep_ = 0;
+  std::chrono::steady_clock::time_point startTime_;
 };
+
+/// `value` formatted by printf `format`, without a minus sign when it prints as zero.
+std::string csvNumber(const char* format, double value);
 
 /// Pressure in bar: P = (2 K + trace(W)) / (3 V), K kJ/mol, W kJ/mol, V nm^3.
 double pressureBar(double kineticEnergy, const Energies& energies, double volume);

@@ -2,6 +2,8 @@
 // key, a non-zero exit code, and no output file at all.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "engine/Checkpoint.h"
 #include "tests/EngineTestSupport.h"
 
@@ -186,6 +188,23 @@ TEST_F(BadInput, TwoOutputsWithTheSameNameAreRejectedNamingBothKeys) {
 TEST_F(BadInput, AKeyGivenTwiceOnTheCommandLine) {
   EXPECT_HAS(runExpectingError({"--run.steps=10", "--run.steps", "20"}).err,
              "faraday: error: command line: key 'run.steps' is given twice");
+}
+
+/// A checkpoint with a NaN velocity does not pass a dry run.
+TEST_F(BadInput, ACheckpointWithANonFiniteVelocityFailsTheDryRun) {
+  writeText(dir / "argon.gro", gro);
+  writeText(dir / "sim.cfg", config);
+  Checkpoint c;
+  c.box = Box::rectangular(1.7226, 1.7226, 1.7226);
+  const std::vector<std::string> groLines = lines(gro);
+  for (auto line = groLines.begin() + 2; line + 1 != groLines.end(); ++line) {
+    c.positions.push_back({std::stod(line->substr(20, 8)), std::stod(line->substr(28, 8)), std::stod(line->substr(36, 8))});
+    c.velocities.push_back({0, 0, 0});
+  }
+  c.velocities[7].y = std::numeric_limits<double>::quiet_NaN();
+  writeCheckpoint(dir / "nan.chk", c);
+  EXPECT_HAS(runExpectingError({"--dry-run", "--restart", "nan.chk"}).err,
+             "faraday: error: nan.chk: checkpoint holds a non-finite velocity of atom 8");
 }
 
 /// A failed write says why, as the system gives it.
