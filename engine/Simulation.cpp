@@ -10,6 +10,7 @@
 #include "engine/GroFile.h"
 #include "engine/Progress.h"
 #include "engine/RunLog.h"
+#include "engine/Runaway.h"
 #include "engine/TrajectoryReporter.h"
 #include "integrators/Integrator.h"
 
@@ -134,7 +135,11 @@ bool Simulation::anyDueNeedsState(long long step) const {
 
 void Simulation::copyStateBack() {
   backend_->getState(state_);
-  if (allFinite(state_.positions) && allFinite(state_.velocities)) rememberGoodState();
+  if (!allFinite(state_.positions) || !allFinite(state_.velocities)) return;  // the callers report it
+  // Only a state within the runaway bound is a good state to go back to.
+  if (const auto r = findRunaway(setup_.system, state_, backend_->forces(), config_.integrator.dt))
+    failRunaway(state_.step, r->reason, r->particle);
+  rememberGoodState();
 }
 
 void Simulation::rememberGoodState() {
@@ -153,10 +158,24 @@ void Simulation::reportAt(long long step, const Energies& energies) {
 
 void Simulation::checkPotential(long long step, const Energies& energies) {
   if (!std::isfinite(energies.potential())) failNonFinite(step, "non-finite potential energy");
+  if (const auto reason = potentialRunaway(setup_.system, energies.potential())) failRunaway(step, *reason, -1);
 }
 
 void Simulation::checkForces(long long step) {
   if (!allFinite(backend_->forces())) failNonFinite(step, "non-finite force");
+  State now;
+  backend_->getState(now);
+  if (const auto r = findRunaway(setup_.system, now, backend_->forces(), config_.integrator.dt))
+    failRunaway(step, r->reason, r->particle);
+}
+
+void Simulation::failRunaway(long long step, const std::string& reason, long particle) {
+  State bad;
+  backend_->getState(bad);
+  if (particle < 0) particle = largestForce(backend_->forces());
+  std::string message = reason + " at step " + std::to_string(step);
+  if (particle >= 0) message += ": " + describeParticle(setup_.system, bad, particle);
+  stopWithLastGoodState(step, message);
 }
 
 void Simulation::failNonFinite(long long step, const std::string& what) {
@@ -172,8 +191,12 @@ void Simulation::failNonFinite(long long step, const std::string& what) {
     message += "no particle has a non-finite position, velocity or force; ";
   }
   if (index >= 0)
-    message += "particle " + std::to_string(index) + " (atom name " + setup_.system.atomName[std::size_t(index)] +
-               ", 0-based index) has " + (kind == "largest force" ? "the largest force" : "a non-finite " + kind);
+    message += describeParticle(setup_.system, bad, index) + "; it has " +
+               (kind == "largest force" ? "the largest force" : "a non-finite " + kind);
+  stopWithLastGoodState(step, message);
+}
+
+void Simulation::stopWithLastGoodState(long long step, std::string message) {
   if (lastGood_.step >= 0 && lastGood_.step < step && !config_.output.checkpointFile.empty()) {
     saveCheckpoint(lastGood_, lastGoodReference_);
     message += "; last good state (step " + std::to_string(lastGood_.step) + ") saved to " +
@@ -278,6 +301,8 @@ RunResult runFromConfig(const Config& config, const RunOptions& options, std::os
     log << "System (" << config.system.coordinates.string() << "):\n" << describeSystem(setup.system);
     log << "Velocities: " << (setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
     log << runSetupSummary(config, setup.system);
+    log << describeCloseContacts(setup.system, checkpoint ? checkpoint->positions : setup.state.positions,
+                                 checkpoint ? checkpoint->box : setup.system.box);
     if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";
     log << "Dry run: configuration and input are valid; nothing was written.\n";
     return {};

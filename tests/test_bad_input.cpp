@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "engine/Checkpoint.h"
+#include "engine/Runaway.h"
 #include "tests/EngineTestSupport.h"
 
 namespace faraday::test {
@@ -245,24 +246,57 @@ TEST_F(BadInput, DryRunValidatesAndWritesNothing) {
   EXPECT_HAS(runExpectingError({"--dry-run"}).err, groAt(3));
 }
 
-TEST_F(BadInput, BlowUpStopsNamingStepAndParticleAndKeepsTheLastGoodState) {
+/// dt = 0.08 ps is 20 times too long for argon: the run is stopped as a runaway (a particle
+/// would move more than 0.1 nm in one step) before any value is non-finite, naming the step,
+/// the particle and its closest neighbour, and the checkpoint holds the last state within
+/// the bound, not merely a finite one.
+TEST_F(BadInput, BlowUpStopsEarlyNamingStepAndParticleAndKeepsTheLastGoodState) {
   writeText(dir / "argon.gro", gro);
   writeText(dir / "sim.cfg", config);
-  // dt = 0.5 ps is ~200 times too long for argon: atoms overlap and the forces overflow.
-  const CommandResult r = runFaraday(dir.path(), {"run", "sim.cfg", "--integrator.dt=0.5", "--run.steps=1000",
+  const CommandResult r = runFaraday(dir.path(), {"run", "sim.cfg", "--integrator.dt=0.08", "--run.steps=1000",
                                                   "--output.energy_interval=1", "--output.trajectory_interval=1"});
   EXPECT_EQ(r.exitCode, 1);
-  EXPECT_EQ(r.err.rfind("faraday: error: non-finite", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("faraday: error: runaway: one step would move a particle ", 0), 0u) << r.err;
+  EXPECT_HAS(r.err, "above the bound of 0.1 nm per step");
   EXPECT_HAS(r.err, " at step ");
-  EXPECT_HAS(r.err, "particle ");
-  EXPECT_HAS(r.err, "(atom name AR");
+  EXPECT_HAS(r.err, "(atom name AR, 0-based index); its closest neighbour is particle ");
   EXPECT_HAS(r.err, "last good state (step ");
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
   EXPECT_FALSE(fs::exists(dir / "out" / "final.gro"));
   const long long failed = std::stoll(r.err.substr(r.err.find(" at step ") + 9));
+  EXPECT_GT(failed, 1);
   const Checkpoint c = readCheckpoint(dir / "out" / "state.chk", 108, "");
-  EXPECT_EQ(c.step, failed - 1);  // the potential is checked every step, the state copied every step here
-  for (const Vec3& x : c.positions) EXPECT_TRUE(isFinite(x));
-  for (const Vec3& v : c.velocities) EXPECT_TRUE(isFinite(v));
+  EXPECT_EQ(c.step, failed - 1);  // the state is checked every step here
+  for (const Vec3& v : c.velocities) EXPECT_LT(std::sqrt(norm2(v)) * 0.08, kMaxStepDisplacement);
+}
+
+/// Two atoms 0.02 nm apart: the run stops at step 0, before writing anything, naming the
+/// pair; the dry run reports the close contact.
+TEST_F(BadInput, OverlappingAtomsAreReportedAndStopTheRunAtOnce) {
+  std::vector<std::string> v = lines(gro);
+  std::string moved = v[3];
+  char x[16];
+  std::snprintf(x, sizeof x, "%8.3f", std::stod(v[2].substr(20, 8)) + 0.02);
+  moved.replace(20, 8, x);
+  moved.replace(28, 16, v[2].substr(28, 16));  // atom 1 (0-based) onto atom 0, 0.02 nm along x
+  v[3] = moved;
+  gro = joinLines(v);
+  const CommandResult r = runExpectingError();
+  EXPECT_HAS(r.err, "faraday: error: runaway: potential energy ");
+  EXPECT_HAS(r.err, " at step 0: particle ");
+  EXPECT_TRUE(r.err.find("particle 0 (atom name AR, 0-based index); its closest neighbour is particle 1 (AR) at 0.02 nm") !=
+                  std::string::npos ||
+              r.err.find("particle 1 (atom name AR, 0-based index); its closest neighbour is particle 0 (AR) at 0.02 nm") !=
+                  std::string::npos)
+      << r.err;
+  EXPECT_HAS(r.err, "the initial state is already bad (nothing written)");
+  const CommandResult dry = runFaraday(dir.path(), {"run", "sim.cfg", "--dry-run"});
+  EXPECT_EQ(dry.exitCode, 0) << dry.err;
+  EXPECT_HAS(dry.out, "Close contacts: 1 pair(s) closer than 0.6 sigma_ij");
+  EXPECT_HAS(dry.out, "  particles 0 (AR) and 1 (AR), 0-based: 0.02 nm (threshold 0.2043 nm)");
+  gro = argonGro(3);
+  writeText(dir / "argon.gro", gro);
+  EXPECT_HAS(runFaraday(dir.path(), {"run", "sim.cfg", "--dry-run"}).out, "Close contacts: none");
 }
 
 }  // namespace
