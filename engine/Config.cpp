@@ -272,6 +272,21 @@ const std::vector<KeySpec>& keySpecs() {
        [](C& c, const V& v) { c.output.logFile = v.text; },
        [](const C& c) { return c.output.logFile; }},
 
+      {"output.forces_file", "", "forces as a NumPy .npy file, kJ/mol/nm: run: (N, 3) of the final step; rerun: "
+                                 "(frames, N, 3) (empty = none)",
+       [](C& c, const V& v) { c.output.forcesFile = v.text; },
+       [](const C& c) { return c.output.forcesFile; }},
+
+      {"rerun.trajectory", "path", "DCD trajectory that faraday rerun evaluates (empty = system.coordinates)",
+       [](C& c, const V& v) { c.rerun.trajectory = toPath(v).string(); },
+       [](const C& c) { return c.rerun.trajectory; }},
+      {"rerun.energy_file", "", "energies of every frame (faraday rerun), CSV",
+       [](C& c, const V& v) {
+         if (v.text.empty()) throw BadValue{"must name the rerun's energy file"};
+         c.rerun.energyFile = v.text;
+       },
+       [](const C& c) { return c.rerun.energyFile; }},
+
       {"map.method", "", "direct | cutoff | pme",
        [](C& c, const V& v) { c.map.method = oneOf(v.text, {"direct", "cutoff", "pme"}); },
        [](const C& c) { return c.map.method; }},

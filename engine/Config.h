@@ -68,7 +68,13 @@ struct Config {
     std::string checkpointFile = "state.chk";    ///< output.checkpoint_file ("" = none)
     long long checkpointInterval = 10000;        ///< output.checkpoint_interval, steps
     std::string logFile = "run.log";             ///< output.log_file: the run log ("" = none)
+    std::string forcesFile;                      ///< output.forces_file: .npy forces, kJ/mol/nm ("" = none)
   } output;
+
+  struct RerunSection {
+    std::string trajectory;                  ///< rerun.trajectory: DCD to evaluate ("" = system.coordinates)
+    std::string energyFile = "rerun.csv";    ///< rerun.energy_file: energies per frame
+  } rerun;
 
   struct MapSection {
     bool enabled = false;                ///< true when the file has a [map] section or map.* is set

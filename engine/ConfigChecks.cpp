@@ -50,6 +50,8 @@ std::vector<NamedFile> outputFiles(const Config& config) {
   addOutput(out, config, "output.final_coordinates", o.finalCoordinates, true, false);
   addOutput(out, config, "output.checkpoint_file", o.checkpointFile, true, true);
   addOutput(out, config, "output.log_file", o.logFile, false, false);
+  addOutput(out, config, "output.forces_file", o.forcesFile, true, false);
+  addOutput(out, config, "rerun.energy_file", config.rerun.energyFile, true, false);
   if (config.map.enabled) addOutput(out, config, "map.file", config.map.file, true, false);
   return out;
 }

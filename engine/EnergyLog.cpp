@@ -29,10 +29,25 @@ EnergyLog::EnergyLog(const std::filesystem::path& file, double degreesOfFreedom,
 }
 
 std::string EnergyLog::header() {
-  return "#\"Step\",\"Time (ps)\",\"Potential Energy (kJ/mole)\",\"Kinetic Energy (kJ/mole)\","
-         "\"Total Energy (kJ/mole)\",\"Temperature (K)\",\"Speed (ns/day)\",\"LJ (kJ/mole)\","
-         "\"Dispersion Correction (kJ/mole)\",\"Coulomb Real Space (kJ/mole)\",\"Coulomb Reciprocal Space (kJ/mole)\","
-         "\"Coulomb Self (kJ/mole)\",\"Coulomb Net Charge (kJ/mole)\",\"Pressure (bar)\"";
+  std::string h = "#\"Step\",\"Time (ps)\",\"Potential Energy (kJ/mole)\",\"Kinetic Energy (kJ/mole)\","
+                  "\"Total Energy (kJ/mole)\",\"Temperature (K)\",\"Speed (ns/day)\",";
+  h += energyTermHeader();
+  h += ",\"Pressure (bar)\"";
+  return h;
+}
+
+std::string energyTermHeader() {
+  return "\"LJ (kJ/mole)\",\"Dispersion Correction (kJ/mole)\",\"Coulomb Real Space (kJ/mole)\","
+         "\"Coulomb Reciprocal Space (kJ/mole)\",\"Coulomb Self (kJ/mole)\",\"Coulomb Net Charge (kJ/mole)\"";
+}
+
+std::string energyTermFields(const Energies& e) {
+  std::string out;
+  for (const double v : {e.lj, e.dispersionCorrection, e.coulombReal, e.coulombRecip, e.coulombSelf, e.coulombNetCharge}) {
+    if (!out.empty()) out += ',';
+    out += csvNumber("%.10g", v);
+  }
+  return out;
 }
 
 std::string csvNumber(const char* format, double value) {
@@ -89,8 +104,7 @@ void EnergyLog::report(const State& state, const Energies& e, double kinetic) {
   for (const double v : {potential, kinetic, potential + kinetic}) add(csvNumber("%.10g", v));
   add(csvNumber("%.6f", temperatureOf(degreesOfFreedom_, kinetic)));
   add(speed(state.step));
-  for (const double v : {e.lj, e.dispersionCorrection, e.coulombReal, e.coulombRecip, e.coulombSelf, e.coulombNetCharge})
-    add(csvNumber("%.10g", v));
+  add(energyTermFields(e));
   add(csvNumber("%.6f", pressureBar(kinetic, e, state.box.volume())));
   line += '\n';
   out_ << line << std::flush;

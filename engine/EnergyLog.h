@@ -43,6 +43,11 @@ class EnergyLog : public Reporter {
   std::chrono::steady_clock::time_point startTime_;
 };
 
+/// The energy-term columns of every energy table (energy log, rerun): each term of Energies
+/// (kJ/mole), and one row's fields (no line end).
+std::string energyTermHeader();
+std::string energyTermFields(const Energies& energies);
+
 /// `value` formatted by printf `format`, without a minus sign when it prints as zero.
 std::string csvNumber(const char* format, double value);
 

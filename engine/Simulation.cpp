@@ -8,6 +8,7 @@
 #include "engine/EnergyLog.h"
 #include "engine/Error.h"
 #include "engine/GroFile.h"
+#include "engine/NpyFile.h"
 #include "engine/Progress.h"
 #include "engine/RunLog.h"
 #include "engine/Runaway.h"
@@ -227,6 +228,7 @@ void Simulation::finishRun(bool writeFinalCoordinates) {
   if (lastGood_.step != state_.step) failNonFinite(state_.step, "non-finite position or velocity");
   // The checkpoint and the reporters first: an unwritable final .gro must not cost them.
   saveCheckpoint(state_, backend_->listReference());
+  if (!config_.output.forcesFile.empty()) writeNpy(outputPath(config_.output.forcesFile), {backend_->forces()}, true);
   for (const auto& r : reporters_) r->finish(state_);
   if (writeFinalCoordinates && !config_.output.finalCoordinates.empty())
     writeGro(outputPath(config_.output.finalCoordinates), coordinatesOf(setup_.system, state_, setup_.title));

@@ -10,6 +10,7 @@
 #include "engine/Config.h"
 #include "engine/Error.h"
 #include "engine/OpenMpWaiting.h"
+#include "engine/Rerun.h"
 #include "engine/RunLog.h"
 #include "engine/Simulation.h"
 #include "kernels/common/Device.h"
@@ -23,6 +24,7 @@ const char* const kUsage =
     "usage: faraday run CONFIG [--section.key=value ...] [--dry-run] [--restart FILE]\n"
     "       faraday run --help        list every configuration key with default and unit\n"
     "       faraday map CONFIG [--section.key=value ...]  average a potential map over map.trajectory\n"
+    "       faraday rerun CONFIG [--section.key=value ...]  energies (and forces) of every frame of rerun.trajectory\n"
     "       faraday bench md|pme|dcs  benchmarks\n"
     "       faraday --version | --help\n";
 
@@ -54,16 +56,28 @@ RunArguments parseRunArguments(const std::vector<std::string>& args) {
   return r;
 }
 
-int runCommand(const std::vector<std::string>& args) {
+bool wantsHelp(const std::vector<std::string>& args) {
   for (const std::string& a : args)
     if (a == "--help" || a == "-h") {
       std::cout << kUsage << "\n" << faraday::configHelp();
-      return 0;
+      return true;
     }
-  const RunArguments r = parseRunArguments(args);
-  if (r.config.empty()) throw faraday::Error("faraday run needs a config file (see faraday run --help)");
-  const faraday::Config config = faraday::loadConfig(r.config, r.overrides);
+  return false;
+}
+
+/// The config of `faraday COMMAND CONFIG [--key=value ...]`, its warnings printed.
+faraday::Config loadCommandConfig(const RunArguments& r, const std::string& command) {
+  if (r.config.empty())
+    throw faraday::Error("faraday " + command + " needs a config file (see faraday " + command + " --help)");
+  faraday::Config config = faraday::loadConfig(r.config, r.overrides);
   for (const std::string& warning : config.warnings) std::cerr << "faraday: warning: " << warning << "\n";
+  return config;
+}
+
+int runCommand(const std::vector<std::string>& args) {
+  if (wantsHelp(args)) return 0;
+  const RunArguments r = parseRunArguments(args);
+  const faraday::Config config = loadCommandConfig(r, "run");
   faraday::RunLog log(std::cout);
   std::string command = "faraday run";
   for (const std::string& a : args) command += " " + a;
@@ -85,6 +99,14 @@ int runCommand(const std::vector<std::string>& args) {
   log.fileOnly(interrupted);
   std::cerr << interrupted;
   return 128 + result.signal;
+}
+
+int rerunCommand(const std::vector<std::string>& args) {
+  if (wantsHelp(args)) return 0;
+  const RunArguments r = parseRunArguments(args);
+  if (r.options.dryRun || !r.options.restart.empty())
+    throw faraday::Error("faraday rerun takes neither --dry-run nor --restart");
+  return faraday::rerunMain(loadCommandConfig(r, "rerun"), std::cout);
 }
 
 int benchCommand(const std::vector<std::string>& args) {
@@ -113,7 +135,8 @@ int dispatch(const std::vector<std::string>& args) {
   if (args[0] == "run") return runCommand(rest);
   if (args[0] == "bench") return benchCommand(rest);
   if (args[0] == "map") return faraday::mapCommand(rest);
-  throw faraday::Error("unknown command '" + args[0] + "' (expected run, map or bench; see faraday --help)");
+  if (args[0] == "rerun") return rerunCommand(rest);
+  throw faraday::Error("unknown command '" + args[0] + "' (expected run, rerun, map or bench; see faraday --help)");
 }
 
 }  // namespace

@@ -54,6 +54,15 @@ inline constexpr double kFloat32Relative = 1.2e-7;
 /// A .gro written with d decimals is read back within half a unit of the last decimal,
 /// 0.5 * 10^-d nm; the factor (1 + 1e-9) absorbs the double rounding of the parsed value.
 inline constexpr double kGroHalfLastDecimal = 0.5 * (1 + 1e-9);
+/// Energy of a frame read back from a DCD (float32 Angstrom: ~1e-7 nm per coordinate)
+/// against the run's energy at the same step, relative: the energy moves by about
+/// sum |F| |dx| ~ 108 x 100 kJ/mol/nm x 1e-7 nm ~ 1e-3 of |E| ~ 600 kJ/mol, 2e-6 (measured
+/// 2e-9 on 864 atoms); 1e-5 leaves a factor 5.
+inline constexpr double kFloat32TrajectoryEnergy = 1e-5;
+/// Forces of a DCD frame against the run's, relative to the largest force: the LJ curvature
+/// (up to ~1e5 kJ/mol/nm^2 at close contacts) times 1e-7 nm, ~1e-2 kJ/mol/nm against forces
+/// of ~100 (measured 6.5e-6 on 864 atoms); 1e-4.
+inline constexpr double kFloat32TrajectoryForce = 1e-4;
 /// PDB coordinates go nm -> Angstrom (x10) -> text -> x0.1: two roundings of values
 /// below 100 nm, each < 1 ulp (~1.4e-14 nm); 1e-12 nm leaves a wide margin.
 inline constexpr double kPdbRoundTrip = 1e-12;

@@ -47,8 +47,6 @@ class BadInput : public ::testing::Test {
   std::string gro, config;
 };
 
-#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << "missing '" << (part) << "' in: " << (text)
-
 TEST_F(BadInput, NonNumericGroCoordinate) {
   std::string line = lines(gro)[5];
   line.replace(28, 8, "   1.x2a");

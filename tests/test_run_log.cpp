@@ -6,16 +6,7 @@
 namespace faraday::test {
 namespace {
 
-#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << "missing '" << (part) << "' in: " << (text)
-
-class RunLogTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    writeText(dir / "argon.gro", argonGro(3));  // 108 atoms
-    writeText(dir / "sim.cfg", argonConfig());
-  }
-  TempDir dir;
-};
+using RunLogTest = ArgonFolderTest;
 
 TEST_F(RunLogTest, RecordsCommandConfigurationSystemSetupWarningsAndTiming) {
   const CommandResult r = runFaraday(dir.path(), {"run", "sim.cfg", "--output.trajectory_file=", "--output.trajectory_interval=5"});
