@@ -80,6 +80,18 @@ void writeFileAtomically(const fs::path& path, const std::string& content, bool 
   syncFolder(path);
 }
 
+void checkWritable(const fs::path& path) {
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  if (ec) throw fileError(path.string(), 0, "cannot create its folder: " + ec.message());
+  fs::path tmp = path;
+  tmp += ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw fileError(path.string(), 0, "cannot be written: " + systemReason());
+  ::close(fd);
+  fs::remove(tmp, ec);
+}
+
 std::string readWholeFile(const fs::path& path, const char* what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -287,6 +287,9 @@ const std::vector<KeySpec>& keySpecs() {
        },
        [](const C& c) { return c.rerun.energyFile; }},
 
+      {"map.enabled", "bool", "average a potential map (default: true with a [map] section or any map.* key)",
+       [](C& c, const V& v) { c.map.enabled = toBool(v.text); },
+       [](const C& c) { return boolText(c.map.enabled); }},
       {"map.method", "", "direct | cutoff | pme",
        [](C& c, const V& v) { c.map.method = oneOf(v.text, {"direct", "cutoff", "pme"}); },
        [](const C& c) { return c.map.method; }},
@@ -317,7 +320,7 @@ const std::vector<KeySpec>& keySpecs() {
       {"map.units", "", "kT/e | V | kJ/mol/e",
        [](C& c, const V& v) { c.map.units = oneOf(v.text, {"kT/e", "V", "kJ/mol/e"}); },
        [](const C& c) { return c.map.units; }},
-      {"map.temperature", "K", "temperature of kT/e",
+      {"map.temperature", "K", "temperature of kT/e (default: the run's, integrator or system temperature)",
        [](C& c, const V& v) { c.map.temperature = positive(toDouble(v.text), "K"); },
        [](const C& c) { return formatNumber(c.map.temperature); }},
       {"map.trajectory", "path", "DCD trajectory to average (faraday map)",
@@ -604,7 +607,8 @@ void fillEffective(Config& config) {
   out.emplace_back("map.enabled", boolText(config.map.enabled));
   if (!config.map.enabled) return;
   for (const KeySpec& s : keySpecs())
-    if (std::string(s.key).rfind("map.", 0) == 0) out.emplace_back(s.key, s.get(config));
+    if (std::string(s.key).rfind("map.", 0) == 0 && std::string(s.key) != "map.enabled")
+      out.emplace_back(s.key, s.get(config));
 }
 
 void checkRequired(const Config& config, const fs::path& file) {
@@ -648,7 +652,14 @@ Config loadConfig(const fs::path& file, const std::vector<std::string>& override
   checkKnown(entries, atomNames);
   applyValues(config, entries);
   config.atomTypes = buildAtomTypes(entries);
-  config.map.enabled = mapRequested(entries, index);
+  const auto isSet = [&entries](const char* key) {
+    return std::any_of(entries.begin(), entries.end(), [key](const RawEntry& e) { return e.key == key; });
+  };
+  // map.enabled as given, else on with a [map] section or any map.* key.
+  if (!isSet("map.enabled")) config.map.enabled = mapRequested(entries, index);
+  // The map's kT is the run's temperature unless map.temperature says otherwise.
+  if (!isSet("map.temperature"))
+    config.map.temperature = config.integrator.type == "langevin" ? config.integrator.temperature : config.system.temperature;
   checkRequired(config, file);
   KeyOrigins origins;
   for (const RawEntry& e : entries) origins[e.key] = e.value.origin.where(e.key);
@@ -672,7 +683,8 @@ std::string configHelp() {
     if (sec != section) {
       section = sec;
       out += "\n[" + section + "]\n";
-      if (section == "map") out += "  (a [map] section or any map.* key turns on potential-map averaging)\n";
+      if (section == "map")
+        out += "  (a [map] section or any map.* key turns on potential-map averaging, map.enabled = false off)\n";
     }
     std::string def = s.get(defaults);
     if (key == "output.directory") def = "current folder";

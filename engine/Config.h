@@ -77,7 +77,7 @@ struct Config {
   } rerun;
 
   struct MapSection {
-    bool enabled = false;                ///< true when the file has a [map] section or map.* is set
+    bool enabled = false;                ///< map.enabled; default: true when the file has a [map] section or map.* is set
     std::string method = "direct";       ///< map.method: direct | cutoff | pme
     double spacing = 0.1;                ///< map.spacing, nm
     std::string extent = "box";          ///< map.extent: box | atoms (padded bounding box)
@@ -87,7 +87,8 @@ struct Config {
     long long interval = 100;            ///< map.interval, steps between sampled frames
     std::string file = "potential.dx";   ///< map.file: .dx (OpenDX) or .mrc/.ccp4
     std::string units = "kT/e";          ///< map.units: kT/e | V | kJ/mol/e
-    double temperature = 300;            ///< map.temperature, K (for kT/e)
+    double temperature = 300;            ///< map.temperature, K (for kT/e); default: integrator.temperature with
+                                         ///< langevin, else system.temperature
     std::string trajectory;              ///< map.trajectory: DCD to average (faraday map)
   } map;
 

@@ -233,6 +233,20 @@ TEST_F(ConfigTest, MapIsEnabledByASectionOrAnyMapKey) {
   const Config c = loadConfig(plain, {"--map.spacing=0.2"});
   EXPECT_TRUE(c.map.enabled);
   EXPECT_DOUBLE_EQ(c.map.spacing, 0.2);
+  // map.enabled as given wins, on the command line too.
+  const fs::path withMap = writeConfig(argonConfig() + "[map]\nspacing = 0.25\n");
+  EXPECT_FALSE(loadConfig(withMap, {"--map.enabled=false"}).map.enabled);
+  EXPECT_TRUE(loadConfig(plain, {"--map.enabled=true"}).map.enabled);
+}
+
+/// The map's kT/e is at the run's temperature unless map.temperature is set: the Langevin
+/// bath, or the initial temperature of a verlet run.
+TEST_F(ConfigTest, MapTemperatureDefaultsToTheRunsTemperature) {
+  const fs::path file = writeConfig(argonConfig() + "[map]\n");  // langevin at 90 K
+  EXPECT_DOUBLE_EQ(loadConfig(file, {}).map.temperature, 90.0);
+  EXPECT_DOUBLE_EQ(loadConfig(file, {"--integrator.temperature=120"}).map.temperature, 120.0);
+  EXPECT_DOUBLE_EQ(loadConfig(file, {"--integrator.type=verlet", "--system.temperature=75"}).map.temperature, 75.0);
+  EXPECT_DOUBLE_EQ(loadConfig(file, {"--map.temperature=310"}).map.temperature, 310.0);
 }
 
 TEST_F(ConfigTest, EffectiveListsEveryKeyInUseAndHelpListsEveryKey) {
