@@ -15,23 +15,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string systemError() { return std::strerror(errno); }
-
 void writeAndSync(const fs::path& path, const std::string& content) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw fileError(path.string(), 0, "cannot create: " + systemError());
+  if (fd < 0) throw fileError(path.string(), 0, "cannot create: " + systemReason());
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      const std::string why = systemError();
+      const std::string why = systemReason();
       ::close(fd);
       throw fileError(path.string(), 0, "write failed: " + why);
     }
     done += std::size_t(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) throw fileError(path.string(), 0, "fsync/close failed: " + systemError());
+  if (::fsync(fd) != 0) {
+    const std::string why = systemReason();
+    ::close(fd);
+    throw fileError(path.string(), 0, "fsync failed: " + why);
+  }
+  if (::close(fd) != 0) throw fileError(path.string(), 0, "close failed: " + systemReason());
 }
 
 /// Makes the renames durable: fsync the folder that holds them (best effort).
@@ -48,17 +51,45 @@ void syncFolder(const fs::path& file) {
 void writeFileAtomically(const fs::path& path, const std::string& content, bool keepPrevious) {
   fs::path tmp = path;
   tmp += ".tmp";
-  writeAndSync(tmp, content);
+  // Whatever fails, the temporary file does not stay behind; PATH keeps its old content.
+  const auto removeTmp = [&tmp] {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+  };
+  try {
+    writeAndSync(tmp, content);
+  } catch (const Error&) {
+    removeTmp();
+    throw;
+  }
   std::error_code ec;
   if (keepPrevious && fs::exists(path)) {
     fs::path prev = path;
     prev += ".prev";
     fs::rename(path, prev, ec);
-    if (ec) throw fileError(path.string(), 0, "cannot keep the previous file as " + prev.string() + ": " + ec.message());
+    if (ec) {
+      removeTmp();
+      throw fileError(path.string(), 0, "cannot keep the previous file as " + prev.string() + ": " + ec.message());
+    }
   }
   fs::rename(tmp, path, ec);
-  if (ec) throw fileError(path.string(), 0, "cannot rename " + tmp.string() + " into place: " + ec.message());
+  if (ec) {
+    removeTmp();
+    throw fileError(path.string(), 0, "cannot rename " + tmp.string() + " into place: " + ec.message());
+  }
   syncFolder(path);
+}
+
+void checkWritable(const fs::path& path) {
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  if (ec) throw fileError(path.string(), 0, "cannot create its folder: " + ec.message());
+  fs::path tmp = path;
+  tmp += ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw fileError(path.string(), 0, "cannot be written: " + systemReason());
+  ::close(fd);
+  fs::remove(tmp, ec);
 }
 
 std::string readWholeFile(const fs::path& path, const char* what) {

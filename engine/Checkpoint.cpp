@@ -1,5 +1,6 @@
 #include "engine/Checkpoint.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <sstream>
@@ -162,6 +163,14 @@ Checkpoint readCheckpoint(const std::filesystem::path& file, std::size_t atoms, 
   if (hash != fnv1a(c.physics.data(), c.physics.size())) throw fileError(r.file, 0, "corrupt checkpoint (physics hash)");
   if (r.at + sizeof(std::uint64_t) != bytes.size()) throw fileError(r.file, 0, "corrupt checkpoint (unexpected trailing data)");
   if (c.step < 0 || !c.box.isValid()) throw fileError(r.file, 0, "corrupt checkpoint (step or box)");
+  if (!std::isfinite(c.time)) throw fileError(r.file, 0, "checkpoint holds a non-finite time");
+  const std::pair<const char*, const std::vector<Vec3>*> arrays[] = {
+      {"position", &c.positions}, {"velocity", &c.velocities}, {"neighbor-list reference position", &c.listReference}};
+  for (const auto& [what, values] : arrays)
+    for (std::size_t i = 0; i < values->size(); ++i)
+      if (!isFinite((*values)[i]))
+        throw fileError(r.file, 0, std::string("checkpoint holds a non-finite ") + what + " of atom " +
+                                       std::to_string(i + 1) + " (atoms count from 1)");
   if (!physics.empty() && fnv1a(physics.data(), physics.size()) != hash)
     throw fileError(r.file, 0, "checkpoint was written for a different system or settings: " +
                     firstDifference(c.physics, physics));

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/ConfigChecks.h"
 #include "engine/Error.h"
 #include "engine/TextParse.h"
 
@@ -148,6 +149,9 @@ const std::vector<KeySpec>& keySpecs() {
       {"nonbonded.lj_shift", "bool", "shift LJ to zero at the cutoff",
        [](C& c, const V& v) { c.nonbonded.ljShift = toBool(v.text); },
        [](const C& c) { return boolText(c.nonbonded.ljShift); }},
+      {"nonbonded.coulomb_modifier", "", "potential-shift (real-space Coulomb zero at the cutoff) | none",
+       [](C& c, const V& v) { c.nonbonded.coulombModifier = oneOf(v.text, {"potential-shift", "none"}); },
+       [](const C& c) { return c.nonbonded.coulombModifier; }},
       {"nonbonded.dispersion_correction", "bool", "long-range LJ energy/pressure correction",
        [](C& c, const V& v) { c.nonbonded.dispersionCorrection = toBool(v.text); },
        [](const C& c) { return boolText(c.nonbonded.dispersionCorrection); }},
@@ -195,7 +199,7 @@ const std::vector<KeySpec>& keySpecs() {
          const auto& g = c.electrostatics.grid;
          return std::to_string(g[0]) + " " + std::to_string(g[1]) + " " + std::to_string(g[2]);
        }},
-      {"electrostatics.ewald_kspace_rtol", "", "plain Ewald k-space cut (0 = ewald_rtol)",
+      {"electrostatics.ewald_kspace_rtol", "", "plain Ewald k cut exp(-pi^2 m^2/beta^2); 0 = auto (converged)",
        [](C& c, const V& v) {
          const double r = toDouble(v.text);
          if (!(r >= 0 && r < 1)) throw BadValue{"must be in [0, 1) (got " + v.text + ")"};
@@ -264,7 +268,28 @@ const std::vector<KeySpec>& keySpecs() {
       {"output.checkpoint_interval", "steps", "steps between checkpoints",
        [](C& c, const V& v) { c.output.checkpointInterval = positiveInterval(v.text); },
        [](const C& c) { return std::to_string(c.output.checkpointInterval); }},
+      {"output.log_file", "", "run log: configuration, system, setup, warnings, timing (empty = none)",
+       [](C& c, const V& v) { c.output.logFile = v.text; },
+       [](const C& c) { return c.output.logFile; }},
 
+      {"output.forces_file", "", "forces as a NumPy .npy file, kJ/mol/nm: run: (N, 3) of the final step; rerun: "
+                                 "(frames, N, 3) (empty = none)",
+       [](C& c, const V& v) { c.output.forcesFile = v.text; },
+       [](const C& c) { return c.output.forcesFile; }},
+
+      {"rerun.trajectory", "path", "DCD trajectory that faraday rerun evaluates (empty = system.coordinates)",
+       [](C& c, const V& v) { c.rerun.trajectory = toPath(v).string(); },
+       [](const C& c) { return c.rerun.trajectory; }},
+      {"rerun.energy_file", "", "energies of every frame (faraday rerun), CSV",
+       [](C& c, const V& v) {
+         if (v.text.empty()) throw BadValue{"must name the rerun's energy file"};
+         c.rerun.energyFile = v.text;
+       },
+       [](const C& c) { return c.rerun.energyFile; }},
+
+      {"map.enabled", "bool", "average a potential map (default: true with a [map] section or any map.* key)",
+       [](C& c, const V& v) { c.map.enabled = toBool(v.text); },
+       [](const C& c) { return boolText(c.map.enabled); }},
       {"map.method", "", "direct | cutoff | pme",
        [](C& c, const V& v) { c.map.method = oneOf(v.text, {"direct", "cutoff", "pme"}); },
        [](const C& c) { return c.map.method; }},
@@ -295,7 +320,7 @@ const std::vector<KeySpec>& keySpecs() {
       {"map.units", "", "kT/e | V | kJ/mol/e",
        [](C& c, const V& v) { c.map.units = oneOf(v.text, {"kT/e", "V", "kJ/mol/e"}); },
        [](const C& c) { return c.map.units; }},
-      {"map.temperature", "K", "temperature of kT/e",
+      {"map.temperature", "K", "temperature of kT/e (default: the run's, integrator or system temperature)",
        [](C& c, const V& v) { c.map.temperature = positive(toDouble(v.text), "K"); },
        [](const C& c) { return formatNumber(c.map.temperature); }},
       {"map.trajectory", "path", "DCD trajectory to average (faraday map)",
@@ -381,6 +406,18 @@ struct IniIndex {
   std::set<std::string> sections;
 };
 
+/// `line` without its comment: `;` or `#` starts a comment anywhere on a line, at its
+/// start or after a value (`cutoff = 1.0 ; nm`), as in GROMACS .mdp files.
+std::string withoutComment(const std::string& line) { return line.substr(0, line.find_first_of(";#")); }
+
+/// The INI text with every comment removed, line for line (so line numbers still match).
+std::string withoutComments(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) out += withoutComment(line) + '\n';
+  return out;
+}
+
 IniIndex scanIni(const std::string& file, const std::string& text) {
   IniIndex index;
   std::istringstream in(text);
@@ -388,10 +425,7 @@ IniIndex scanIni(const std::string& file, const std::string& text) {
   long number = 0;
   while (std::getline(in, line)) {
     ++number;
-    std::string t = line;
-    const auto hash = t.find('#');
-    if (hash != std::string::npos) t = t.substr(0, hash);
-    t = trimmed(t);
+    const std::string t = trimmed(withoutComment(line));
     if (t.empty()) continue;
     if (t.front() == '[') {
       if (t.back() != ']' || t.size() < 3) throw fileError(file, number, "malformed section header '" + t + "'");
@@ -430,7 +464,7 @@ std::string readText(const fs::path& file) {
 }
 
 std::vector<RawEntry> readFileEntries(const fs::path& file, IniIndex& index) {
-  const std::string text = readText(file);
+  const std::string text = withoutComments(readText(file));
   index = scanIni(file.string(), text);
   std::istringstream in(text);
   po::parsed_options parsed(nullptr);
@@ -481,8 +515,10 @@ std::vector<RawEntry> readCommandLine(const std::vector<std::string>& overrides)
   }
   const fs::path cwd = fs::current_path();
   std::vector<RawEntry> entries;
+  std::set<std::string> seen;
   for (const po::option& o : parsed.options) {
     if (o.string_key.empty()) throw Error("command line: unexpected argument '" + o.original_tokens.front() + "'");
+    if (!seen.insert(o.string_key).second) throw Error("command line: key '" + o.string_key + "' is given twice");
     entries.push_back({o.string_key, {o.value.empty() ? "" : unquoted(o.value.front()), Origin{"", 0, cwd}}});
   }
   return entries;
@@ -571,7 +607,8 @@ void fillEffective(Config& config) {
   out.emplace_back("map.enabled", boolText(config.map.enabled));
   if (!config.map.enabled) return;
   for (const KeySpec& s : keySpecs())
-    if (std::string(s.key).rfind("map.", 0) == 0) out.emplace_back(s.key, s.get(config));
+    if (std::string(s.key).rfind("map.", 0) == 0 && std::string(s.key) != "map.enabled")
+      out.emplace_back(s.key, s.get(config));
 }
 
 void checkRequired(const Config& config, const fs::path& file) {
@@ -615,8 +652,19 @@ Config loadConfig(const fs::path& file, const std::vector<std::string>& override
   checkKnown(entries, atomNames);
   applyValues(config, entries);
   config.atomTypes = buildAtomTypes(entries);
-  config.map.enabled = mapRequested(entries, index);
+  const auto isSet = [&entries](const char* key) {
+    return std::any_of(entries.begin(), entries.end(), [key](const RawEntry& e) { return e.key == key; });
+  };
+  // map.enabled as given, else on with a [map] section or any map.* key.
+  if (!isSet("map.enabled")) config.map.enabled = mapRequested(entries, index);
+  // The map's kT is the run's temperature unless map.temperature says otherwise.
+  if (!isSet("map.temperature"))
+    config.map.temperature = config.integrator.type == "langevin" ? config.integrator.temperature : config.system.temperature;
   checkRequired(config, file);
+  KeyOrigins origins;
+  for (const RawEntry& e : entries) origins[e.key] = e.value.origin.where(e.key);
+  checkOutputNames(config, origins);
+  config.warnings = ineffectiveKeyWarnings(config, origins);
   fillEffective(config);
   return config;
 }
@@ -635,7 +683,8 @@ std::string configHelp() {
     if (sec != section) {
       section = sec;
       out += "\n[" + section + "]\n";
-      if (section == "map") out += "  (a [map] section or any map.* key turns on potential-map averaging)\n";
+      if (section == "map")
+        out += "  (a [map] section or any map.* key turns on potential-map averaging, map.enabled = false off)\n";
     }
     std::string def = s.get(defaults);
     if (key == "output.directory") def = "current folder";

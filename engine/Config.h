@@ -32,6 +32,7 @@ struct Config {
     double cutoff = 1.0;                 ///< nonbonded.cutoff, nm (LJ and real-space Coulomb)
     double buffer = 0.1;                 ///< nonbonded.buffer, nm (Verlet list skin)
     bool ljShift = true;                 ///< nonbonded.lj_shift: potential-shift LJ at the cutoff
+    std::string coulombModifier = "potential-shift";  ///< nonbonded.coulomb_modifier: potential-shift | none
     bool dispersionCorrection = false;   ///< nonbonded.dispersion_correction: long-range LJ energy/pressure
   } nonbonded;
 
@@ -57,10 +58,17 @@ struct Config {
     std::string finalCoordinates = "final.gro";  ///< output.final_coordinates ("" = none)
     std::string checkpointFile = "state.chk";    ///< output.checkpoint_file ("" = none)
     long long checkpointInterval = 10000;        ///< output.checkpoint_interval, steps
+    std::string logFile = "run.log";             ///< output.log_file: the run log ("" = none)
+    std::string forcesFile;                      ///< output.forces_file: .npy forces, kJ/mol/nm ("" = none)
   } output;
 
+  struct RerunSection {
+    std::string trajectory;                  ///< rerun.trajectory: DCD to evaluate ("" = system.coordinates)
+    std::string energyFile = "rerun.csv";    ///< rerun.energy_file: energies per frame
+  } rerun;
+
   struct MapSection {
-    bool enabled = false;                ///< true when the file has a [map] section or map.* is set
+    bool enabled = false;                ///< map.enabled; default: true when the file has a [map] section or map.* is set
     std::string method = "direct";       ///< map.method: direct | cutoff | pme
     double spacing = 0.1;                ///< map.spacing, nm
     std::string extent = "box";          ///< map.extent: box | atoms (padded bounding box)
@@ -70,12 +78,15 @@ struct Config {
     long long interval = 100;            ///< map.interval, steps between sampled frames
     std::string file = "potential.dx";   ///< map.file: .dx (OpenDX) or .mrc/.ccp4
     std::string units = "kT/e";          ///< map.units: kT/e | V | kJ/mol/e
-    double temperature = 300;            ///< map.temperature, K (for kT/e)
+    double temperature = 300;            ///< map.temperature, K (for kT/e); default: integrator.temperature with
+                                         ///< langevin, else system.temperature
     std::string trajectory;              ///< map.trajectory: DCD to average (faraday map)
   } map;
 
   /// Every key=value as finally used, in section order (for --dry-run and the run log).
   std::vector<std::pair<std::string, std::string>> effective;
+  /// One line per key that was set but has no effect in the chosen mode (printed as warnings).
+  std::vector<std::string> warnings;
 };
 
 /// Parses `file` (may be empty) and the `overrides` ("--key=value" or "--key value" tokens),

@@ -218,6 +218,8 @@ struct CudaBackend::Impl {
     CudaNonbondedParams np;
     np.cutoff = cutoff;
     np.ewaldBeta = ewald.method == "none" ? 0.0 : ewald.beta;
+    if (np.ewaldBeta > 0 && config.nonbonded.coulombModifier == "potential-shift")
+      np.coulombShift = ewaldRealShift(np.ewaldBeta, cutoff);
     nonbonded = std::make_unique<CudaNonbonded>(table, np);
     if (exclusions) {
       exclusionOffsets_ = *exclusionOffsets;

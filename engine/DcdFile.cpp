@@ -19,13 +19,13 @@ constexpr long long kWriterHeaderBytes = 4 + 84 + 4 + 4 + 164 + 4 + 4 + 4 + 4;
 
 template <typename T>
 void put(std::FILE* f, const T& value, const std::filesystem::path& path) {
-  if (std::fwrite(&value, sizeof(T), 1, f) != 1) throw fileError(path.string(), 0, "write failed");
+  if (std::fwrite(&value, sizeof(T), 1, f) != 1) throw fileError(path.string(), 0, "write failed: " + systemReason());
 }
 
 void putRecord(std::FILE* f, const void* data, std::int32_t bytes, const std::filesystem::path& path) {
   put(f, bytes, path);
   if (bytes > 0 && std::fwrite(data, 1, std::size_t(bytes), f) != std::size_t(bytes))
-    throw fileError(path.string(), 0, "write failed");
+    throw fileError(path.string(), 0, "write failed: " + systemReason());
   put(f, bytes, path);
 }
 
@@ -55,7 +55,7 @@ DcdWriter::DcdWriter(const std::filesystem::path& file, std::size_t atoms, long 
                      double timestep)
     : path_(file), atoms_(atoms), firstStep_(firstStep), interval_(interval) {
   file_ = std::fopen(file.c_str(), "wb");
-  if (!file_) throw fileError(file.string(), 0, "cannot create the trajectory file");
+  if (!file_) throw fileError(file.string(), 0, "cannot create the trajectory file: " + systemReason());
   writeHeader(firstStep, timestep);
 }
 
@@ -79,7 +79,7 @@ DcdWriter DcdWriter::append(const std::filesystem::path& file, std::size_t atoms
   const long long frameBytes = 56 + 3 * (8 + 4 * (long long)atoms);
   std::filesystem::resize_file(file, std::uintmax_t(kWriterHeaderBytes + keep * frameBytes));
   w.file_ = std::fopen(file.c_str(), "r+b");
-  if (!w.file_) throw fileError(file.string(), 0, "cannot reopen the trajectory file to append");
+  if (!w.file_) throw fileError(file.string(), 0, "cannot reopen the trajectory file to append: " + systemReason());
   w.updateHeaderCounts();
   std::fseek(w.file_, 0, SEEK_END);
   return w;
@@ -119,7 +119,7 @@ void DcdWriter::writeHeader(long long firstStep, double timestep) {
 
   const std::int32_t natoms = std::int32_t(atoms_);
   putRecord(file_, &natoms, 4, path_);
-  std::fflush(file_);
+  if (std::fflush(file_) != 0) throw fileError(path_.string(), 0, "write failed: " + systemReason());
 }
 
 void DcdWriter::updateHeaderCounts() {
@@ -144,7 +144,7 @@ void DcdWriter::writeFrame(const std::vector<Vec3>& positions, const Box& box) {
   }
   ++frames_;
   updateHeaderCounts();
-  if (std::fflush(file_) != 0) throw fileError(path_.string(), 0, "write failed");
+  if (std::fflush(file_) != 0) throw fileError(path_.string(), 0, "write failed: " + systemReason());
 }
 
 // ---- reader ------------------------------------------------------------------------------
@@ -219,6 +219,9 @@ void DcdReader::readFrame(long long index, DcdFrame& frame) {
     expectMarker(file_, 48, path_, "a unit cell record");
     const double s = 1.0 / units::kAngstromPerNm;
     frame.box = Box::rectangular(cell[0] * s, cell[2] * s, cell[5] * s);
+    if (!frame.box.isValid())
+      throw fileError(path_.string(), 0, "frame " + std::to_string(index + 1) + " of " + std::to_string(frames_) +
+                                             ": the unit cell is not a box of positive finite edges (frames count from 1)");
   }
   frame.positions.resize(atoms_);
   buffer_.resize(atoms_);
@@ -227,7 +230,13 @@ void DcdReader::readFrame(long long index, DcdFrame& frame) {
     expectMarker(file_, bytes, path_, "a coordinate record");
     if (std::fread(buffer_.data(), 4, atoms_, file_) != atoms_) throw fileError(path_.string(), 0, "truncated coordinate record");
     expectMarker(file_, bytes, path_, "a coordinate record");
-    for (std::size_t i = 0; i < atoms_; ++i) frame.positions[i][k] = double(buffer_[i]) / units::kAngstromPerNm;
+    for (std::size_t i = 0; i < atoms_; ++i) {
+      if (!std::isfinite(buffer_[i]))
+        throw fileError(path_.string(), 0, "frame " + std::to_string(index + 1) + " of " + std::to_string(frames_) +
+                                               ", atom " + std::to_string(i + 1) + ": non-finite " + "xyz"[k] +
+                                               " coordinate (frames and atoms count from 1)");
+      frame.positions[i][k] = double(buffer_[i]) / units::kAngstromPerNm;
+    }
   }
 }
 

@@ -1,5 +1,7 @@
 #include "engine/EnergyLog.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <vector>
@@ -7,6 +9,7 @@
 #include "engine/Error.h"
 #include "engine/TextParse.h"
 #include "engine/Units.h"
+#include "integrators/InitialVelocities.h"
 
 namespace faraday {
 
@@ -14,32 +17,53 @@ double pressureBar(double kineticEnergy, const Energies& energies, double volume
   return (2.0 * kineticEnergy + energies.virial.trace()) / (3.0 * volume) * units::kBarPerKjMolNm3;
 }
 
-double instantaneousTemperature(const System& system, double kineticEnergy) {
-  const double dof = system.degreesOfFreedom();
-  return dof > 0 ? 2.0 * kineticEnergy / (dof * units::kBoltzmann) : 0.0;
-}
-
-EnergyLog::EnergyLog(const std::filesystem::path& file, const System& system, long long interval, double timestep,
+EnergyLog::EnergyLog(const std::filesystem::path& file, double degreesOfFreedom, long long interval, double timestep,
                      long long restartStep)
-    : path_(file), system_(system), interval_(interval), timestep_(timestep) {
+    : path_(file), degreesOfFreedom_(degreesOfFreedom), interval_(interval), timestep_(timestep) {
   if (restartStep >= 0 && std::filesystem::exists(file))
     continueAfter(restartStep);
   else
     startNew();
-  lastStep_ = restartStep;
-  lastTime_ = std::chrono::steady_clock::now();
+  startStep_ = std::max(restartStep, 0LL);
+  startTime_ = std::chrono::steady_clock::now();
 }
 
 std::string EnergyLog::header() {
-  return "\"step\",\"time (ps)\",\"potential (kJ/mol)\",\"kinetic (kJ/mol)\",\"total (kJ/mol)\",\"temperature (K)\","
-         "\"lj (kJ/mol)\",\"dispersion_correction (kJ/mol)\",\"coulomb_real (kJ/mol)\",\"coulomb_recip (kJ/mol)\","
-         "\"coulomb_self (kJ/mol)\",\"coulomb_net_charge (kJ/mol)\",\"pressure (bar)\",\"ns/day\"";
+  std::string h = "#\"Step\",\"Time (ps)\",\"Potential Energy (kJ/mole)\",\"Kinetic Energy (kJ/mole)\","
+                  "\"Total Energy (kJ/mole)\",\"Temperature (K)\",\"Speed (ns/day)\",";
+  h += energyTermHeader();
+  h += ",\"Pressure (bar)\"";
+  return h;
+}
+
+std::string energyTermHeader() {
+  return "\"LJ (kJ/mole)\",\"Dispersion Correction (kJ/mole)\",\"Coulomb Real Space (kJ/mole)\","
+         "\"Coulomb Reciprocal Space (kJ/mole)\",\"Coulomb Self (kJ/mole)\",\"Coulomb Net Charge (kJ/mole)\"";
+}
+
+std::string energyTermFields(const Energies& e) {
+  std::string out;
+  for (const double v : {e.lj, e.dispersionCorrection, e.coulombReal, e.coulombRecip, e.coulombSelf, e.coulombNetCharge}) {
+    if (!out.empty()) out += ',';
+    out += csvNumber("%.10g", v);
+  }
+  return out;
+}
+
+std::string csvNumber(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  // A zero, or a value that rounds to zero, never prints as "-0" or "-0.000000".
+  if (text[0] == '-' && std::isfinite(value) && std::string(text).find_first_of("123456789") == std::string::npos)
+    return text + 1;
+  return text;
 }
 
 void EnergyLog::startNew() {
   out_.open(path_, std::ios::trunc);
-  if (!out_) throw fileError(path_.string(), 0, "cannot create the energy log");
+  if (!out_) throw fileError(path_.string(), 0, "cannot create the energy log: " + systemReason());
   out_ << header() << '\n' << std::flush;
+  if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
 }
 
 /// Keeps the header and the rows up to `restartStep`, then appends.
@@ -56,31 +80,35 @@ void EnergyLog::continueAfter(long long restartStep) {
     }
   }
   out_.open(path_, std::ios::trunc);
-  if (!out_) throw fileError(path_.string(), 0, "cannot reopen the energy log");
+  if (!out_) throw fileError(path_.string(), 0, "cannot reopen the energy log: " + systemReason());
   if (kept.empty()) kept.push_back(header());
   for (const std::string& line : kept) out_ << line << '\n';
   out_ << std::flush;
 }
 
-double EnergyLog::nsPerDay(long long step) {
-  const auto now = std::chrono::steady_clock::now();
-  const double seconds = std::chrono::duration<double>(now - lastTime_).count();
-  const long long steps = lastStep_ >= 0 ? step - lastStep_ : 0;
-  lastStep_ = step;
-  lastTime_ = now;
-  if (steps <= 0 || seconds <= 0) return 0.0;
-  return double(steps) * timestep_ / units::kPsPerNs * units::kSecondsPerDay / seconds;
+std::string EnergyLog::speed(long long step) const {
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime_).count();
+  const long long steps = step - startStep_;
+  if (steps <= 0 || !(seconds > 0)) return "--";  // nothing timed yet (OpenMM writes the same)
+  return csvNumber("%.4g", double(steps) * timestep_ / units::kPsPerNs * units::kSecondsPerDay / seconds);
 }
 
 void EnergyLog::report(const State& state, const Energies& e, double kinetic) {
   const double potential = e.potential();
-  char line[1024];
-  std::snprintf(line, sizeof line, "%lld,%.6f,%.10g,%.10g,%.10g,%.6f,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.6f,%.4g\n",
-                state.step, state.time, potential, kinetic, potential + kinetic,
-                instantaneousTemperature(system_, kinetic), e.lj, e.dispersionCorrection, e.coulombReal, e.coulombRecip,
-                e.coulombSelf, e.coulombNetCharge, pressureBar(kinetic, e, state.box.volume()), nsPerDay(state.step));
+  std::string line = std::to_string(state.step);
+  const auto add = [&line](const std::string& field) {
+    line += ',';
+    line += field;
+  };
+  add(csvNumber("%.6f", state.time));
+  for (const double v : {potential, kinetic, potential + kinetic}) add(csvNumber("%.10g", v));
+  add(csvNumber("%.6f", temperatureOf(degreesOfFreedom_, kinetic)));
+  add(speed(state.step));
+  add(energyTermFields(e));
+  add(csvNumber("%.6f", pressureBar(kinetic, e, state.box.volume())));
+  line += '\n';
   out_ << line << std::flush;
-  if (!out_) throw fileError(path_.string(), 0, "write failed");
+  if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
 }
 
 void EnergyLog::finish(const State&) { out_.close(); }

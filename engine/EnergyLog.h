@@ -2,20 +2,23 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "engine/Reporter.h"
 
 namespace faraday {
 
-/// CSV energy log, one row every `interval` steps, columns like OpenMM's StateDataReporter:
-/// "step","time (ps)","potential (kJ/mol)","kinetic (kJ/mol)","total (kJ/mol)",
-/// "temperature (K)", each term of Energies (kJ/mol), "pressure (bar)", "ns/day".
-/// Rows are flushed as they are written. On a restart the rows after the restart step
-/// are dropped and the log continues.
+/// CSV energy log, one row every `interval` steps, the columns OpenMM's StateDataReporter
+/// also has named as it names them: #"Step","Time (ps)","Potential Energy (kJ/mole)",
+/// "Kinetic Energy (kJ/mole)","Total Energy (kJ/mole)","Temperature (K)","Speed (ns/day)"
+/// (averaged since the start of this run; "--" before any step), then each term of Energies
+/// (kJ/mole) and "Pressure (bar)". No value prints as "-0". Rows are flushed as they are
+/// written. On a restart the rows after the restart step are dropped and the log continues.
 class EnergyLog : public Reporter {
  public:
+  /// `degreesOfFreedom` of the temperature (degreesOfFreedom() of integrators/Integrator.h),
   /// `timestep` ps; `restartStep` < 0 starts a new file.
-  EnergyLog(const std::filesystem::path& file, const System& system, long long interval, double timestep,
+  EnergyLog(const std::filesystem::path& file, double degreesOfFreedom, long long interval, double timestep,
             long long restartStep);
   const char* name() const override { return "energy"; }
   long long interval() const override { return interval_; }
@@ -29,20 +32,26 @@ class EnergyLog : public Reporter {
  private:
   void startNew();
   void continueAfter(long long restartStep);
-  double nsPerDay(long long step);
+  std::string speed(long long step) const;
 
   std::filesystem::path path_;
-  const System& system_;
+  double degreesOfFreedom_;
   long long interval_;
   double timestep_;
   std::ofstream out_;
-  long long lastStep_ = -1;
-  std::chrono::steady_clock::time_point lastTime_;
+  long long startStep_ = 0;
+  std::chrono::steady_clock::time_point startTime_;
 };
+
+/// The energy-term columns of every energy table (energy log, rerun): each term of Energies
+/// (kJ/mole), and one row's fields (no line end).
+std::string energyTermHeader();
+std::string energyTermFields(const Energies& energies);
+
+/// `value` formatted by printf `format`, without a minus sign when it prints as zero.
+std::string csvNumber(const char* format, double value);
 
 /// Pressure in bar: P = (2 K + trace(W)) / (3 V), K kJ/mol, W kJ/mol, V nm^3.
 double pressureBar(double kineticEnergy, const Energies& energies, double volume);
-/// Instantaneous temperature in K over system.degreesOfFreedom().
-double instantaneousTemperature(const System& system, double kineticEnergy);
 
 }  // namespace faraday

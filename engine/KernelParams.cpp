@@ -11,6 +11,7 @@ NonbondedOptions nonbondedOptions(const Config& config, const EwaldSetup& ewald,
   o.cutoff = config.nonbonded.cutoff;
   o.ljShift = config.nonbonded.ljShift;
   o.ewaldBeta = ewald.method == "none" ? 0.0 : ewald.beta;
+  o.coulombShift = config.nonbonded.coulombModifier == "potential-shift";
   o.threads = threads;
   return o;
 }

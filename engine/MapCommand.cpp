@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "engine/AtomicFile.h"
 #include "engine/DcdFile.h"
 #include "engine/Error.h"
 #include "engine/MapReporter.h"
@@ -18,6 +19,7 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
   const auto t0 = std::chrono::steady_clock::now();
   DcdReader dcd(config.map.trajectory, (long long)system.size());  // atom-count mismatch: Error naming the file
   if (dcd.frames() == 0) throw fileError(config.map.trajectory, 0, "trajectory has no frames");
+  checkWritable(mapOutputPath(config));  // creates the output folder; fails now, not after the frames
   const EwaldSetup ewald = mapEwaldSetup(config, system);
   PotentialMapAverager averager(config.map, system, useCuda, timers, &ewald);
   DcdFrame frame;

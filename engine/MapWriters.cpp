@@ -125,6 +125,8 @@ void writeMrc(const std::filesystem::path& file, const Lattice& l, const std::ve
   fw[19] = float(lo);
   fw[20] = float(hi);
   fw[21] = float(mean);
+  iw[22] = 1;      // ISPG: 1, a single volume (MRC2014)
+  iw[27] = 20140;  // NVERSION: MRC2014, format version 0
   fw[49] = A * float(l.origin.x);  // ORIGIN (MRC2014), Angstrom
   fw[50] = A * float(l.origin.y);
   fw[51] = A * float(l.origin.z);

@@ -8,8 +8,12 @@
 #include "engine/Error.h"
 #include "engine/GroFile.h"
 #include "engine/MapReporter.h"
+#include "engine/NpyFile.h"
 #include "engine/Progress.h"
+#include "engine/RunLog.h"
+#include "engine/Runaway.h"
 #include "engine/TrajectoryReporter.h"
+#include "integrators/Integrator.h"
 
 namespace faraday {
 namespace {
@@ -94,8 +98,10 @@ void Simulation::createStandardReporters() {
   if (ec) throw keyError("output.directory", "cannot create " + config_.output.directory.string() + ": " + ec.message());
   const long long restartStep = restart_ ? restart_->step : -1;
   const auto& out = config_.output;
+  if (!out.logFile.empty()) openRunLog(log_, outputPath(out.logFile), restart_.has_value());
   if (!out.energyFile.empty())
-    reporters_.insert(reporters_.begin(), std::make_unique<EnergyLog>(outputPath(out.energyFile), setup_.system,
+    reporters_.insert(reporters_.begin(), std::make_unique<EnergyLog>(outputPath(out.energyFile),
+                                                                      degreesOfFreedom(setup_.system, config_.integrator.type),
                                                                       out.energyInterval, config_.integrator.dt, restartStep));
   if (!out.trajectoryFile.empty())
     reporters_.push_back(std::make_unique<TrajectoryReporter>(outputPath(out.trajectoryFile), setup_.system.size(),
@@ -130,7 +136,11 @@ bool Simulation::anyDueNeedsState(long long step) const {
 
 void Simulation::copyStateBack() {
   backend_->getState(state_);
-  if (allFinite(state_.positions) && allFinite(state_.velocities)) rememberGoodState();
+  if (!allFinite(state_.positions) || !allFinite(state_.velocities)) return;  // the callers report it
+  // Only a state within the runaway bound is a good state to go back to.
+  if (const auto r = findRunaway(setup_.system, state_, backend_->forces(), config_.integrator.dt))
+    failRunaway(state_.step, r->reason, r->particle);
+  rememberGoodState();
 }
 
 void Simulation::rememberGoodState() {
@@ -149,10 +159,24 @@ void Simulation::reportAt(long long step, const Energies& energies) {
 
 void Simulation::checkPotential(long long step, const Energies& energies) {
   if (!std::isfinite(energies.potential())) failNonFinite(step, "non-finite potential energy");
+  if (const auto reason = potentialRunaway(setup_.system, energies.potential())) failRunaway(step, *reason, -1);
 }
 
 void Simulation::checkForces(long long step) {
   if (!allFinite(backend_->forces())) failNonFinite(step, "non-finite force");
+  State now;
+  backend_->getState(now);
+  if (const auto r = findRunaway(setup_.system, now, backend_->forces(), config_.integrator.dt))
+    failRunaway(step, r->reason, r->particle);
+}
+
+void Simulation::failRunaway(long long step, const std::string& reason, long particle) {
+  State bad;
+  backend_->getState(bad);
+  if (particle < 0) particle = largestForce(backend_->forces());
+  std::string message = reason + " at step " + std::to_string(step);
+  if (particle >= 0) message += ": " + describeParticle(setup_.system, bad, particle);
+  stopWithLastGoodState(step, message);
 }
 
 void Simulation::checkHealth(long long step) {
@@ -172,8 +196,12 @@ void Simulation::failNonFinite(long long step, const std::string& what) {
     message += "no particle has a non-finite position, velocity or force; ";
   }
   if (index >= 0)
-    message += "particle " + std::to_string(index) + " (atom name " + setup_.system.atomName[std::size_t(index)] +
-               ", 0-based index) has " + (kind == "largest force" ? "the largest force" : "a non-finite " + kind);
+    message += describeParticle(setup_.system, bad, index) + "; it has " +
+               (kind == "largest force" ? "the largest force" : "a non-finite " + kind);
+  stopWithLastGoodState(step, message);
+}
+
+void Simulation::stopWithLastGoodState(long long step, std::string message) {
   if (lastGood_.step >= 0 && lastGood_.step < step && !config_.output.checkpointFile.empty()) {
     saveCheckpoint(lastGood_, lastGoodReference_);
     message += "; last good state (step " + std::to_string(lastGood_.step) + ") saved to " +
@@ -202,10 +230,12 @@ void Simulation::finishRun(bool writeFinalCoordinates) {
   ScopedTimer timer(&timers_, "output");
   copyStateBack();
   if (lastGood_.step != state_.step) failNonFinite(state_.step, "non-finite position or velocity");
+  // The checkpoint and the reporters first: an unwritable final .gro must not cost them.
+  saveCheckpoint(state_, backend_->listReference());
+  if (!config_.output.forcesFile.empty()) writeNpy(outputPath(config_.output.forcesFile), {backend_->forces()}, true);
+  for (const auto& r : reporters_) r->finish(state_);
   if (writeFinalCoordinates && !config_.output.finalCoordinates.empty())
     writeGro(outputPath(config_.output.finalCoordinates), coordinatesOf(setup_.system, state_, setup_.title));
-  saveCheckpoint(state_, backend_->listReference());
-  for (const auto& r : reporters_) r->finish(state_);
 }
 
 void Simulation::checkpointAt(long long step) {
@@ -283,6 +313,9 @@ RunResult runFromConfig(const Config& config, const RunOptions& options, std::os
     printEffective(config, log);
     log << "System (" << config.system.coordinates.string() << "):\n" << describeSystem(setup.system);
     log << "Velocities: " << (setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
+    log << runSetupSummary(config, setup.system);
+    log << describeCloseContacts(setup.system, checkpoint ? checkpoint->positions : setup.state.positions,
+                                 checkpoint ? checkpoint->box : setup.system.box);
     if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";
     log << "Dry run: configuration and input are valid; nothing was written.\n";
     return {};
@@ -291,6 +324,7 @@ RunResult runFromConfig(const Config& config, const RunOptions& options, std::os
   log << describeSystem(setup.system);
   log << "Velocities: " << (checkpoint ? "from the checkpoint" : setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
   if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";
+  logFileOnly(log, runSetupSummary(config, setup.system));
   log << std::flush;
   Simulation simulation(config, std::move(setup), std::move(checkpoint), log);
   if (config.map.enabled)

@@ -57,6 +57,11 @@ class Simulation {
   /// this many steps late, and the last good state is the last reported or checkpointed one.
   static constexpr long long kHealthCheckInterval = 100;
   [[noreturn]] void failNonFinite(long long step, const std::string& what);
+  /// Stops a run that exceeds a runaway bound (engine/Runaway.h), naming `particle` (-1: the
+  /// one with the largest force) and its closest neighbour.
+  [[noreturn]] void failRunaway(long long step, const std::string& reason, long particle);
+  /// Saves the last good state as the checkpoint (if any), finishes the reporters, throws.
+  [[noreturn]] void stopWithLastGoodState(long long step, std::string message);
   void rememberGoodState();
   void saveCheckpoint(const State& state, const std::vector<Vec3>& listReference);
   void checkpointAt(long long step);

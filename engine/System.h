@@ -40,8 +40,6 @@ struct System {
       if (c != 0.0) return true;
     return false;
   }
-  /// Degrees of freedom: 3N minus 3 for the removed centre-of-mass motion.
-  double degreesOfFreedom() const { return 3.0 * double(size()) - 3.0; }
 };
 
 /// What changes every step. Positions nm, velocities nm/ps, time ps.

@@ -69,7 +69,8 @@ Setup buildSetup(const Config& config) {
   setup.velocitiesFromFile = !c.velocities.empty();
   setup.state.velocities = setup.velocitiesFromFile
                                ? c.velocities
-                               : maxwellBoltzmannVelocities(setup.system, config.system.temperature, config.system.velocitySeed);
+                               : maxwellBoltzmannVelocities(setup.system, config.system.temperature,
+                                                                            config.system.velocitySeed, config.integrator.type);
   return setup;
 }
 

@@ -1,6 +1,7 @@
 // The `faraday` command line: run, bench, --help, --version.
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -8,6 +9,9 @@
 #include "engine/Config.h"
 #include "engine/Error.h"
 #include "engine/MapCommand.h"
+#include "engine/OpenMpWaiting.h"
+#include "engine/Rerun.h"
+#include "engine/RunLog.h"
 #include "engine/Simulation.h"
 #include "engine/bench/Bench.h"
 #include "kernels/common/Device.h"
@@ -20,6 +24,7 @@ const char* const kUsage =
     "usage: faraday run CONFIG [--section.key=value ...] [--dry-run] [--restart FILE]\n"
     "       faraday run --help        list every configuration key with default and unit\n"
     "       faraday map CONFIG [--section.key=value ...]  average a potential map over map.trajectory\n"
+    "       faraday rerun CONFIG [--section.key=value ...]  energies (and forces) of every frame of rerun.trajectory\n"
     "       faraday bench md|pme|dcs  benchmarks\n"
     "       faraday --version | --help\n";
 
@@ -51,22 +56,57 @@ RunArguments parseRunArguments(const std::vector<std::string>& args) {
   return r;
 }
 
-int runCommand(const std::vector<std::string>& args) {
+bool wantsHelp(const std::vector<std::string>& args) {
   for (const std::string& a : args)
     if (a == "--help" || a == "-h") {
       std::cout << kUsage << "\n" << faraday::configHelp();
-      return 0;
+      return true;
     }
+  return false;
+}
+
+/// The config of `faraday COMMAND CONFIG [--key=value ...]`, its warnings printed.
+faraday::Config loadCommandConfig(const RunArguments& r, const std::string& command) {
+  if (r.config.empty())
+    throw faraday::Error("faraday " + command + " needs a config file (see faraday " + command + " --help)");
+  faraday::Config config = faraday::loadConfig(r.config, r.overrides);
+  for (const std::string& warning : config.warnings) std::cerr << "faraday: warning: " << warning << "\n";
+  return config;
+}
+
+int runCommand(const std::vector<std::string>& args) {
+  if (wantsHelp(args)) return 0;
   const RunArguments r = parseRunArguments(args);
-  if (r.config.empty()) throw faraday::Error("faraday run needs a config file (see faraday run --help)");
-  const faraday::Config config = faraday::loadConfig(r.config, r.overrides);
-  const faraday::RunResult result = faraday::runFromConfig(config, r.options, std::cout);
+  const faraday::Config config = loadCommandConfig(r, "run");
+  faraday::RunLog log(std::cout);
+  std::string command = "faraday run";
+  for (const std::string& a : args) command += " " + a;
+  log.fileOnly("faraday " + std::string(kVersion) + "\nCommand line: " + command + "\nWorking folder: " +
+               std::filesystem::current_path().string() + "\n");
+  for (const std::string& warning : config.warnings) log.fileOnly("Warning: " + warning + "\n");
+  faraday::RunResult result;
+  try {
+    result = faraday::runFromConfig(config, r.options, log);
+  } catch (const std::exception& e) {
+    log.fileOnly(std::string("faraday: error: ") + e.what() + "\n");
+    throw;
+  }
   if (!result.interrupted) return 0;
   std::string where = "no checkpoint (output.checkpoint_file is empty)";
   if (!config.output.checkpointFile.empty())
     where = "checkpoint " + (config.output.directory / config.output.checkpointFile).string();
-  std::cerr << "faraday: interrupted at step " << result.finalStep << ", " << where << "\n";
+  const std::string interrupted = "faraday: interrupted at step " + std::to_string(result.finalStep) + ", " + where + "\n";
+  log.fileOnly(interrupted);
+  std::cerr << interrupted;
   return 128 + result.signal;
+}
+
+int rerunCommand(const std::vector<std::string>& args) {
+  if (wantsHelp(args)) return 0;
+  const RunArguments r = parseRunArguments(args);
+  if (r.options.dryRun || !r.options.restart.empty())
+    throw faraday::Error("faraday rerun takes neither --dry-run nor --restart");
+  return faraday::rerunMain(loadCommandConfig(r, "rerun"), std::cout);
 }
 
 int benchCommand(const std::vector<std::string>& args) {
@@ -95,12 +135,14 @@ int dispatch(const std::vector<std::string>& args) {
   if (args[0] == "run") return runCommand(rest);
   if (args[0] == "bench") return benchCommand(rest);
   if (args[0] == "map") return faraday::mapCommand(rest);
-  throw faraday::Error("unknown command '" + args[0] + "' (expected run, map or bench; see faraday --help)");
+  if (args[0] == "rerun") return rerunCommand(rest);
+  throw faraday::Error("unknown command '" + args[0] + "' (expected run, rerun, map or bench; see faraday --help)");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  faraday::limitOpenMpSpinning(argv);
   try {
     return dispatch(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const faraday::Error& e) {

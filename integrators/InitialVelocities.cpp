@@ -3,11 +3,13 @@
 #include <cmath>
 
 #include "engine/Units.h"
+#include "integrators/Integrator.h"
 #include "kernels/common/Philox.h"
 
 namespace faraday {
 
-std::vector<Vec3> maxwellBoltzmannVelocities(const System& system, double temperature, std::uint64_t seed) {
+std::vector<Vec3> maxwellBoltzmannVelocities(const System& system, double temperature, std::uint64_t seed,
+                                             const std::string& integratorType) {
   const std::size_t n = system.size();
   std::vector<Vec3> v(n);
   const double kT = units::kBoltzmann * temperature;
@@ -17,9 +19,9 @@ std::vector<Vec3> maxwellBoltzmannVelocities(const System& system, double temper
     const double s = system.mass[i] > 0 ? std::sqrt(kT / system.mass[i]) : 0.0;
     v[i] = Vec3{g.n[0], g.n[1], g.n[2]} * s;
   }
-  removeCentreOfMassMotion(system, v);
-  const double t = temperatureOf(system, kineticEnergy(system, v));
-  const double scale = t > 0 ? std::sqrt(temperature / t) : 0.0;  // exact temperature over 3N-3
+  if (conservesMomentum(integratorType)) removeCentreOfMassMotion(system, v);
+  const double t = temperatureOf(degreesOfFreedom(system, integratorType), kineticEnergy(system, v));
+  const double scale = t > 0 ? std::sqrt(temperature / t) : 0.0;  // exact temperature over dof
   for (Vec3& vi : v) vi *= scale;
   return v;
 }
@@ -42,9 +44,8 @@ double kineticEnergy(const System& system, const std::vector<Vec3>& velocities) 
   return 0.5 * k;
 }
 
-double temperatureOf(const System& system, double kineticEnergy) {
-  const double dof = system.degreesOfFreedom();
-  return dof > 0 ? 2.0 * kineticEnergy / (dof * units::kBoltzmann) : 0.0;
+double temperatureOf(double degreesOfFreedom, double kineticEnergy) {
+  return degreesOfFreedom > 0 ? 2.0 * kineticEnergy / (degreesOfFreedom * units::kBoltzmann) : 0.0;
 }
 
 }  // namespace faraday

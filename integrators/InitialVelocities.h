@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/System.h"
@@ -7,15 +8,20 @@
 namespace faraday {
 
 /// Maxwell-Boltzmann velocities (nm/ps) at `temperature` K from Philox normals keyed by
-/// (seed, particle), with the centre-of-mass motion removed and then rescaled so that the
-/// instantaneous temperature over 3N-3 degrees of freedom is exactly `temperature`.
-std::vector<Vec3> maxwellBoltzmannVelocities(const System& system, double temperature, std::uint64_t seed);
+/// (seed, particle), for the integrator named `integratorType`: when it conserves momentum
+/// (verlet) the centre-of-mass motion is removed; then the velocities are rescaled so that
+/// the temperature over the integrator's degrees of freedom (3N-3 for verlet, 3N for
+/// langevin, which thermostats the centre of mass too) is exactly `temperature`.
+std::vector<Vec3> maxwellBoltzmannVelocities(const System& system, double temperature, std::uint64_t seed,
+                                             const std::string& integratorType);
 
 /// Removes the centre-of-mass velocity in place.
 void removeCentreOfMassMotion(const System& system, std::vector<Vec3>& velocities);
 
-/// Kinetic energy (kJ/mol) and instantaneous temperature (K, over system.degreesOfFreedom()).
+/// Kinetic energy (kJ/mol).
 double kineticEnergy(const System& system, const std::vector<Vec3>& velocities);
-double temperatureOf(const System& system, double kineticEnergy);
+/// Instantaneous temperature (K) of `kineticEnergy` (kJ/mol) over `degreesOfFreedom`
+/// (see degreesOfFreedom() in integrators/Integrator.h); 0 without degrees of freedom.
+double temperatureOf(double degreesOfFreedom, double kineticEnergy);
 
 }  // namespace faraday

@@ -27,6 +27,16 @@ void CpuIntegrator::advanceClock(State& state) const {
   state.time += dt_;
 }
 
+bool conservesMomentum(const std::string& integratorType) {
+  if (integratorType == "verlet") return true;
+  if (integratorType == "langevin") return false;
+  throw keyError("integrator.type", "'" + integratorType + "' is not one of verlet, langevin");
+}
+
+double degreesOfFreedom(const System& system, const std::string& integratorType) {
+  return 3.0 * double(system.size()) - (conservesMomentum(integratorType) ? 3.0 : 0.0);
+}
+
 std::unique_ptr<CpuIntegrator> makeCpuIntegrator(const IntegratorParams& params, const System& system, int threads) {
   if (params.type == "verlet") return std::make_unique<VelocityVerlet>(system, params.dt, threads);
   if (params.type == "langevin") return std::make_unique<LangevinBaoab>(system, params, threads);

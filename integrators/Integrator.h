@@ -44,6 +44,15 @@ class CpuIntegrator {
   int threads_;                      ///< OpenMP threads (resolved, > 0)
 };
 
+/// Whether the integrator named by integrator.type keeps the centre-of-mass momentum:
+/// velocity Verlet does (pair forces sum to zero), Langevin does not (friction and noise act
+/// on every particle, so the centre of mass is thermostatted too).
+bool conservesMomentum(const std::string& integratorType);
+/// Degrees of freedom of the kinetic temperature, counted in this one place: 3N, minus 3
+/// when the integrator conserves momentum (its initial velocities then have no
+/// centre-of-mass motion, which stays zero). There are no constraints yet.
+double degreesOfFreedom(const System& system, const std::string& integratorType);
+
 /// The integrator named by params.type ("verlet" or "langevin"); throws Error naming the
 /// key for an unknown type or invalid values.
 std::unique_ptr<CpuIntegrator> makeCpuIntegrator(const IntegratorParams& params, const System& system, int threads);

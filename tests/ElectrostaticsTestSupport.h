@@ -86,7 +86,8 @@ inline double meltEdge(int n) {
 
 /// Real-space Ewald energy (kJ/mol) k_C sum_{i<j, r<rc} q_i q_j erfc(beta r)/r by a direct
 /// double loop with the minimum image (rc <= half the shortest edge); adds forces and
-/// the pair virial r_ij (x) F_ij.
+/// the pair virial r_ij (x) F_ij. Unshifted: with the reciprocal and self terms this is the
+/// Ewald sum itself, whose energy is the Madelung energy and independent of beta.
 inline double realSpaceCoulomb(const Ions& s, double beta, double cutoff, std::vector<Vec3>& forces,
                                Tensor3* virial = nullptr) {
   const double rc2 = cutoff * cutoff;
@@ -98,7 +99,7 @@ inline double realSpaceCoulomb(const Ions& s, double beta, double cutoff, std::v
       const Vec3 d = s.box.minimumImage(s.positions[i] - s.positions[j]);
       const double r2 = norm2(d);
       if (r2 >= rc2) continue;
-      const PairResult<double> p = ewaldRealPair(r2, units::kCoulomb * s.charges[i] * s.charges[j], beta);
+      const PairResult<double> p = ewaldRealPair(r2, units::kCoulomb * s.charges[i] * s.charges[j], beta, 0.0);
       energy += p.energy;
       forces[i] += d * p.fOverR;
       forces[j] -= d * p.fOverR;

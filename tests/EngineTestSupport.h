@@ -148,6 +148,18 @@ inline std::string shellQuote(const std::string& s) {
   return q + "'";
 }
 
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << "missing '" << (part) << "' in: " << (text)
+
+/// A folder holding argon.gro (3^3 fcc cells, 108 atoms) and sim.cfg (argonConfig()).
+class ArgonFolderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    writeText(dir / "argon.gro", argonGro(3));
+    writeText(dir / "sim.cfg", argonConfig());
+  }
+  TempDir dir;
+};
+
 /// Runs `faraday ARGS` in `folder`, capturing stdout, stderr and the exit code.
 inline CommandResult runFaraday(const fs::path& folder, const std::vector<std::string>& args) {
   std::string command = "cd " + shellQuote(folder.string()) + " && " + shellQuote(faradayExecutable());

@@ -2,7 +2,10 @@
 // key, a non-zero exit code, and no output file at all.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "engine/Checkpoint.h"
+#include "engine/Runaway.h"
 #include "tests/EngineTestSupport.h"
 
 namespace faraday::test {
@@ -43,8 +46,6 @@ class BadInput : public ::testing::Test {
   TempDir dir;
   std::string gro, config;
 };
-
-#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << "missing '" << (part) << "' in: " << (text)
 
 TEST_F(BadInput, NonNumericGroCoordinate) {
   std::string line = lines(gro)[5];
@@ -89,6 +90,16 @@ TEST_F(BadInput, UnknownAtomName) {
   const CommandResult r = runExpectingError();
   EXPECT_HAS(r.err, groAt(9) + "unknown atom name 'XE'");
   EXPECT_HAS(r.err, "known: AR");
+}
+
+TEST_F(BadInput, ControlBytesFromTheFileAreEscapedInTheMessage) {
+  std::string line = lines(gro)[8];
+  line.replace(10, 5, "\x1b[2J\x07");
+  replaceAtomLine(6, line);
+  const CommandResult r = runExpectingError();
+  EXPECT_HAS(r.err, groAt(9) + "unknown atom name '\\x1b[2J\\x07'");
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
+  EXPECT_EQ(r.err.find('\x07'), std::string::npos);
 }
 
 TEST_F(BadInput, NaNCoordinate) {
@@ -151,6 +162,75 @@ TEST_F(BadInput, UnknownKeySuggestsTheClosestKey) {
              "command line: unknown key 'nonbonded.cutof'; did you mean 'nonbonded.cutoff'?");
 }
 
+TEST_F(BadInput, TwoOutputsWithTheSameNameAreRejectedNamingBothKeys) {
+  CommandResult r = runExpectingError({"--output.energy_file=out.dat", "--output.trajectory_file=out.dat"});
+  EXPECT_HAS(r.err, "command line: key 'output.trajectory_file': names " + (dir / "out" / "out.dat").string());
+  EXPECT_HAS(r.err, "which is also the file of key 'output.energy_file'");
+  r = runExpectingError({"--output.checkpoint_file=final.gro"});
+  EXPECT_HAS(r.err, "command line: key 'output.checkpoint_file'");
+  EXPECT_HAS(r.err, "key 'output.final_coordinates'");
+  // The companions count too: the checkpoint's previous version and temporary file.
+  r = runExpectingError({"--output.energy_file=state.chk.prev"});
+  EXPECT_HAS(r.err, "key 'output.energy_file': names " + (dir / "out" / "state.chk.prev").string() +
+                        ", which is also the previous version of key 'output.checkpoint_file'");
+  r = runExpectingError({"--output.trajectory_file=../out/final.gro.tmp"});
+  EXPECT_HAS(r.err, "the temporary file of key 'output.final_coordinates'");
+  // Set in the file: the file and line are named.
+  config += "energy_file = traj.dcd\n";
+  EXPECT_HAS(runExpectingError().err, cfgAt("energy_file = traj.dcd") + "key 'output.energy_file': names ");
+  config = argonConfig();
+  // An output never overwrites an input.
+  r = runExpectingError({"--output.directory=.", "--output.final_coordinates=argon.gro"});
+  EXPECT_HAS(r.err, "which is also the input file of key 'system.coordinates'");
+}
+
+TEST_F(BadInput, AKeyGivenTwiceOnTheCommandLine) {
+  EXPECT_HAS(runExpectingError({"--run.steps=10", "--run.steps", "20"}).err,
+             "faraday: error: command line: key 'run.steps' is given twice");
+}
+
+/// A checkpoint with a NaN velocity does not pass a dry run.
+TEST_F(BadInput, ACheckpointWithANonFiniteVelocityFailsTheDryRun) {
+  writeText(dir / "argon.gro", gro);
+  writeText(dir / "sim.cfg", config);
+  Checkpoint c;
+  c.box = Box::rectangular(1.7226, 1.7226, 1.7226);
+  const std::vector<std::string> groLines = lines(gro);
+  for (auto line = groLines.begin() + 2; line + 1 != groLines.end(); ++line) {
+    c.positions.push_back({std::stod(line->substr(20, 8)), std::stod(line->substr(28, 8)), std::stod(line->substr(36, 8))});
+    c.velocities.push_back({0, 0, 0});
+  }
+  c.velocities[7].y = std::numeric_limits<double>::quiet_NaN();
+  writeCheckpoint(dir / "nan.chk", c);
+  EXPECT_HAS(runExpectingError({"--dry-run", "--restart", "nan.chk"}).err,
+             "faraday: error: nan.chk: checkpoint holds a non-finite velocity of atom 8");
+}
+
+/// A failed write says why, as the system gives it.
+TEST_F(BadInput, WriteErrorsGiveTheSystemsReason) {
+  writeText(dir / "argon.gro", gro);
+  writeText(dir / "sim.cfg", config);
+  for (const char* key : {"--output.energy_file=/dev/full", "--output.trajectory_file=/dev/full"}) {
+    const CommandResult r = runFaraday(dir.path(), {"run", "sim.cfg", key});
+    EXPECT_EQ(r.exitCode, 1) << key;
+    EXPECT_HAS(r.err, "faraday: error: /dev/full: write failed: No space left on device");
+  }
+}
+
+/// final.gro cannot be written (its name is taken by a folder): the run still ends with
+/// its final checkpoint and its energy log, and the error names the file.
+TEST_F(BadInput, AnUnwritableFinalGroDoesNotCostTheFinalCheckpoint) {
+  writeText(dir / "argon.gro", gro);
+  writeText(dir / "sim.cfg", config);
+  fs::create_directories(dir / "out" / "final.gro" / "occupied");
+  const CommandResult r = runFaraday(dir.path(), {"run", "sim.cfg"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_HAS(r.err, "faraday: error: " + (dir / "out" / "final.gro").string() + ": cannot rename");
+  EXPECT_EQ(readCheckpoint(dir / "out" / "state.chk", 108, "").step, 20);
+  EXPECT_EQ(lines(readText(dir / "out" / "energy.csv")).size(), 4u);  // header + steps 0, 10, 20
+  EXPECT_FALSE(fs::exists(dir / "out" / "final.gro.tmp"));
+}
+
 TEST_F(BadInput, DryRunValidatesAndWritesNothing) {
   writeText(dir / "argon.gro", gro);
   writeText(dir / "sim.cfg", config);
@@ -164,24 +244,57 @@ TEST_F(BadInput, DryRunValidatesAndWritesNothing) {
   EXPECT_HAS(runExpectingError({"--dry-run"}).err, groAt(3));
 }
 
-TEST_F(BadInput, BlowUpStopsNamingStepAndParticleAndKeepsTheLastGoodState) {
+/// dt = 0.08 ps is 20 times too long for argon: the run is stopped as a runaway (a particle
+/// would move more than 0.1 nm in one step) before any value is non-finite, naming the step,
+/// the particle and its closest neighbour, and the checkpoint holds the last state within
+/// the bound, not merely a finite one.
+TEST_F(BadInput, BlowUpStopsEarlyNamingStepAndParticleAndKeepsTheLastGoodState) {
   writeText(dir / "argon.gro", gro);
   writeText(dir / "sim.cfg", config);
-  // dt = 0.5 ps is ~200 times too long for argon: atoms overlap and the forces overflow.
-  const CommandResult r = runFaraday(dir.path(), {"run", "sim.cfg", "--integrator.dt=0.5", "--run.steps=1000",
+  const CommandResult r = runFaraday(dir.path(), {"run", "sim.cfg", "--integrator.dt=0.08", "--run.steps=1000",
                                                   "--output.energy_interval=1", "--output.trajectory_interval=1"});
   EXPECT_EQ(r.exitCode, 1);
-  EXPECT_EQ(r.err.rfind("faraday: error: non-finite", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("faraday: error: runaway: one step would move a particle ", 0), 0u) << r.err;
+  EXPECT_HAS(r.err, "above the bound of 0.1 nm per step");
   EXPECT_HAS(r.err, " at step ");
-  EXPECT_HAS(r.err, "particle ");
-  EXPECT_HAS(r.err, "(atom name AR");
+  EXPECT_HAS(r.err, "(atom name AR, 0-based index); its closest neighbour is particle ");
   EXPECT_HAS(r.err, "last good state (step ");
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
   EXPECT_FALSE(fs::exists(dir / "out" / "final.gro"));
   const long long failed = std::stoll(r.err.substr(r.err.find(" at step ") + 9));
+  EXPECT_GT(failed, 1);
   const Checkpoint c = readCheckpoint(dir / "out" / "state.chk", 108, "");
-  EXPECT_EQ(c.step, failed - 1);  // the potential is checked every step, the state copied every step here
-  for (const Vec3& x : c.positions) EXPECT_TRUE(isFinite(x));
-  for (const Vec3& v : c.velocities) EXPECT_TRUE(isFinite(v));
+  EXPECT_EQ(c.step, failed - 1);  // the state is checked every step here
+  for (const Vec3& v : c.velocities) EXPECT_LT(std::sqrt(norm2(v)) * 0.08, kMaxStepDisplacement);
+}
+
+/// Two atoms 0.02 nm apart: the run stops at step 0, before writing anything, naming the
+/// pair; the dry run reports the close contact.
+TEST_F(BadInput, OverlappingAtomsAreReportedAndStopTheRunAtOnce) {
+  std::vector<std::string> v = lines(gro);
+  std::string moved = v[3];
+  char x[16];
+  std::snprintf(x, sizeof x, "%8.3f", std::stod(v[2].substr(20, 8)) + 0.02);
+  moved.replace(20, 8, x);
+  moved.replace(28, 16, v[2].substr(28, 16));  // atom 1 (0-based) onto atom 0, 0.02 nm along x
+  v[3] = moved;
+  gro = joinLines(v);
+  const CommandResult r = runExpectingError();
+  EXPECT_HAS(r.err, "faraday: error: runaway: potential energy ");
+  EXPECT_HAS(r.err, " at step 0: particle ");
+  EXPECT_TRUE(r.err.find("particle 0 (atom name AR, 0-based index); its closest neighbour is particle 1 (AR) at 0.02 nm") !=
+                  std::string::npos ||
+              r.err.find("particle 1 (atom name AR, 0-based index); its closest neighbour is particle 0 (AR) at 0.02 nm") !=
+                  std::string::npos)
+      << r.err;
+  EXPECT_HAS(r.err, "the initial state is already bad (nothing written)");
+  const CommandResult dry = runFaraday(dir.path(), {"run", "sim.cfg", "--dry-run"});
+  EXPECT_EQ(dry.exitCode, 0) << dry.err;
+  EXPECT_HAS(dry.out, "Close contacts: 1 pair(s) closer than 0.6 sigma_ij");
+  EXPECT_HAS(dry.out, "  particles 0 (AR) and 1 (AR), 0-based: 0.02 nm (threshold 0.2043 nm)");
+  gro = argonGro(3);
+  writeText(dir / "argon.gro", gro);
+  EXPECT_HAS(runFaraday(dir.path(), {"run", "sim.cfg", "--dry-run"}).out, "Close contacts: none");
 }
 
 }  // namespace

@@ -155,6 +155,61 @@ TEST_F(ConfigTest, MalformedLineAndMissingFileAreErrors) {
   EXPECT_NE(missing.find("not found"), std::string::npos);
 }
 
+TEST_F(ConfigTest, InlineSemicolonAndHashCommentsAreNotPartOfTheValue) {
+  std::string text = argonConfig();
+  text.replace(text.find("cutoff = 0.7"), 12, "cutoff = 0.8 ; nm");
+  text.replace(text.find("buffer = 0.1"), 12, "buffer = 0.15# nm");
+  text.replace(text.find("[atom.AR]"), 9, "[atom.AR]   ; amu, e, nm, kJ/mol");
+  text += "; a whole-line comment\n   # an indented one\nenergy_file = e.csv ; the log\n";
+  const Config c = loadConfig(writeConfig(text), {});
+  EXPECT_DOUBLE_EQ(c.nonbonded.cutoff, 0.8);
+  EXPECT_DOUBLE_EQ(c.nonbonded.buffer, 0.15);
+  EXPECT_EQ(c.output.energyFile, "e.csv");
+  ASSERT_EQ(c.atomTypes.size(), 1u);
+  EXPECT_EQ(c.atomTypes[0].name, "AR");
+  // A comment does not hide a bad value, and the line number still names the right line.
+  std::string bad = argonConfig();
+  bad.replace(bad.find("cutoff = 0.7"), 12, "cutoff = x ; nm");
+  const fs::path file = writeConfig(bad);
+  const std::string msg = errorOf([&] { loadConfig(file, {}); });
+  EXPECT_NE(msg.find(file.string() + ":" + std::to_string(lineOf(bad, "cutoff = x")) + ": key 'nonbonded.cutoff': not a number: 'x'"),
+            std::string::npos) << msg;
+}
+
+/// The README's example configuration, comments and all, loads as written.
+TEST_F(ConfigTest, TheReadmeExampleConfigurationLoads) {
+  const std::string readme = readText(fs::path(sourceDir()) / "README.md");
+  const auto begin = readme.find("```ini\n");
+  ASSERT_NE(begin, std::string::npos);
+  const auto end = readme.find("```", begin + 7);
+  ASSERT_NE(end, std::string::npos);
+  const Config c = loadConfig(writeConfig(readme.substr(begin + 7, end - begin - 7)), {});
+  EXPECT_DOUBLE_EQ(c.nonbonded.cutoff, 1.0);
+  EXPECT_DOUBLE_EQ(c.electrostatics.ewaldRtol, 1e-5);
+  EXPECT_EQ(c.integrator.type, "langevin");
+  EXPECT_EQ(c.run.platform, "auto");
+  ASSERT_EQ(c.atomTypes.size(), 2u);
+  EXPECT_EQ(c.atomTypes[0].name, "NA");
+}
+
+TEST_F(ConfigTest, KeysWithoutEffectInTheChosenModeGetAWarning) {
+  std::string text = argonConfig();
+  text.replace(text.find("type = langevin"), 15, "type = verlet");
+  const fs::path file = writeConfig(text);
+  const Config c = loadConfig(file, {"--electrostatics.method=pme", "--electrostatics.grid=32 32 32",
+                                     "--electrostatics.fourier_spacing=0.1", "--electrostatics.pme_order=6"});
+  // integrator.temperature is set in the file; friction and seed are not set at all.
+  ASSERT_EQ(c.warnings.size(), 2u) << (c.warnings.empty() ? "" : c.warnings[0]);
+  EXPECT_EQ(c.warnings[0], file.string() + ":" + std::to_string(lineOf(text, "type = verlet") + 2) +
+                               ": key 'integrator.temperature': has no effect with integrator.type = verlet (no thermostat)");
+  EXPECT_EQ(c.warnings[1], "command line: key 'electrostatics.fourier_spacing': has no effect with "
+                           "electrostatics.grid = 32 32 32 (an explicit grid)");
+  EXPECT_TRUE(loadConfig(writeConfig(argonConfig()), {}).warnings.empty());
+  const Config none = loadConfig(writeConfig(argonConfig()), {"--integrator.friction=2", "--electrostatics.pme_order=5"});
+  ASSERT_EQ(none.warnings.size(), 1u);  // langevin uses the friction; method = none ignores pme_order
+  EXPECT_EQ(none.warnings[0], "command line: key 'electrostatics.pme_order': has no effect with electrostatics.method = none");
+}
+
 TEST_F(ConfigTest, QuotedEmptyValueTurnsAnOutputOff) {
   const Config c = loadConfig(writeConfig(argonConfig() + "trajectory_file = \"\"\n"), {"--output.energy_file="});
   EXPECT_EQ(c.output.trajectoryFile, "");
@@ -178,6 +233,20 @@ TEST_F(ConfigTest, MapIsEnabledByASectionOrAnyMapKey) {
   const Config c = loadConfig(plain, {"--map.spacing=0.2"});
   EXPECT_TRUE(c.map.enabled);
   EXPECT_DOUBLE_EQ(c.map.spacing, 0.2);
+  // map.enabled as given wins, on the command line too.
+  const fs::path withMap = writeConfig(argonConfig() + "[map]\nspacing = 0.25\n");
+  EXPECT_FALSE(loadConfig(withMap, {"--map.enabled=false"}).map.enabled);
+  EXPECT_TRUE(loadConfig(plain, {"--map.enabled=true"}).map.enabled);
+}
+
+/// The map's kT/e is at the run's temperature unless map.temperature is set: the Langevin
+/// bath, or the initial temperature of a verlet run.
+TEST_F(ConfigTest, MapTemperatureDefaultsToTheRunsTemperature) {
+  const fs::path file = writeConfig(argonConfig() + "[map]\n");  // langevin at 90 K
+  EXPECT_DOUBLE_EQ(loadConfig(file, {}).map.temperature, 90.0);
+  EXPECT_DOUBLE_EQ(loadConfig(file, {"--integrator.temperature=120"}).map.temperature, 120.0);
+  EXPECT_DOUBLE_EQ(loadConfig(file, {"--integrator.type=verlet", "--system.temperature=75"}).map.temperature, 75.0);
+  EXPECT_DOUBLE_EQ(loadConfig(file, {"--map.temperature=310"}).map.temperature, 310.0);
 }
 
 TEST_F(ConfigTest, EffectiveListsEveryKeyInUseAndHelpListsEveryKey) {

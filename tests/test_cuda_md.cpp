@@ -111,7 +111,7 @@ TEST_F(CudaMd, TilesCoverEveryPairOnceAfterAtomsMove) {
   const BuiltSystem b = fccArgon(6);
   Config c = ljConfig("cuda");
   State s = stateOf(b);
-  s.velocities = maxwellBoltzmannVelocities(b.system, 300.0, 7);
+  s.velocities = maxwellBoltzmannVelocities(b.system, 300.0, 7, "verlet");
   auto gpu = std::make_unique<CudaBackend>(c, b.system, nullptr);
   gpu->setState(s, {});
   gpu->computeForces();
@@ -221,7 +221,7 @@ TEST_F(CudaMd, ListGrowsAfterAnOverflowAndTheTrajectoryStaysExact) {
   c.integrator.type = "langevin";
   c.integrator.temperature = 150;
   State s = stateOf(b);
-  s.velocities = maxwellBoltzmannVelocities(b.system, 150.0, 9);
+  s.velocities = maxwellBoltzmannVelocities(b.system, 150.0, 9, "langevin");
   auto reference = startGpu(c, b.system, s);
   auto limited = startGpu(c, b.system, s);
   limited->limitTileCapacityForTesting(8);
@@ -296,7 +296,7 @@ TEST_F(CudaMd, FastErfcCoulombMatchesDoubleEvaluator) {
   double worst = 0;
   for (int k = 1; k <= 4000; ++k) {
     const double r = 0.05 + 0.95 * k / 4000.0;
-    const PairResult<double> exact = ewaldRealPair(r * r, qq, beta);
+    const PairResult<double> exact = ewaldRealPair(r * r, qq, beta, 0.0);
     const PairResult<float> fast = ewaldRealPairFast<float>(float(r * r), float(qq), float(beta));
     worst = std::max(worst, std::fabs(double(fast.energy) - exact.energy) / (qq / r));
     EXPECT_NEAR(fast.fOverR, exact.fOverR, tol::kFastErfcAbsolute * (qq / (r * r * r)) + tol::kFloatPair * std::fabs(exact.fOverR)) << r;

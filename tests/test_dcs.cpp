@@ -620,6 +620,8 @@ TEST(DcsWriters, MrcHeaderAndData) {
   EXPECT_NEAR(fw[10], 6.0f, 1e-5);  // cell, Angstrom
   EXPECT_NEAR(fw[11], 5.0f, 1e-5);
   EXPECT_NEAR(fw[49], 3.0f, 1e-5);  // origin, Angstrom
+  EXPECT_EQ(iw[22], 1);      // ISPG: a single volume
+  EXPECT_EQ(iw[27], 20140);  // NVERSION: MRC2014, which mrcfile.validate requires
   EXPECT_EQ(std::string(bytes.data() + 208, 4), "MAP ");
   EXPECT_EQ(std::uint8_t(bytes[212]), 0x44);
   for (std::size_t i = 0; i < v.size(); ++i) {

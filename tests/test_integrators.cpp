@@ -7,6 +7,7 @@
 
 #include "engine/Units.h"
 #include "integrators/InitialVelocities.h"
+#include "integrators/Integrator.h"
 #include "tests/BackendTestSystems.h"
 #include "tests/Tolerances.h"
 
@@ -29,7 +30,7 @@ Config argonConfig(const std::string& platform, const std::string& integrator, d
 std::unique_ptr<Backend> startArgon(const Config& config, const BuiltSystem& b, double temperature) {
   auto backend = makeBackend(config, b.system, nullptr);
   State s = stateOf(b);
-  s.velocities = maxwellBoltzmannVelocities(b.system, temperature, 2024);
+  s.velocities = maxwellBoltzmannVelocities(b.system, temperature, 2024, config.integrator.type);
   backend->setState(s, {});
   backend->computeForces();
   return backend;
@@ -134,7 +135,8 @@ TEST_P(Integrators, LangevinMeanTemperatureMatchesTarget) {
   auto backend = startArgon(config, b, target);
   for (int s = 0; s < 500; ++s) backend->step();
   const int blocks = 20, perBlock = 200;  // a block (0.8 ps) >> the KE correlation time 1/(2 gamma) = 0.1 ps
-  const double dof = 3.0 * double(b.system.size());
+  const double dof = degreesOfFreedom(b.system, "langevin");
+  ASSERT_EQ(dof, 3.0 * double(b.system.size()));
   std::vector<double> blockMean(blocks, 0.0);
   for (int k = 0; k < blocks; ++k)
     for (int s = 0; s < perBlock; ++s) {
@@ -200,12 +202,44 @@ TEST_P(Integrators, TrajectoryBitwiseIndependentOfThreadCount) {
   }
 }
 
+/// Eight atoms under Langevin at 300 K: the thermostat acts on the centre of mass too, so the
+/// temperature over the integrator's 3N degrees of freedom averages 300 K (over 3N - 3 it
+/// would average 300 * 24/21 = 343 K, 15 standard errors away).
+TEST_P(Integrators, LangevinTemperatureOfAFewAtomsCountsTheCentreOfMass) {
+  const BuiltSystem b = randomLjSystem(8, {3, 3, 3}, 8);
+  Config config = argonConfig(GetParam(), "langevin", 0.004);
+  config.integrator.temperature = 300;
+  config.integrator.friction = 10.0;
+  auto backend = startArgon(config, b, 300.0);
+  const double dof = degreesOfFreedom(b.system, "langevin");
+  State s;
+  backend->getState(s);
+  EXPECT_NEAR(temperatureOf(dof, kineticEnergy(b.system, s.velocities)), 300.0, 300.0 * tol::kDoubleSum);
+  for (int k = 0; k < 250; ++k) backend->step();
+  const int blocks = 25, perBlock = 400;  // a block (1.6 ps) >> the KE correlation time 1/(2 gamma) = 0.05 ps
+  std::vector<double> blockMean(blocks, 0.0);
+  for (int k = 0; k < blocks; ++k)
+    for (int step = 0; step < perBlock; ++step) {
+      backend->step();
+      blockMean[k] += temperatureOf(dof, backend->kineticEnergy()) / perBlock;
+    }
+  double mean = 0, var = 0;
+  for (double t : blockMean) mean += t / blocks;
+  for (double t : blockMean) var += (t - mean) * (t - mean) / (blocks - 1);
+  const double sigma = std::sqrt(var / blocks);
+  std::printf("[ info ] 8 atoms, Langevin 300 K: mean T over 3N %.1f K (sigma %.1f K)\n", mean, sigma);
+  EXPECT_NEAR(mean, 300.0, tol::kStatisticalSigmas * sigma);
+  EXPECT_GT(std::fabs(300.0 * 24 / 21 - mean), tol::kStatisticalSigmas * sigma);  // the test can tell 3N from 3N-3
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Integrators, ::testing::ValuesIn(kBackendNames), backendTestName);
 
 TEST(InitialVelocities, ExactTemperatureZeroMomentumReproducible) {
   const BuiltSystem b = randomLjSystem(300, {3, 3, 3}, 4);
-  const auto v = maxwellBoltzmannVelocities(b.system, 300.0, 12345);
-  EXPECT_NEAR(temperatureOf(b.system, kineticEnergy(b.system, v)), 300.0, 300.0 * tol::kDoubleSum);
+  const auto v = maxwellBoltzmannVelocities(b.system, 300.0, 12345, "verlet");
+  EXPECT_EQ(degreesOfFreedom(b.system, "verlet"), 3.0 * 300 - 3);
+  EXPECT_NEAR(temperatureOf(degreesOfFreedom(b.system, "verlet"), kineticEnergy(b.system, v)), 300.0,
+              300.0 * tol::kDoubleSum);
   Vec3 p{};
   double pScale = 0;
   for (std::size_t i = 0; i < v.size(); ++i) {
@@ -213,17 +247,30 @@ TEST(InitialVelocities, ExactTemperatureZeroMomentumReproducible) {
     pScale += b.system.mass[i] * std::sqrt(norm2(v[i]));
   }
   for (int d = 0; d < 3; ++d) EXPECT_LT(std::fabs(p[d]), tol::kDoubleSum * pScale);
-  const auto again = maxwellBoltzmannVelocities(b.system, 300.0, 12345);
-  const auto other = maxwellBoltzmannVelocities(b.system, 300.0, 12346);
+  const auto again = maxwellBoltzmannVelocities(b.system, 300.0, 12345, "verlet");
+  const auto other = maxwellBoltzmannVelocities(b.system, 300.0, 12346, "verlet");
   for (std::size_t i = 0; i < v.size(); ++i) ASSERT_TRUE(v[i] == again[i]);
   EXPECT_FALSE(v[0] == other[0]);
+}
+
+/// For Langevin the centre of mass keeps its thermal motion and the temperature over 3N is exact.
+TEST(InitialVelocities, LangevinKeepsTheCentreOfMassMotion) {
+  const BuiltSystem b = randomLjSystem(300, {3, 3, 3}, 4);
+  const auto v = maxwellBoltzmannVelocities(b.system, 300.0, 12345, "langevin");
+  EXPECT_NEAR(temperatureOf(degreesOfFreedom(b.system, "langevin"), kineticEnergy(b.system, v)), 300.0,
+              300.0 * tol::kDoubleSum);
+  Vec3 p{};
+  double mass = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) p += v[i] * b.system.mass[i], mass += b.system.mass[i];
+  // The centre-of-mass velocity is drawn with variance kT/M per component: far from zero.
+  EXPECT_GT(std::sqrt(norm2(p / mass)), 1e-6 * std::sqrt(units::kBoltzmann * 300.0 / mass));
 }
 
 /// Equipartition per species: <m v_x^2> = kT for the light and the heavy type alike.
 TEST(InitialVelocities, EquipartitionPerMass) {
   const BuiltSystem b = randomLjSystem(3000, {6, 6, 6}, 5, 0.1);
   const double t = 250.0, kT = units::kBoltzmann * t;
-  const auto v = maxwellBoltzmannVelocities(b.system, t, 99);
+  const auto v = maxwellBoltzmannVelocities(b.system, t, 99, "verlet");
   for (int type = 0; type < 2; ++type) {
     double sum = 0;
     int count = 0;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "engine/DcdFile.h"
@@ -257,6 +258,32 @@ TEST(DcdFile, AppendKeepsFramesUpToTheRestartStep) {
   EXPECT_EQ(frame.positions[0].x, 2.0);
   reader.readFrame(3, frame);
   EXPECT_EQ(frame.positions[0].x, 9.0);
+}
+
+/// A frame with a NaN coordinate (or a cell that is no box) stops the reader naming the
+/// file, the frame and the atom; the frames before it read as usual.
+TEST(DcdFile, NonFiniteCoordinatesAreRejectedNamingFrameAndAtom) {
+  TempDir dir;
+  const std::size_t atoms = 9;
+  {
+    DcdWriter writer(dir / "t.dcd", atoms, 0, 10, 0.002);
+    for (int f = 0; f < 3; ++f) {
+      Coordinates c = sampleCoordinates(atoms, 77, false, unsigned(f));
+      if (f == 1) c.positions[4].y = std::numeric_limits<double>::quiet_NaN();
+      writer.writeFrame(c.positions, Box::rectangular(3, 3, 3));
+    }
+    writer.writeFrame(sampleCoordinates(atoms, 77, false, 5).positions,
+                      Box::rectangular(3, std::numeric_limits<double>::infinity(), 3));
+  }
+  DcdReader reader(dir / "t.dcd", atoms);
+  DcdFrame frame;
+  reader.readFrame(0, frame);
+  reader.readFrame(2, frame);
+  const std::string nan = errorOf([&] { reader.readFrame(1, frame); });
+  EXPECT_NE(nan.find((dir / "t.dcd").string() + ": frame 2 of 4, atom 5: non-finite y coordinate"), std::string::npos)
+      << nan;
+  const std::string cell = errorOf([&] { reader.readFrame(3, frame); });
+  EXPECT_NE(cell.find("frame 4 of 4: the unit cell is not a box of positive finite edges"), std::string::npos) << cell;
 }
 
 TEST(DcdFile, ReaderChecksTheAtomCountAndNamesTheFile) {

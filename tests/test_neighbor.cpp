@@ -54,6 +54,34 @@ TEST(NeighborList, MixedCellCounts) { expectMatchesBruteForce(300, {2.1, 3.4, 5.
 TEST(NeighborList, ManyCellsLargerBox) { expectMatchesBruteForce(2000, {5.0, 5.5, 6.0}, 4, 1.0, 0.12); }
 TEST(NeighborList, ListRadiusAboveHalfBox) { expectMatchesBruteForce(150, {2.05, 2.3, 2.6}, 5, 1.0, 0.3); }
 
+/// Sparse boxes: clusters of atoms far apart in a box of 1000 nm (and a long thin one). The
+/// cell grid is capped at a multiple of the atom count (cells of 0.55 nm would number
+/// 6e9), and the list is still exact.
+TEST(NeighborList, SparseBoxesKeepTheCellGridSmall) {
+  for (const Vec3 L : {Vec3{1000, 1000, 1000}, Vec3{2.5, 2.5, 5000}}) {
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<Vec3> positions;
+    for (int cluster = 0; cluster < 6; ++cluster) {
+      const Vec3 centre{u(rng) * L.x, u(rng) * L.y, u(rng) * L.z};
+      for (int k = 0; k < 8; ++k)
+        positions.push_back(Box::rectangular(L.x, L.y, L.z).wrap(centre + Vec3{u(rng), u(rng), u(rng)} * 0.9));
+    }
+    const Box box = Box::rectangular(L.x, L.y, L.z);
+    NeighborList list(1.0, 0.1);
+    list.build(positions, box);
+    EXPECT_LE(list.cells(), std::max<std::size_t>(64, 4 * positions.size())) << "box " << L.z;
+    const auto expect = bruteForcePairs(positions, box, 1.1);
+    EXPECT_EQ(pairsOf(list), expect) << "box " << L.z;
+    EXPECT_FALSE(expect.empty());
+  }
+  // A dense liquid keeps its cells of edge radius / 2.
+  const BuiltSystem b = randomLjSystem(2000, {5.0, 5.5, 6.0}, 4, 0.1);
+  NeighborList dense(1.0, 0.12);
+  dense.build(b.positions, b.system.box);
+  EXPECT_EQ(dense.cells(), std::size_t(8 * 9 * 10));
+}
+
 TEST(NeighborList, IndependentOfThreadCount) {
   const BuiltSystem b = randomLjSystem(1500, {4.0, 4.5, 5.0}, 6, 0.1);
   NeighborList one(1.0, 0.1, 1), two(1.0, 0.1, 2);

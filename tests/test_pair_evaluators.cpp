@@ -33,12 +33,26 @@ TEST(PairEvaluators, LennardJonesForceIsMinusGradient) {
 }
 
 TEST(PairEvaluators, EwaldRealForceIsMinusGradient) {
-  const double qq = units::kCoulomb * 0.8 * -0.4;
-  expectForceIsMinusGradient([&](double r2) { return ewaldRealPair(r2, qq, 3.12); }, 0.1, 1.2, "Ewald real");
+  const double qq = units::kCoulomb * 0.8 * -0.4, shift = ewaldRealShift(3.12, 1.0);
+  expectForceIsMinusGradient([&](double r2) { return ewaldRealPair(r2, qq, 3.12, 0.0); }, 0.1, 1.2, "Ewald real");
+  expectForceIsMinusGradient([&](double r2) { return ewaldRealPair(r2, qq, 3.12, shift); }, 0.1, 1.0, "shifted");
+}
+
+/// The potential shift: U(rc) = 0, U lowered by qq erfc(beta rc)/rc everywhere, F unchanged.
+TEST(PairEvaluators, EwaldRealPotentialShiftVanishesAtTheCutoff) {
+  const double qq = units::kCoulomb * -1.0, beta = 3.47, rc = 0.9, shift = ewaldRealShift(beta, rc);
+  EXPECT_DOUBLE_EQ(shift, std::erfc(beta * rc) / rc);
+  EXPECT_NEAR(ewaldRealPair(rc * rc, qq, beta, shift).energy, 0.0, tol::kDoubleSum * std::fabs(qq) * shift);
+  for (double r = 0.2; r < rc; r += 0.1) {
+    const auto plain = ewaldRealPair(r * r, qq, beta, 0.0);
+    const auto shifted = ewaldRealPair(r * r, qq, beta, shift);
+    EXPECT_DOUBLE_EQ(shifted.fOverR, plain.fOverR);
+    EXPECT_NEAR(shifted.energy, plain.energy - qq * std::erfc(beta * rc) / rc, tol::kDoubleSum * std::fabs(plain.energy));
+  }
 }
 
 TEST(PairEvaluators, EwaldRealTendsToCoulombForSmallBeta) {
-  const PairResult<double> p = ewaldRealPair(0.25, units::kCoulomb, 1e-9);
+  const PairResult<double> p = ewaldRealPair(0.25, units::kCoulomb, 1e-9, 0.0);
   EXPECT_NEAR(p.energy, units::kCoulomb / 0.5, 1e-8 * units::kCoulomb);
   EXPECT_NEAR(p.fOverR, units::kCoulomb / (0.5 * 0.5 * 0.5), 1e-8 * units::kCoulomb);
 }
@@ -63,14 +77,15 @@ TEST(PairEvaluators, FloatAgreesWithDouble) {
     const double scale = std::fabs(ld.energy) + 4 * std::fabs(d.c6 / std::pow(r, 6));
     EXPECT_NEAR(lf.energy, ld.energy, tol::kFloatPair * scale) << r;
     EXPECT_NEAR(lf.fOverR, ld.fOverR, tol::kFloatPair * 12 * scale / (r * r)) << r;
-    const auto cd = ewaldRealPair(r * r, -55.0, 3.1);
-    const auto cf = ewaldRealPair(float(r * r), -55.0f, 3.1f);
+    const auto cd = ewaldRealPair(r * r, -55.0, 3.1, ewaldRealShift(3.1, 1.0));
+    const auto cf = ewaldRealPair(float(r * r), -55.0f, 3.1f, ewaldRealShift(3.1f, 1.0f));
     EXPECT_NEAR(cf.energy, cd.energy, tol::kFloatPair * std::fabs(cd.energy)) << r;
     EXPECT_NEAR(cf.fOverR, cd.fOverR, tol::kFloatPair * std::fabs(cd.fOverR)) << r;
   }
 }
 
-/// LJ + real-space Coulomb in the CPU pair loop against a direct minimum-image pair sum.
+/// LJ + real-space Coulomb in the CPU pair loop (potential-shifted, the default) against a
+/// direct minimum-image pair sum.
 TEST(CpuNonbonded, RealSpaceCoulombMatchesDirectPairSum) {
   BuiltSystem b = randomLjSystem(300, {2.6, 2.7, 2.8}, 21);
   b.system.types[0].charge = 0.5;
@@ -91,7 +106,8 @@ TEST(CpuNonbonded, RealSpaceCoulombMatchesDirectPairSum) {
     for (std::size_t j = i + 1; j < b.system.size(); ++j) {
       const Vec3 d = b.system.box.minimumImage(b.positions[i] - b.positions[j]);
       if (norm2(d) >= 1.0) continue;
-      const auto c = ewaldRealPair(norm2(d), units::kCoulomb * b.system.charge[i] * b.system.charge[j], 3.12);
+      const auto c = ewaldRealPair(norm2(d), units::kCoulomb * b.system.charge[i] * b.system.charge[j], 3.12,
+                                   std::erfc(3.12 * 1.0) / 1.0);
       const auto l = ljPair(norm2(d), nb.ljTable().at(b.system.type[i], b.system.type[j]));
       coulomb += c.energy;
       lj += l.energy;

@@ -127,7 +127,7 @@ long long stepsFor(std::size_t atoms, bool gpu, const MdOptions& o) {
 State startState(const BenchSystem& s) {
   State st;
   st.positions = s.built.positions;
-  st.velocities = maxwellBoltzmannVelocities(s.built.system, s.temperature, 2026);
+  st.velocities = maxwellBoltzmannVelocities(s.built.system, s.temperature, 2026, s.config.integrator.type);
   st.box = s.built.system.box;
   return st;
 }

@@ -32,6 +32,31 @@ struct CellGrid {
   int index(int x, int y, int z) const { return (x * n[1] + y) * n[2] + z; }
 };
 
+/// Most cells per particle: cells of edge radius / kReach give ~0.2 cells per atom in a liquid,
+/// but in a sparse box their number grows with the volume (2 atoms in a 300 nm box would need
+/// 1.6e8 cells and ~20 GB). Beyond this many per particle the cells are made larger instead
+/// (still >= radius / kReach, so the stencil still covers the radius).
+constexpr double kMaxCellsPerParticle = 4;
+constexpr double kMinCellCap = 64;
+
+/// Cells per dimension: edges >= radius / kReach, at most max(kMinCellCap,
+/// kMaxCellsPerParticle N) cells in all.
+std::array<int, 3> cellCounts(const Vec3& L, double radius, std::size_t particles) {
+  const double cap = std::max(kMinCellCap, kMaxCellsPerParticle * double(particles));
+  std::array<double, 3> n{};
+  for (int d = 0; d < 3; ++d) n[d] = std::max(1.0, std::floor(L[d] * kReach / radius));
+  const auto total = [&n] { return n[0] * n[1] * n[2]; };
+  if (total() > cap) {  // scale every edge alike, then trim the longest rows until under the cap
+    const double s = std::cbrt(total() / cap);
+    for (double& c : n) c = std::max(1.0, std::floor(c / s));
+    while (total() > cap) {
+      const int d = int(std::max_element(n.begin(), n.end()) - n.begin());
+      n[d] = std::max(1.0, std::floor(n[d] * cap / total()));
+    }
+  }
+  return {int(n[0]), int(n[1]), int(n[2])};
+}
+
 int cellCoordinate(double x, double length, int n) {
   const int c = int(x / length * n);  // x is wrapped into [0, L)
   return std::min(std::max(c, 0), n - 1);
@@ -40,7 +65,7 @@ int cellCoordinate(double x, double length, int n) {
 CellGrid binParticles(const std::vector<Vec3>& positions, const Box& box, double radius) {
   CellGrid g;
   const Vec3 L = box.lengths();
-  for (int d = 0; d < 3; ++d) g.n[d] = std::max(1, int(std::floor(L[d] * kReach / radius)));
+  g.n = cellCounts(L, radius, positions.size());
   const int cells = g.n[0] * g.n[1] * g.n[2];
   g.cellOf.resize(positions.size());
   g.wrapped.resize(positions.size());
@@ -166,6 +191,7 @@ void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
   for (int t = 0; t < maxThreads; ++t)
     if (!blocks[t].empty()) std::copy(blocks[t].begin(), blocks[t].end(), neighbors_.begin() + offsets_[blockBegin[t]]);
   order_ = grid.atoms;
+  cells_ = grid.start.size() - 1;
   reference_ = positions;
   box_ = box;
   ++builds_;

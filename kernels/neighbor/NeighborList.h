@@ -45,6 +45,8 @@ class NeighborList {
   const std::vector<Vec3>& reference() const { return reference_; }
   /// Number of builds so far.
   long long builds() const { return builds_; }
+  /// Cells of the last build's cell grid (at most max(64, 4 N): sparse boxes get larger cells).
+  std::size_t cells() const { return cells_; }
 
  private:
   /// CSR offsets from row lengths (rowLength[i + 1] = length of row i); throws when the
@@ -57,6 +59,7 @@ class NeighborList {
   std::vector<int> offsets_, neighbors_, order_;
   std::vector<Vec3> reference_;
   long long builds_ = 0;
+  std::size_t cells_ = 0;
 };
 
 /// O(N^2) reference: every pair i < j whose minimum-image distance is below `radius` (nm),

@@ -76,6 +76,7 @@ template <bool kCoulomb>
 RowSums CpuNonbonded::sumRow(int i, const Box& box, const NeighborList& list) const {
   const Vec3 L = box.lengths(), half = L * 0.5, xi = wrapped_[i];
   const double cutoff2 = options_.cutoff * options_.cutoff, beta = options_.ewaldBeta;
+  const double shift = options_.coulombShift ? ewaldRealShift(beta, options_.cutoff) : 0.0;
   const LjParams<double>* ljRow = &table_.pairs[std::size_t(slotType_[i]) * table_.types];
   const double qi = slotScaledCharge_[i];
   const int* neighbors = list.neighbors().data();
@@ -90,7 +91,7 @@ RowSums CpuNonbonded::sumRow(int i, const Box& box, const NeighborList& list) co
     double fOverR = lj.fOverR;
     s.lj += lj.energy;
     if constexpr (kCoulomb) {
-      const PairResult<double> c = ewaldRealPair(r2, qi * slotCharge_[j], beta);
+      const PairResult<double> c = ewaldRealPair(r2, qi * slotCharge_[j], beta, shift);
       fOverR += c.fOverR;
       s.coulomb += c.energy;
     }

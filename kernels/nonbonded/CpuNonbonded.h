@@ -14,6 +14,7 @@ struct NonbondedOptions {
   double cutoff = 1.0;     ///< nm; pairs at r >= cutoff are skipped
   bool ljShift = true;     ///< potential-shift LJ so that U(cutoff) = 0
   double ewaldBeta = 0;    ///< 1/nm; > 0 adds real-space Ewald Coulomb k_C q_i q_j erfc(beta r)/r
+  bool coulombShift = true;  ///< potential-shift the real-space Coulomb so that U(cutoff) = 0
   int threads = 0;         ///< OpenMP threads (0 = all)
 };
 

@@ -49,9 +49,9 @@ TileWalkResult walkTiles(const HostTileList& list, const System& system, const s
     r.lj += lj.energy;
     if (beta > 0) {
       const double qq = units::kCoulomb * system.charge[i] * system.charge[j];
-      const PairResult<double> c = ewaldRealPair(r2, qq, beta);
+      const PairResult<double> c = ewaldRealPair(r2, qq, beta, coulombShift);
       fOverR += c.fOverR;
-      r.coulombReal += c.energy - qq * coulombShift;
+      r.coulombReal += c.energy;
     }
     const Vec3 f = d * fOverR;
     r.forces[i] += f;

@@ -91,18 +91,26 @@ FARADAY_HD PairResult<T> ljPair(T r2, const LjParams<T>& p) {
   return {rep - dis - p.shift, (T(12) * rep - T(6) * dis) * ir2};
 }
 
-/// Real-space Ewald Coulomb with qq = k_C q_i q_j (kJ/mol nm) and beta (1/nm):
-///   U = qq erfc(beta r) / r,
-///   F/r = qq (erfc(beta r)/r + 2 beta/sqrt(pi) exp(-beta^2 r^2)) / r^2.
-/// About 12 flops plus sqrt, erfc and exp.
+/// Potential shift of the real-space Ewald Coulomb at cutoff rc (nm): erfc(beta rc)/rc (1/nm),
+/// the value of erfc(beta r)/r at the cutoff (GROMACS' coulomb-modifier = Potential-shift).
 template <typename T>
-FARADAY_HD PairResult<T> ewaldRealPair(T r2, T qq, T beta) {
+FARADAY_HD T ewaldRealShift(T beta, T cutoff) {
+  return pairmath::erfcT(beta * cutoff) / cutoff;
+}
+
+/// Real-space Ewald Coulomb with qq = k_C q_i q_j (kJ/mol nm), beta (1/nm) and the potential
+/// shift `shift` (1/nm: ewaldRealShift(beta, rc) so that U(rc) = 0, or 0 for none):
+///   U = qq (erfc(beta r)/r - shift),
+///   F/r = qq (erfc(beta r)/r + 2 beta/sqrt(pi) exp(-beta^2 r^2)) / r^2   (the shift is a constant).
+/// About 13 flops plus sqrt, erfc and exp.
+template <typename T>
+FARADAY_HD PairResult<T> ewaldRealPair(T r2, T qq, T beta, T shift) {
   constexpr T kTwoOverSqrtPi = T(1.12837916709551257390);
   const T r = pairmath::sqrtT(r2);
   const T ir = T(1) / r;
   const T u = qq * pairmath::erfcT(beta * r) * ir;
   const T g = qq * kTwoOverSqrtPi * beta * pairmath::expT(-beta * beta * r2);
-  return {u, (u + g) * ir * ir};
+  return {u - qq * shift, (u + g) * ir * ir};
 }
 
 /// ewaldRealPair with erfc(x) from Abramowitz & Stegun 7.1.26,

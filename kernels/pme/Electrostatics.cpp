@@ -22,13 +22,29 @@ double ewaldBetaFromRtol(double cutoff, double rtol) {
   return 0.5 * (lo + hi);
 }
 
+namespace {
+/// A_p of the PME force-error model A_p (beta h)^p, p = 4..8 (see pmeSpacingForRtol).
+constexpr double kPmeErrorEnvelope[5] = {0.2, 0.04, 0.035, 0.03, 0.025};
+}  // namespace
+
 double pmeSpacingForRtol(double beta, int order, double rtol) {
   if (order < 4 || order > 8) throw keyError("electrostatics.pme_order", "must be 4..8");
   if (!(rtol > 0 && rtol < 1)) throw keyError("electrostatics.ewald_rtol", "must lie in (0, 1)");
   if (!(beta > 0)) throw Error(std::string(__FILE__) + ": pmeSpacingForRtol needs beta > 0");
-  static constexpr double kEnvelope[5] = {0.2, 0.04, 0.035, 0.03, 0.025};  // A_p, p = 4..8
-  const double betaH = std::fmin(0.5, std::pow(rtol / kEnvelope[order - 4], 1.0 / order));
+  const double betaH = std::fmin(0.5, std::pow(rtol / kPmeErrorEnvelope[order - 4], 1.0 / order));
   return betaH / beta;
+}
+
+double pmeForceErrorEstimate(double beta, int order, double spacing) {
+  if (order < 4 || order > 8) throw keyError("electrostatics.pme_order", "must be 4..8");
+  return kPmeErrorEnvelope[order - 4] * std::pow(beta * spacing, order);
+}
+
+double ewaldKspaceRtolFor(double ewaldRtol) {
+  if (!(ewaldRtol > 0 && ewaldRtol < 1)) throw keyError("electrostatics.ewald_rtol", "must lie in (0, 1)");
+  // x = pi m_cut / beta solves erfc(x) = target (the same bisection as beta rc for erfc = rtol).
+  const double x = ewaldBetaFromRtol(1.0, std::fmin(1e-10, 1e-5 * ewaldRtol));
+  return std::exp(-x * x);
 }
 
 int nextFftSize(int n) {
@@ -49,7 +65,7 @@ EwaldSetup chooseEwaldSetup(const ElectrostaticsParams& e, double cutoff, const 
   if (s.method != "pme" && s.method != "ewald")
     throw keyError("electrostatics.method", "'" + s.method + "' is not one of pme, ewald, none");
   s.beta = ewaldBetaFromRtol(s.cutoff, e.ewaldRtol);
-  s.kspaceRtol = e.ewaldKspaceRtol > 0 ? e.ewaldKspaceRtol : e.ewaldRtol;
+  s.kspaceRtol = e.ewaldKspaceRtol > 0 ? e.ewaldKspaceRtol : ewaldKspaceRtolFor(e.ewaldRtol);
   if (e.pmeOrder < 4 || e.pmeOrder > 8) throw keyError("electrostatics.pme_order", "must be 4..8");
   s.pme.beta = s.beta;
   s.pme.order = e.pmeOrder;

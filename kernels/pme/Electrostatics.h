@@ -29,6 +29,19 @@ double ewaldBetaFromRtol(double cutoff, double rtol);
 /// 0.5. Order 4 at the GROMACS default 0.12 nm with beta = 3.12 /nm (rc 1 nm, rtol 1e-5)
 /// gives ~6e-4, well above rtol: tight tolerances need higher orders or finer grids.
 double pmeSpacingForRtol(double beta, int order, double rtol);
+/// Plain Ewald's default k-space cut, as the factor exp(-pi^2 m_cut^2 / beta^2) that EwaldSum
+/// takes, for ewald_kspace_rtol = 0. With |S(m)|^2 ~ sum q^2 beyond the cut (uncorrelated
+/// charges), the dropped tail of the reciprocal energy is about
+///   k_C sum q^2 (beta / sqrt(pi)) erfc(pi m_cut / beta) = |E_self| erfc(pi m_cut / beta),
+/// and the reciprocal energy is a fraction of |E_self| (about half for random ions at the NaCl
+/// melt density, less in a screened liquid). The cut takes erfc(pi m_cut / beta) =
+/// min(1e-10, 1e-5 ewald_rtol) (1e-10 at the default rtol): a reciprocal energy converged to
+/// ~1e-10 of itself (2e-10 measured; 3e-6 with the cut at exp(...) = ewald_rtol), tighter
+/// still when ewald_rtol asks for more.
+double ewaldKspaceRtolFor(double ewaldRtol);
+/// The force-error model of pmeSpacingForRtol for a given spacing h (nm): A_p (beta h)^p,
+/// RMS reciprocal force error over the RMS electrostatic force (an upper envelope).
+double pmeForceErrorEstimate(double beta, int order, double spacing);
 /// Smallest n' >= n whose only prime factors are 2, 3, 5 and 7.
 int nextFftSize(int n);
 /// The setup for `params` with the real-space cutoff `cutoff` (nm, nonbonded.cutoff) and

@@ -12,7 +12,7 @@ struct ElectrostaticsParams {
   double fourierSpacing = 0.12;      ///< electrostatics.fourier_spacing, nm (0 = auto: from ewald_rtol and pme_order)
   int pmeOrder = 4;                  ///< electrostatics.pme_order: 4..8
   std::array<int, 3> grid{0, 0, 0};  ///< electrostatics.grid: "NX NY NZ", 0 0 0 = from spacing
-  double ewaldKspaceRtol = 0;        ///< electrostatics.ewald_kspace_rtol: plain Ewald k cut (0 = ewald_rtol)
+  double ewaldKspaceRtol = 0;        ///< electrostatics.ewald_kspace_rtol: plain Ewald k cut (0 = auto: converged)
 };
 
 }  // namespace faraday

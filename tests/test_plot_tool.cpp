@@ -1,0 +1,38 @@
+// tools/plot.py on real outputs: the pictures are written as PNG files, and a malformed
+// energy log is refused naming the file and line. Skipped without python3 and matplotlib.
+#include <gtest/gtest.h>
+
+#include "tests/EngineTestSupport.h"
+
+namespace faraday::test {
+namespace {
+
+using PlotToolTest = ArgonFolderTest;
+
+/// Runs tools/plot.py ARGS in `dir`; returns the exit code, output in plot.out.
+int plot(const fs::path& dir, const std::string& args) {
+  const std::string command = "cd " + shellQuote(dir.string()) + " && python3 " +
+                              shellQuote(sourceDir() + "/tools/plot.py") + " " + args + " > plot.out 2>&1";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool isPng(const fs::path& file) { return fs::exists(file) && readText(file).rfind("\x89PNG\r\n\x1a\n", 0) == 0; }
+
+TEST_F(PlotToolTest, EnergyLogAndMapBecomePngPictures) {
+  if (std::system("python3 -c 'import matplotlib' > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 with matplotlib";
+  ASSERT_EQ(runFaraday(dir.path(), {"run", "sim.cfg", "--map.spacing=0.2", "--map.interval=10"}).exitCode, 0);
+  ASSERT_EQ(plot(dir.path(), "energy out/energy.csv --out pics"), 0) << readText(dir / "plot.out");
+  for (const char* png : {"energy.png", "temperature.png", "pressure.png"}) EXPECT_TRUE(isPng(dir / "pics" / png)) << png;
+  ASSERT_EQ(plot(dir.path(), "map out/potential.dx --coordinates out/final.gro --out pics"), 0) << readText(dir / "plot.out");
+  EXPECT_TRUE(isPng(dir / "pics" / "map_slice.png"));
+  std::string log = readText(dir / "out" / "energy.csv");
+  log.insert(log.find('\n') + 1, "0,0.0,1\n");
+  writeText(dir / "bad.csv", log);
+  EXPECT_NE(plot(dir.path(), "energy bad.csv --out pics"), 0);
+  EXPECT_NE(readText(dir / "plot.out").find("bad.csv:2: 3 fields, the header has 14"), std::string::npos)
+      << readText(dir / "plot.out");
+}
+
+}  // namespace
+}  // namespace faraday::test

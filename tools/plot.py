@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Plots of Faraday's outputs (matplotlib), where looking beats reading.
+
+  tools/plot.py energy out/energy.csv            energy.png, temperature.png, pressure.png
+  tools/plot.py bench pme_bench.csv              pme_phases.png: median time per PME phase,
+                                                 CPU against GPU, one panel per system size
+  tools/plot.py map out/potential.dx --coordinates out/final.gro [--axis z] [--at 2.5]
+                                                 map_slice.png: the slice nearest to --at (nm,
+                                                 default the middle) with the atoms within
+                                                 half a grid spacing of it overlaid
+
+Pictures go next to the input unless --out names a folder.
+"""
+import argparse
+import csv
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def read_energy_log(path):
+    """Columns of the energy log by name (the header line starts with '#')."""
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    if not rows or not rows[0] or not rows[0][0].startswith("#"):
+        sys.exit(f"{path}: not a Faraday energy log (no '#\"Step\"' header)")
+    names = [rows[0][0][1:]] + rows[0][1:]
+    columns = {name: [] for name in names}
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != len(names):
+            sys.exit(f"{path}:{line}: {len(row)} fields, the header has {len(names)}")
+        for name, value in zip(names, row):
+            columns[name].append(float("nan") if value == "--" else float(value))
+    return columns
+
+
+def plot_energy(path, out):
+    c = read_energy_log(path)
+    t = c["Time (ps)"]
+    fig, ax = plt.subplots(3, 1, sharex=True, figsize=(7, 7))
+    for a, name in zip(ax, ["Potential Energy (kJ/mole)", "Kinetic Energy (kJ/mole)", "Total Energy (kJ/mole)"]):
+        a.plot(t, c[name])
+        a.set_ylabel(name.replace(" (kJ/mole)", "\n(kJ/mol)"))
+        a.grid(alpha=0.3)
+    ax[-1].set_xlabel("time (ps)")
+    fig.suptitle(os.path.basename(path) + ": energies")
+    fig.tight_layout()
+    written = [save(fig, out, "energy.png")]
+    for name, file, label in [("Temperature (K)", "temperature.png", "temperature (K)"),
+                              ("Pressure (bar)", "pressure.png", "pressure (bar)")]:
+        fig, a = plt.subplots(figsize=(7, 3.5))
+        a.plot(t, c[name])
+        a.set_xlabel("time (ps)")
+        a.set_ylabel(label)
+        a.grid(alpha=0.3)
+        a.set_title(os.path.basename(path) + ": " + label)
+        fig.tight_layout()
+        written.append(save(fig, out, file))
+    return written
+
+
+def plot_bench(path, out):
+    """pme_bench.csv: rows atoms,grid,order,spacing_nm,platform,phase,median_ms."""
+    times = {}  # atoms -> platform -> phase -> ms
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            phase = row["phase"]
+            if not phase.startswith("pme."):
+                continue
+            times.setdefault(int(row["atoms"]), {}).setdefault(row["platform"], {})[phase[4:]] = float(row["median_ms"])
+    if not times:
+        sys.exit(f"{path}: no pme.* phase rows")
+    sizes = sorted(times)
+    fig, axes = plt.subplots(1, len(sizes), figsize=(4.5 * len(sizes), 4), squeeze=False)
+    for a, n in zip(axes[0], sizes):
+        platforms = sorted(times[n])
+        phases = list(next(iter(times[n].values())).keys())
+        width = 0.8 / len(platforms)
+        for k, p in enumerate(platforms):
+            xs = [i + (k - (len(platforms) - 1) / 2) * width for i in range(len(phases))]
+            a.bar(xs, [times[n][p].get(ph, 0.0) for ph in phases], width, label=p)
+        a.set_xticks(range(len(phases)))
+        a.set_xticklabels(phases, rotation=35, ha="right")
+        a.set_ylabel("median time (ms)")
+        a.set_title(f"{n} ions")
+        a.grid(axis="y", alpha=0.3)
+        a.legend()
+    fig.suptitle("PME time per phase")
+    fig.tight_layout()
+    return [save(fig, out, "pme_phases.png")]
+
+
+def read_dx(path):
+    """An OpenDX map as Faraday and APBS write it: counts, origin and deltas (Angstrom), z fastest."""
+    counts = origin = None
+    deltas, values, units = [], [], "map units"
+    with open(path) as f:
+        for line in f:
+            words = line.split()
+            if not words:
+                continue
+            if words[0] == "#":
+                if " units " in line:  # Faraday's comment: "... units kT/e at 300 K"
+                    units = line.split(" units ", 1)[1].split(" at ")[0].strip()
+                continue
+            if line.startswith("object 1"):
+                counts = [int(w) for w in words[-3:]]
+            elif words[0] == "origin":
+                origin = [float(w) for w in words[1:4]]
+            elif words[0] == "delta":
+                deltas.append([float(w) for w in words[1:4]])
+            elif words[0][0] in "-+.0123456789":
+                values.extend(float(w) for w in words)
+    if counts is None or origin is None or len(deltas) != 3:
+        sys.exit(f"{path}: not an OpenDX map (no counts, origin or deltas)")
+    nx, ny, nz = counts
+    if len(values) != nx * ny * nz:
+        sys.exit(f"{path}: {len(values)} values for {nx} x {ny} x {nz} points")
+    spacing = [deltas[i][i] for i in range(3)]
+    return counts, origin, spacing, values, units
+
+
+def read_gro(path):
+    """Atom names and positions (nm) of a .gro file."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    n = int(lines[1])
+    return [(l[10:15].strip(), float(l[20:28]), float(l[28:36]), float(l[36:44])) for l in lines[2:2 + n]]
+
+
+def plot_map(path, out, coordinates, axis, at):
+    counts, origin, spacing, values, units = read_dx(path)
+    nx, ny, nz = counts
+    d = "xyz".index(axis)
+    # Grid coordinates in nm (the .dx file is in Angstrom).
+    o = [x / 10 for x in origin]
+    h = [x / 10 for x in spacing]
+    k = counts[d] // 2 if at is None else min(max(round((at - o[d]) / h[d]), 0), counts[d] - 1)
+    index = lambda i, j, l: (i * ny + j) * nz + l  # z fastest
+    u, v = [a for a in range(3) if a != d]
+    grid = [[values[index(*[(k if a == d else (p if a == u else q)) for a in range(3)])]
+             for p in range(counts[u])] for q in range(counts[v])]
+    # Each value is drawn as a pixel centred on its grid point.
+    extent = [o[u] - h[u] / 2, o[u] + h[u] * (counts[u] - 0.5), o[v] - h[v] / 2, o[v] + h[v] * (counts[v] - 0.5)]
+    fig, a = plt.subplots(figsize=(6.5, 5.5))
+    # Colour range: the 99th percentile of |potential|, so that the few points next to an
+    # atom (where the potential diverges) do not wash out the rest.
+    magnitudes = sorted(abs(x) for row in grid for x in row)
+    limit = magnitudes[int(0.99 * (len(magnitudes) - 1))] or 1.0
+    image = a.imshow(grid, origin="lower", extent=extent, cmap="RdBu_r", vmin=-limit, vmax=limit)
+    fig.colorbar(image, ax=a, label=f"potential ({units})", extend="both")
+    plane = o[d] + k * h[d]
+    if coordinates:
+        near = [atom for atom in read_gro(coordinates) if abs(atom[1 + d] - plane) <= h[d] / 2]
+        colours = ["black", "yellow", "lime", "magenta", "cyan"]  # apart from the red-blue map
+        for c, name in enumerate(sorted({atom[0] for atom in near})):
+            pts = [atom for atom in near if atom[0] == name]
+            a.scatter([p[1 + u] for p in pts], [p[1 + v] for p in pts], s=14, c=colours[c % len(colours)],
+                      edgecolors="k", linewidths=0.5, label=f"{name} ({len(pts)})")
+        if near:
+            a.legend(loc="upper right", fontsize=8, title=f"atoms within {h[d] / 2:.3g} nm")
+    a.set_xlabel(f"{'xyz'[u]} (nm)")
+    a.set_ylabel(f"{'xyz'[v]} (nm)")
+    a.set_title(f"{os.path.basename(path)}: {axis} = {plane:.3f} nm (slice {k} of {counts[d]})")
+    fig.tight_layout()
+    return [save(fig, out, "map_slice.png")]
+
+
+def save(fig, folder, name):
+    path = os.path.join(folder, name)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("kind", choices=["energy", "bench", "map"])
+    p.add_argument("file")
+    p.add_argument("--out", help="folder of the pictures (default: the input's folder)")
+    p.add_argument("--coordinates", help="map: .gro whose atoms are overlaid")
+    p.add_argument("--axis", default="z", choices=["x", "y", "z"], help="map: normal of the slice")
+    p.add_argument("--at", type=float, help="map: position of the slice along --axis, nm (default: middle)")
+    a = p.parse_args()
+    if not os.path.exists(a.file):
+        sys.exit(f"{a.file}: not found")
+    out = a.out or os.path.dirname(os.path.abspath(a.file))
+    os.makedirs(out, exist_ok=True)
+    if a.kind == "energy":
+        written = plot_energy(a.file, out)
+    elif a.kind == "bench":
+        written = plot_bench(a.file, out)
+    else:
+        written = plot_map(a.file, out, a.coordinates, a.axis, a.at)
+    for w in written:
+        print(w)
+
+
+if __name__ == "__main__":
+    main()
