@@ -10,6 +10,7 @@
 #include "engine/DcdFile.h"
 #include "engine/Error.h"
 #include "engine/SystemSetup.h"
+#include "tests/BackendTestSystems.h"
 #include "tests/EngineTestSupport.h"
 
 namespace faraday::test {
@@ -131,17 +132,24 @@ TEST(Checkpoint, PhysicsDescriptionCoversTheSettingsThatDecideTheTrajectory) {
     EXPECT_NE(physicsDescription(loadConfig(dir / "sim.cfg", {change}), setup.system), base) << change;
 }
 
-/// A run of 256 Langevin argon atoms (fcc 4^3) in `folder`, writing outputs to `out`.
-class RestartTest : public ::testing::Test {
+/// A run of 256 Langevin argon atoms (fcc 4^3) in `folder`, writing outputs to `out`, on
+/// every backend.
+class RestartTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
+    FARADAY_REQUIRE_BACKEND(GetParam());
     writeText(dir / "argon.gro", argonGro(4));
     writeText(dir / "sim.cfg", argonConfig(kSteps, 0.9));
   }
   CommandResult run(const std::string& out, long long steps, const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {"run", "sim.cfg", "--output.directory=" + out, "--run.steps=" + std::to_string(steps)};
+    std::vector<std::string> args = {"run", "sim.cfg", "--output.directory=" + out, "--run.steps=" + std::to_string(steps),
+                                     "--run.platform=" + GetParam()};
     args.insert(args.end(), extra.begin(), extra.end());
     return runFaraday(dir.path(), args);
+  }
+  pid_t start(const std::string& out) {
+    return startFaraday(dir.path(), {"run", "sim.cfg", "--output.directory=" + out, "--run.steps=100000000",
+                                     "--output.energy_interval=1", "--run.platform=" + GetParam()});
   }
   Checkpoint checkpoint(const std::string& out) { return readCheckpoint(dir / out / "state.chk", 256, ""); }
 
@@ -161,7 +169,7 @@ std::vector<std::string> energyRowsWithoutSpeed(const fs::path& file) {
   return rows;
 }
 
-TEST_F(RestartTest, RestartedLangevinRunIsBitwiseTheUninterruptedOne) {
+TEST_P(RestartTest, RestartedLangevinRunIsBitwiseTheUninterruptedOne) {
   const CommandResult full = run("full", kSteps);
   ASSERT_EQ(full.exitCode, 0) << full.err;
   const CommandResult half = run("split", kSteps / 2);
@@ -192,7 +200,7 @@ TEST_F(RestartTest, RestartedLangevinRunIsBitwiseTheUninterruptedOne) {
   EXPECT_EQ(readText(dir / "full" / "final.gro"), readText(dir / "split" / "final.gro"));
 }
 
-TEST_F(RestartTest, RestartWithOtherPhysicsIsRefusedAndWritesNothing) {
+TEST_P(RestartTest, RestartWithOtherPhysicsIsRefusedAndWritesNothing) {
   ASSERT_EQ(run("a", 20).exitCode, 0);
   const CommandResult r = run("b", 40, {"--restart", "a/state.chk", "--integrator.dt=0.002"});
   EXPECT_EQ(r.exitCode, 1);
@@ -202,9 +210,8 @@ TEST_F(RestartTest, RestartWithOtherPhysicsIsRefusedAndWritesNothing) {
   EXPECT_FALSE(fs::exists(dir / "b"));
 }
 
-TEST_F(RestartTest, InterruptStopsAfterTheStepWithACheckpointAndTheRunCanContinue) {
-  const pid_t pid = startFaraday(dir.path(), {"run", "sim.cfg", "--output.directory=int", "--run.steps=100000000",
-                                              "--output.energy_interval=1"});
+TEST_P(RestartTest, InterruptStopsAfterTheStepWithACheckpointAndTheRunCanContinue) {
+  const pid_t pid = start("int");
   ASSERT_GT(pid, 0);
   // Wait until the loop runs (the energy log has rows), then interrupt.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -228,9 +235,8 @@ TEST_F(RestartTest, InterruptStopsAfterTheStepWithACheckpointAndTheRunCanContinu
   EXPECT_TRUE(fs::exists(dir / "int" / "final.gro"));
 }
 
-TEST_F(RestartTest, TerminateSignalExitsWith143AfterACheckpoint) {
-  const pid_t pid = startFaraday(dir.path(), {"run", "sim.cfg", "--output.directory=term", "--run.steps=100000000",
-                                              "--output.energy_interval=1"});
+TEST_P(RestartTest, TerminateSignalExitsWith143AfterACheckpoint) {
+  const pid_t pid = start("term");
   ASSERT_GT(pid, 0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (lines(readText(dir / "term" / "energy.csv")).size() < 3 && std::chrono::steady_clock::now() < deadline)
@@ -239,6 +245,8 @@ TEST_F(RestartTest, TerminateSignalExitsWith143AfterACheckpoint) {
   EXPECT_EQ(waitFor(pid, 60), 143) << readText(dir / "faraday.err");
   EXPECT_GT(checkpoint("term").step, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, RestartTest, ::testing::ValuesIn(kBackendNames), backendTestName);
 
 }  // namespace
 }  // namespace faraday::test
