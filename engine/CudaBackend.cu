@@ -441,19 +441,16 @@ struct CudaBackend::Impl {
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
-  StepStatus readStatus() {
-    StepStatus s{};
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(&s, status.data(), sizeof s, cudaMemcpyDeviceToHost, stream));
+  /// A copy of one device struct, after the stream's work.
+  template <typename T>
+  T fromDevice(const T* p) {
+    T v{};
+    FARADAY_CUDA_CHECK(cudaMemcpyAsync(&v, p, sizeof v, cudaMemcpyDeviceToHost, stream));
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return s;
+    return v;
   }
-
-  TileCounters readCounters() {
-    TileCounters c{};
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(&c, list->counters(), sizeof c, cudaMemcpyDeviceToHost, stream));
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return c;
-  }
+  StepStatus readStatus() { return fromDevice(status.data()); }
+  TileCounters readCounters() { return fromDevice(list->counters()); }
 
   /// Builds the list at setState (outside any graph) until it fits its storage.
   void buildFirstList() {
@@ -563,9 +560,7 @@ struct CudaBackend::Impl {
   }
 
   Energies readEnergies() {
-    DeviceEnergies d{};
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(&d, deviceEnergies.data(), sizeof d, cudaMemcpyDeviceToHost, stream));
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const DeviceEnergies d = fromDevice(deviceEnergies.data());
     Energies e;
     e.lj = d.nonbonded[kSumLj];
     e.coulombReal = d.nonbonded[kSumCoulomb];

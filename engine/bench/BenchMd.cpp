@@ -40,6 +40,7 @@ struct MdOptions {
   std::string groDir;                               ///< write the systems here ("" = no)
   std::string csv = "md_bench.csv";
   bool kernels = true;                              ///< the GPU list build and tile kernel alone
+  std::vector<long long> naclSizes, argonSizes;     ///< parsed from nacl, argon
 };
 
 bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
@@ -58,6 +59,10 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   if (!parser.parse(args, std::cout)) return false;
   if (o.platforms != "cuda" && o.platforms != "cpu" && o.platforms != "both")
     throw Error("faraday bench md: --platforms must be cuda, cpu or both");
+  if (!o.nacl.empty())
+    for (double v : parser.numberList("nacl", o.nacl)) o.naclSizes.push_back((long long)v);
+  if (!o.argon.empty())
+    for (double v : parser.numberList("argon", o.argon)) o.argonSizes.push_back((long long)v);
   return true;
 }
 
@@ -216,18 +221,6 @@ void printRow(const Row& r, double dt, std::ofstream& csv) {
         << ',' << (long long)r.pairsEvaluated << ',' << (long long)r.pairsInCutoff << ',' << useful << '\n';
 }
 
-std::vector<long long> counts(const BenchOptions&, const std::string& text) {
-  std::vector<long long> v;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, end - start);
-    if (!item.empty()) v.push_back(std::stoll(item));
-    start = end + 1;
-  }
-  return v;
-}
-
 }  // namespace
 
 int benchMd(const std::vector<std::string>& args) {
@@ -251,9 +244,8 @@ int benchMd(const std::vector<std::string>& args) {
   std::printf("%-6s %8s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s | %8s %8s %7s %9s %9s\n", "system", "atoms", "plat",
               "steps", "ms/step", "ns/day", "builds/k", "neighbor", "nonbond", "pme", "integr", "build ms",
               "tiles ms", "useful", "pairs/s", "useful/s");
-  BenchOptions names("md", "");
   for (const std::string system : {"nacl", "argon"})
-    for (long long count : counts(names, system == "nacl" ? o.nacl : o.argon)) {
+    for (long long count : system == "nacl" ? o.naclSizes : o.argonSizes) {
       const BenchSystem s = makeSystem(system, count);
       if (!o.groDir.empty()) {
         std::filesystem::create_directories(o.groDir);

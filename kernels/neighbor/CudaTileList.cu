@@ -65,15 +65,18 @@ __device__ void cellOf(double x, double invLength, int cells, int& cell, int& su
   sub = min(max(int((u - double(cell)) * double(1 << kSubCellBits)), 0), (1 << kSubCellBits) - 1);
 }
 
+__device__ void cellsOf(const double4& r, const CellGrid& g, int c[3], int f[3]) {
+  cellOf(r.x, g.invLength.x, g.n.x, c[0], f[0]);
+  cellOf(r.y, g.invLength.y, g.n.y, c[1], f[1]);
+  cellOf(r.z, g.invLength.z, g.n.z, c[2], f[2]);
+}
+
 __global__ void keysKernel(int n, const double4* __restrict__ ref, CellGrid g, unsigned long long* __restrict__ keys,
                            int* __restrict__ slots) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
-  const double4 r = ref[s];
   int c[3], f[3];
-  cellOf(r.x, g.invLength.x, g.n.x, c[0], f[0]);
-  cellOf(r.y, g.invLength.y, g.n.y, c[1], f[1]);
-  cellOf(r.z, g.invLength.z, g.n.z, c[2], f[2]);
+  cellsOf(ref[s], g, c, f);
   keys[s] = morton3(c[0], c[1], c[2]) << (3 * kSubCellBits) | morton3(f[0], f[1], f[2]);
   slots[s] = s;
 }
@@ -81,11 +84,8 @@ __global__ void keysKernel(int n, const double4* __restrict__ ref, CellGrid g, u
 __global__ void cellOfSlotKernel(int n, const double4* __restrict__ ref, CellGrid g, int* __restrict__ cellOfSlot) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
-  const double4 r = ref[s];
   int c[3], f[3];
-  cellOf(r.x, g.invLength.x, g.n.x, c[0], f[0]);
-  cellOf(r.y, g.invLength.y, g.n.y, c[1], f[1]);
-  cellOf(r.z, g.invLength.z, g.n.z, c[2], f[2]);
+  cellsOf(ref[s], g, c, f);
   cellOfSlot[s] = (c[0] * g.n.y + c[1]) * g.n.z + c[2];
 }
 
