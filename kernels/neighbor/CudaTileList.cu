@@ -1,6 +1,7 @@
 // The GPU tile list, in four steps (see TileList.h for what the list holds):
-//   sort    per slot a 63-bit key: the Morton code of the atom's cell (edge >= cutoff +
-//           buffer) above the Morton code of its sub-cell (2^11 per cell edge); CUB radix
+//   sort    per slot a 63-bit key: the Morton code of the atom's cell (a power of 2 per box
+//           edge, edge within sqrt(2) of cutoff + buffer) above the Morton code of its sub-cell (2^11
+//           per cell edge), i.e. a Morton code on one uniform fine grid; CUB radix
 //           sort of (key, slot). The keys depend on the positions alone, so the order (and
 //           with it every sum of the force kernels) does not depend on the input's order.
 //   cells   each cell's range of slots, from the sorted keys
@@ -316,20 +317,26 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
   if (n < 1) throw Error("tile list: no atoms");
   const double reach = params.cutoff + params.buffer;
   const Vec3 L = box.lengths();
+  // Cells per edge: the power of 2 (at most 1024) nearest to edge / reach, so a cell's edge
+  // lies within a factor sqrt(2) of the reach (the scan's cost, cells visited plus candidates,
+  // is least near edge = reach). Powers of 2 make the key a Morton code of one uniform fine
+  // grid, whose runs of 32 atoms are compact (random liquid, 32k atoms: largest block extent
+  // 1.26 nm in the median, against 1.93 nm with 9 cells per edge).
   long long total = 1;
   for (int d = 0; d < 3; ++d) {
-    nCells_[d] = std::clamp(int(std::floor(L[d] / reach)), 1, 1024);
+    const double ideal = std::max(1.0, L[d] / reach);
+    nCells_[d] = std::clamp(1 << int(std::lround(std::log2(ideal))), 1, 1024);
+    while (L[d] / nCells_[d] < 0.5 * reach && nCells_[d] > 1) nCells_[d] /= 2;
     total *= nCells_[d];
   }
   // Sparse boxes: no more cells than the atoms need (larger cells only cost candidates).
   const long long limit = std::max<long long>(8LL * n, 512);
-  if (total > limit) {
-    const double shrink = std::cbrt(double(total) / double(limit));
-    total = 1;
-    for (int d = 0; d < 3; ++d) {
-      nCells_[d] = std::max(1, int(nCells_[d] / shrink));
-      total *= nCells_[d];
-    }
+  while (total > limit) {
+    int d = 0;
+    for (int e = 1; e < 3; ++e)
+      if (nCells_[e] > nCells_[d]) d = e;
+    nCells_[d] /= 2;
+    total /= 2;
   }
   keys_ = DeviceBuffer<unsigned long long>("tile list sort keys", n);
   sortedKeys_ = DeviceBuffer<unsigned long long>("tile list sorted keys", n);

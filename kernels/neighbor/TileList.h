@@ -2,7 +2,7 @@
 // The GPU neighbor list as tiles of the warp size, in a form the host can read back.
 //
 // Atoms live in "slots": the device sorts them along a space-filling curve (Morton order of
-// cells of edge >= cutoff + buffer, then of 2^11 sub-cells per cell edge), so that 32
+// a power of 2 of cells per edge, then of 2^11 sub-cells per cell edge), so that 32
 // consecutive slots, a block, sit close together. For every block I the list holds
 //   - one diagonal tile: the pairs inside block I, each once (triangular);
 //   - tiles pairing block I with up to 32 atoms of later blocks (J > I), each selected

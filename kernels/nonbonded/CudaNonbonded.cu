@@ -5,7 +5,7 @@
 // grid-stride loop) -> the host call.
 // Forces leave a tile once per atom as 64-bit fixed point through integer atomics, so the
 // totals do not depend on the order in which tiles run. Energies and virial (only when
-// asked) are summed per tile in double across the warp and added as fixed point.
+// asked) are summed per lane and per tile in double and added as fixed point.
 #include "engine/Error.h"
 #include "engine/Units.h"
 #include "kernels/common/CudaCheck.h"
@@ -67,7 +67,9 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
     mj = x >= 0 ? a.masks[std::size_t(x) * 32 + lane] : 0u;
   }
   float3 fi = make_float3(0.f, 0.f, 0.f), fj = make_float3(0.f, 0.f, 0.f);
-  float eLj = 0.f, eCoulomb = 0.f, w[6] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+  // Energies and virial (only in the energy variant) add up in double per lane: their sum
+  // then does not depend on the tiles' composition beyond the pairs' own float rounding.
+  double eLj = 0, eCoulomb = 0, w[6] = {0, 0, 0, 0, 0, 0};
   const float4* ljRow = table + ti * a.types;
   const int next = (lane + 1) & 31;
 #pragma unroll 4
@@ -86,15 +88,15 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
       const PairResult2<float> r = ljEwaldPairFast<float, kCoulomb>(r2, LjParams<float>{p.x, p.y, p.z}, qq, a.beta);
       const float fOverR = r.fOverR;
       if constexpr (kEnergy) {
-        eLj += r.lj;
-        if constexpr (kCoulomb) eCoulomb += r.coulomb - qq * a.coulombShift;
+        eLj += double(r.lj);
+        if constexpr (kCoulomb) eCoulomb += double(r.coulomb) - double(qq) * double(a.coulombShift);
       }
       const float fx = fOverR * dx, fy = fOverR * dy, fz = fOverR * dz;
       fi.x += fx, fi.y += fy, fi.z += fz;
       fj.x -= fx, fj.y -= fy, fj.z -= fz;
       if constexpr (kEnergy) {
-        w[0] += fx * dx, w[1] += fy * dy, w[2] += fz * dz;
-        w[3] += fx * dy, w[4] += fx * dz, w[5] += fy * dz;
+        w[0] += double(fx * dx), w[1] += double(fy * dy), w[2] += double(fz * dz);
+        w[3] += double(fx * dy), w[4] += double(fx * dz), w[5] += double(fy * dz);
       }
     }
     // j's data and force move one lane down: at step k lane l holds the j of lane l + k.
