@@ -19,7 +19,7 @@
 #include "engine/MapReporter.h"
 #include "engine/MapWriters.h"
 #include "engine/Units.h"
-#include "kernels/dcs/CudaDcs.h"
+#include "engine/bench/CudaDcsStudy.h"
 #include "kernels/dcs/Dcs.h"
 #include "kernels/dcs/DcsPair.h"
 #include "tests/TestSupport.h"

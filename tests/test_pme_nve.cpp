@@ -1,6 +1,8 @@
 // Energy conservation of a NaCl melt with PME electrostatics on the CPU backend: the
 // total energy drift of a short NVE run after a Langevin relaxation, measured by a
-// least-squares slope and bounded.
+// least-squares slope and bounded. CPU only: the run needs the whole engine (pair forces,
+// integrator), not the ReciprocalSolver interface that test_pme_physics.cpp runs over every
+// backend.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -12,8 +12,8 @@
 
 #include "engine/Error.h"
 #include "engine/bench/BenchOptions.h"
+#include "engine/bench/CudaDcsStudy.h"
 #include "kernels/common/Device.h"
-#include "kernels/dcs/CudaDcs.h"
 #include "kernels/dcs/Dcs.h"
 
 namespace faraday {

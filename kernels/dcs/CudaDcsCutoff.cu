@@ -231,7 +231,7 @@ Binning buildBins(const Lattice& l, const std::vector<Vec3>& pos, const std::vec
 
 void runCutoffBinned(const Lattice& l, const MapOptions& o, const std::vector<Vec3>& pos,
                      const std::vector<double>& q, DeviceBuffer<double>& map, DeviceBuffer<float4>& dBins,
-                     std::vector<double>& hostPart, cudaStream_t s, DcsKernelStats* stats) {
+                     std::vector<double>& hostPart, cudaStream_t s, CutoffStats* stats) {
   const auto tb = std::chrono::steady_clock::now();
   Binning bn = buildBins(l, pos, q, o);
   dBins.upload(bn.slots, s);

@@ -7,17 +7,6 @@ namespace faraday {
 namespace {
 [[noreturn]] void noCuda() { throw Error("potential map: this build has no CUDA support"); }
 }  // namespace
-const char* dcsKernelName(DcsKernel) { return "?"; }
-const char* dcsAccumulationName(DcsAccumulation) { return "?"; }
-DcsKernel productionKernel(MapMethod method) {
-  return method == MapMethod::Cutoff ? DcsKernel::CutoffBinned : DcsKernel::Coalesced;
-}
-std::vector<double> cudaPotentialMap(DcsKernel, DcsAccumulation, const Lattice&, const std::vector<Vec3>&,
-                                     const std::vector<double>&, const MapOptions&, DcsKernelStats*, int,
-                                     const DcsGatherTuning*) {
-  noCuda();
-}
-double cudaRsqrtCeiling() { noCuda(); }
 struct CudaMapAccumulator::Impl {};
 CudaMapAccumulator::CudaMapAccumulator(const Lattice&, const MapOptions&) { noCuda(); }
 CudaMapAccumulator::~CudaMapAccumulator() = default;
