@@ -9,6 +9,9 @@
 // large against the rounding of its energy (kCudaPmeEnergyRounding).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+
 #include <cmath>
 #include <memory>
 #include <string>
@@ -90,6 +93,7 @@ TEST_P(PmePhysics, ForcesAreMinusEnergyGradient) {
   const double h = gpu() ? 1e-4 : 1e-5;
   double tolerance = tol::kFiniteDifferenceElectrostaticForce * fScale;
   if (gpu()) tolerance += tol::kCudaPmeForceRms * fScale + tol::kCudaPmeEnergyRounding * std::abs(ref.recip) / h;
+  double worst = 0;
   for (int i : {0, 7, 150, 299}) {
     for (int d = 0; d < 3; ++d) {
       Ions plus = s, minus = s;
@@ -98,8 +102,11 @@ TEST_P(PmePhysics, ForcesAreMinusEnergyGradient) {
       const double fd = -(test::totalElectrostatics(plus, *solver, beta, rc).energy -
                           test::totalElectrostatics(minus, *solver, beta, rc).energy) / (2 * h);
       EXPECT_NEAR(ref.forces[i][d], fd, tolerance) << "atom " << i << " dim " << d;
+      worst = std::max(worst, std::abs(ref.forces[i][d] - fd));
     }
   }
+  std::printf("[ info ] %s: worst |F + dE/dx| %.3g kJ/mol/nm, allowed %.3g, F rms %.3g\n", GetParam().c_str(), worst,
+              tolerance, fScale);
 }
 
 // W_aa against central differences of the reciprocal energy under a strain +-eps: CPU
@@ -123,8 +130,14 @@ TEST_P(PmePhysics, VirialMatchesStrainDerivative) {
   if (gpu())
     tolerance += tol::kCudaPmeVirial * wNorm + tol::kCudaPmeEnergyRounding * std::abs(r.energy) / eps +
                  eps * eps * std::abs(r.energy);
-  for (int a = 0; a < 3; ++a)
-    EXPECT_NEAR(r.virial.m[a][a], test::strainVirial(s, *solver, a, eps), tolerance) << "axis " << a;
+  double worst = 0;
+  for (int a = 0; a < 3; ++a) {
+    const double strain = test::strainVirial(s, *solver, a, eps);
+    EXPECT_NEAR(r.virial.m[a][a], strain, tolerance) << "axis " << a;
+    worst = std::max(worst, std::abs(r.virial.m[a][a] - strain));
+  }
+  std::printf("[ info ] %s: worst |W_aa - strain derivative| %.3g kJ/mol, allowed %.3g, |W| %.3g\n",
+              GetParam().c_str(), worst, tolerance, wNorm);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, PmePhysics, ::testing::ValuesIn(kBackendNames), backendTestName);
