@@ -46,11 +46,11 @@ struct DeviceEnergies {
 struct PermuteArgs {
   int n;
   const int* newToOld;
-  const double4 *pos, *vel, *ref;
+  const double4_32a *pos, *vel, *ref;
   const float4* posq;
   const int *atom, *type;
   const double* charge;
-  double4 *pos2, *vel2, *ref2;
+  double4_32a *pos2, *vel2, *ref2;
   float4* posq2;
   int *atom2, *type2;
   double* charge2;
@@ -121,7 +121,7 @@ struct CudaBackend::Impl {
   int eventSet = 0;
   bool eventSetPending[2] = {false, false};
 
-  DeviceBuffer<double4> pos, vel, ref, pos2, vel2, ref2;
+  DeviceBuffer<double4_32a> pos, vel, ref, pos2, vel2, ref2;
   DeviceBuffer<float4> posq, posq2;
   DeviceBuffer<int> atom, type, atom2, type2, slotOfAtom;
   DeviceBuffer<double> charge, charge2;
@@ -131,7 +131,7 @@ struct CudaBackend::Impl {
   DeviceBuffer<StepStatus> status;
   DeviceBuffer<DeviceEnergies> deviceEnergies;
   // The last checked state, for a roll-back after an overflow.
-  DeviceBuffer<double4> savedPos, savedVel, savedRef;
+  DeviceBuffer<double4_32a> savedPos, savedVel, savedRef;
   DeviceBuffer<float4> savedPosq;
   DeviceBuffer<int> savedAtom, savedType, savedSlotOfAtom;
   DeviceBuffer<double> savedCharge;
@@ -261,12 +261,12 @@ struct CudaBackend::Impl {
 
   void allocate() {
     stride = (std::size_t(n) + 31) / 32 * 32;
-    pos = DeviceBuffer<double4>("positions", n);
-    vel = DeviceBuffer<double4>("velocities", n);
-    ref = DeviceBuffer<double4>("list reference positions", n);
-    pos2 = DeviceBuffer<double4>("permuted positions", n);
-    vel2 = DeviceBuffer<double4>("permuted velocities", n);
-    ref2 = DeviceBuffer<double4>("permuted reference positions", n);
+    pos = DeviceBuffer<double4_32a>("positions", n);
+    vel = DeviceBuffer<double4_32a>("velocities", n);
+    ref = DeviceBuffer<double4_32a>("list reference positions", n);
+    pos2 = DeviceBuffer<double4_32a>("permuted positions", n);
+    vel2 = DeviceBuffer<double4_32a>("permuted velocities", n);
+    ref2 = DeviceBuffer<double4_32a>("permuted reference positions", n);
     posq = DeviceBuffer<float4>("wrapped positions and charges", n);
     posq2 = DeviceBuffer<float4>("permuted wrapped positions", n);
     atom = DeviceBuffer<int>("particle of slot", n);
@@ -282,9 +282,9 @@ struct CudaBackend::Impl {
     keParts = DeviceBuffer<double>("kinetic energy partials", kineticBlocks(n));
     status = DeviceBuffer<StepStatus>("step status", 1);
     deviceEnergies = DeviceBuffer<DeviceEnergies>("energies", 1);
-    savedPos = DeviceBuffer<double4>("saved positions", n);
-    savedVel = DeviceBuffer<double4>("saved velocities", n);
-    savedRef = DeviceBuffer<double4>("saved reference positions", n);
+    savedPos = DeviceBuffer<double4_32a>("saved positions", n);
+    savedVel = DeviceBuffer<double4_32a>("saved velocities", n);
+    savedRef = DeviceBuffer<double4_32a>("saved reference positions", n);
     savedPosq = DeviceBuffer<float4>("saved wrapped positions", n);
     savedAtom = DeviceBuffer<int>("saved particle of slot", n);
     savedType = DeviceBuffer<int>("saved type of slot", n);
@@ -465,7 +465,7 @@ struct CudaBackend::Impl {
   }
 
   void upload(const State& state, const std::vector<Vec3>& listReference) {
-    std::vector<double4> p(n), v(n), r(n);
+    std::vector<double4_32a> p(n), v(n), r(n);
     std::vector<float4> pq(n);
     std::vector<int> a(n), t(n);
     std::vector<double> q(n);
@@ -475,9 +475,9 @@ struct CudaBackend::Impl {
       const Vec3& x = state.positions[i];
       const Vec3& u = state.velocities[i];
       const Vec3& y = listReference.empty() ? x : listReference[i];
-      p[i] = make_double4(x.x, x.y, x.z, 0);
-      v[i] = make_double4(u.x, u.y, u.z, 1.0 / system.mass[i]);
-      r[i] = make_double4(y.x, y.y, y.z, 0);
+      p[i] = make_double4_32a(x.x, x.y, x.z, 0);
+      v[i] = make_double4_32a(u.x, u.y, u.z, 1.0 / system.mass[i]);
+      r[i] = make_double4_32a(y.x, y.y, y.z, 0);
       pq[i] = make_float4(0, 0, 0, coulomb ? float(sqrtK * system.charge[i]) : 0.f);
       a[i] = i;
       t[i] = system.type[i];
@@ -700,9 +700,9 @@ struct CudaBackend::Impl {
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
     if (timers) collectTimes();
     const std::vector<int> a = atom.toHost(stream);
-    auto unpermute = [&](const DeviceBuffer<double4>& b, std::vector<Vec3>* out) {
+    auto unpermute = [&](const DeviceBuffer<double4_32a>& b, std::vector<Vec3>* out) {
       if (!out) return;
-      const std::vector<double4> h = b.toHost(stream);
+      const std::vector<double4_32a> h = b.toHost(stream);
       out->resize(n);
       for (int s = 0; s < n; ++s) (*out)[a[s]] = Vec3{h[s].x, h[s].y, h[s].z};
     };

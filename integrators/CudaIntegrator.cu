@@ -29,7 +29,7 @@ __device__ double3 forceOf(const DeviceAtoms& a, int s) {
 __device__ bool finite3(double x, double y, double z) { return isfinite(x) && isfinite(y) && isfinite(z); }
 
 /// posq (wrapped, float) and PME fractions of slot s at position p.
-__device__ void writeWrapped(const DeviceAtoms& a, const CudaIntegratorParams& q, int s, double4 p) {
+__device__ void writeWrapped(const DeviceAtoms& a, const CudaIntegratorParams& q, int s, double4_32a p) {
   const double x = p.x - q.length[0] * floor(p.x / q.length[0]);
   const double y = p.y - q.length[1] * floor(p.y / q.length[1]);
   const double z = p.z - q.length[2] * floor(p.z / q.length[2]);
@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(kThreads) firstHalfKernel(DeviceAtoms a, CudaI
   if (s < a.n) {
     const double3 f = forceOf(a, s);
     a.force[s] = a.force[a.stride + s] = a.force[2 * a.stride + s] = 0ull;
-    double4 v = a.vel[s], x = a.pos[s];
+    double4_32a v = a.vel[s], x = a.pos[s];
     const double h = 0.5 * q.dt, hm = h * v.w;
     v.x += f.x * hm, v.y += f.y * hm, v.z += f.z * hm;  // B
     if (q.langevin) {
@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(kThreads) firstHalfKernel(DeviceAtoms a, CudaI
     a.vel[s] = v;
     a.pos[s] = x;
     writeWrapped(a, q, s, x);
-    const double4 r = a.ref[s];
+    const double4_32a r = a.ref[s];
     double dx = x.x - r.x, dy = x.y - r.y, dz = x.z - r.z;
     dx -= q.length[0] * rint(dx / q.length[0]);
     dy -= q.length[1] * rint(dy / q.length[1]);
@@ -95,13 +95,13 @@ __global__ void __launch_bounds__(kThreads) secondHalfKernel(DeviceAtoms a, Cuda
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   double ke = 0;
   if (s < a.n) {
-    double4 v = a.vel[s];
+    double4_32a v = a.vel[s];
     if (kick) {
       const double3 f = forceOf(a, s);
       const double hm = 0.5 * q.dt * v.w;
       v.x += f.x * hm, v.y += f.y * hm, v.z += f.z * hm;
       a.vel[s] = v;
-      const double4 x = a.pos[s];
+      const double4_32a x = a.pos[s];
       const bool runaway = !(fabs(f.x) < kRunawayForce && fabs(f.y) < kRunawayForce && fabs(f.z) < kRunawayForce);
       if (runaway || !finite3(v.x, v.y, v.z) || !finite3(x.x, x.y, x.z)) atomicMin(&status->firstBad, a.atom[s]);
     }

@@ -14,9 +14,9 @@ namespace faraday {
 /// The per-atom device arrays of the state, in slot order (see TileList.h).
 struct DeviceAtoms {
   int n = 0;
-  double4* pos = nullptr;          ///< x, y, z (nm, unwrapped); w unused
-  double4* vel = nullptr;          ///< vx, vy, vz (nm/ps); w = 1/m (1/amu)
-  double4* ref = nullptr;          ///< positions at the last list build
+  double4_32a* pos = nullptr;          ///< x, y, z (nm, unwrapped); w unused
+  double4_32a* vel = nullptr;          ///< vx, vy, vz (nm/ps); w = 1/m (1/amu)
+  double4_32a* ref = nullptr;          ///< positions at the last list build
   float4* posq = nullptr;          ///< wrapped x, y, z (nm), k_C^(1/2) q
   int* atom = nullptr;             ///< input particle index of the slot
   unsigned long long* force = nullptr;  ///< fixed point (fixed::kScale), planes x, y, z of `stride`

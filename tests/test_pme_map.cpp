@@ -29,38 +29,19 @@
 #include "kernels/pme/Electrostatics.h"
 #include "kernels/pme/Ewald.h"
 #include "tests/ElectrostaticsTestSupport.h"
+#include "tests/MapTestSupport.h"
 #include "tests/TestSupport.h"
 #include "tests/Tolerances.h"
 
 namespace faraday {
 namespace {
 
+using namespace test;
+
 using test::Ions;
-using test::errorOf;
-using test::relRms;
 
-double rmsOf(const std::vector<double>& a) {
-  double s = 0;
-  for (double v : a) s += v * v;
-  return std::sqrt(s / double(a.size()));
-}
 
-std::filesystem::path tempDir(const std::string& name) {
-  const auto d = std::filesystem::temp_directory_path() / ("faraday_test_pme_map_" + name);
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d;
-}
 
-MapOptions pmeOptions(const PmeParams& p, double cutoff, const Box& box) {
-  MapOptions o;
-  o.method = MapMethod::Pme;
-  o.periodic = true;
-  o.box = box;
-  o.pme = p;
-  o.ewaldCutoff = cutoff;
-  return o;
-}
 
 /// Random points in [-L/2, 3L/2) per axis (outside the box too: the map wraps them).
 std::vector<Vec3> randomPoints(std::size_t n, const Box& box, unsigned seed) {
@@ -251,206 +232,6 @@ TEST(PmeMapGpu, LargeMapTimingAndSpotCheck) {
 }
 
 // ---- end to end ---------------------------------------------------------------------------
-
-/// A configuration file of ions for `faraday map` with map.method = pme.
-struct MapCase {
-  std::filesystem::path dir;
-  Box box = Box::rectangular(2.6, 2.5, 2.4);
-  std::vector<double> charges;
-  std::vector<std::vector<Vec3>> frames;
-};
-
-MapCase writeMapCase(const std::string& name, const std::string& platform) {
-  MapCase c;
-  c.dir = tempDir(name);
-  const Ions ions = test::randomIons(80, 2.4, 33);
-  Coordinates co;
-  co.title = "ions";
-  co.box = c.box;
-  for (std::size_t i = 0; i < ions.positions.size(); ++i) {
-    co.residueId.push_back(int(i) + 1);
-    co.residueName.push_back(ions.charges[i] > 0 ? "NA" : "CL");
-    co.atomName.push_back(ions.charges[i] > 0 ? "NA" : "CL");
-    co.positions.push_back(ions.positions[i]);
-    c.charges.push_back(ions.charges[i]);
-  }
-  writeGro(c.dir / "ions.gro", co);
-  for (int f = 0; f < 3; ++f) {
-    Ions t = ions;
-    test::translate(t, {0.11 * f, -0.07 * f, 0.05 * f});
-    c.frames.push_back(t.positions);
-  }
-  {
-    DcdWriter w(c.dir / "ions.dcd", co.size(), 0, 10, 0.002);
-    for (const auto& f : c.frames) w.writeFrame(f, c.box);
-  }
-  std::ofstream cfg(c.dir / "map.cfg");
-  cfg << "[system]\ncoordinates = ions.gro\n\n[atom.NA]\nmass = 22.99\ncharge = 1\nsigma = 0.33\nepsilon = 0.01\n\n"
-         "[atom.CL]\nmass = 35.45\ncharge = -1\nsigma = 0.44\nepsilon = 0.4\n\n[nonbonded]\ncutoff = 1.0\n\n"
-         "[electrostatics]\nmethod = pme\npme_order = 5\nfourier_spacing = 0.1\n\n[run]\nplatform = "
-      << platform
-      << "\n\n[output]\ndirectory = out\n\n"
-         "[map]\nmethod = pme\nspacing = 0.2\ntrajectory = ions.dcd\nfile = ions.dx\nunits = kJ/mol/e\n";
-  return c;
-}
-
-/// The case's ions as a System (one atom type; the map reporter reads charges and box).
-System mapCaseSystem(const MapCase& c) {
-  System sys;
-  sys.types.push_back({"NA", 22.99, 1, 0.33, 0.01});
-  sys.box = c.box;
-  sys.charge = c.charges;
-  sys.type.assign(c.charges.size(), 0);
-  sys.mass.assign(c.charges.size(), 22.99);
-  return sys;
-}
-
-/// The CPU reference map of the case's DCD frames (float Angstrom) averaged.
-std::vector<double> referenceMap(const MapCase& c, const Config& config) {
-  MapOptions o = pmeOptions({}, 0, c.box);
-  applyEwaldSetup(chooseEwaldSetup(config, c.box), o);
-  EXPECT_EQ(o.pme.order, 5);
-  CpuPmeMap map(o);
-  const Lattice l = Lattice::fromBox(c.box, 0.2);
-  std::vector<double> mean;
-  for (const auto& frame : c.frames) {
-    std::vector<Vec3> p = frame;
-    for (Vec3& r : p) r = Vec3{float(r.x * 10), float(r.y * 10), float(r.z * 10)} / 10.0;  // DCD: float Angstrom
-    map.addFrame(l, p, c.charges, c.box, mean);
-  }
-  for (double& v : mean) v /= double(c.frames.size());
-  return mean;
-}
-
-std::vector<double> readDxValues(const std::filesystem::path& file, int n[3]) {
-  std::ifstream in(file);
-  std::string line;
-  std::size_t items = 0;
-  while (std::getline(in, line)) {
-    if (line.rfind("object 1 class gridpositions counts", 0) == 0)
-      std::sscanf(line.c_str(), "object 1 class gridpositions counts %d %d %d", &n[0], &n[1], &n[2]);
-    if (line.find("data follows") != std::string::npos) {
-      std::sscanf(line.c_str(), "object 3 class array type double rank 0 items %zu", &items);
-      break;
-    }
-  }
-  std::vector<double> zfast(items), xfast(items);
-  for (double& v : zfast) in >> v;
-  std::size_t k = 0;
-  for (int a = 0; a < n[0]; ++a)
-    for (int b = 0; b < n[1]; ++b)
-      for (int d = 0; d < n[2]; ++d) xfast[(std::size_t(d) * n[1] + b) * n[0] + a] = zfast[k++];
-  return xfast;
-}
-
-void checkMapCommand(const std::string& platform) {
-  const MapCase c = writeMapCase("cmd_" + platform, platform);
-  const Config config = loadConfig(c.dir / "map.cfg", {});
-  std::filesystem::create_directories(config.output.directory);
-  ASSERT_EQ(mapMain(config), 0);
-  int n[3] = {0, 0, 0};
-  const std::vector<double> dx = readDxValues(c.dir / "out" / "ions.dx", n);
-  const std::vector<double> ref = referenceMap(c, config);
-  const Lattice l = Lattice::fromBox(c.box, 0.2);
-  EXPECT_EQ(n[0], l.nx);
-  EXPECT_EQ(n[2], l.nz);
-  ASSERT_EQ(dx.size(), ref.size());
-  EXPECT_GT(rmsOf(ref), 1.0);
-  EXPECT_LT(relRms(dx, ref), platform == "cuda" ? tol::kPmeMapGpuRelRms : tol::kDxRoundTripRel);
-}
-
-TEST(PmeMapCpu, MapCommandWritesDx) { checkMapCommand("cpu"); }
-
-TEST(PmeMapGpu, MapCommandWritesDx) {
-  FARADAY_REQUIRE_GPU();
-  checkMapCommand("cuda");
-}
-
-/// The run's reporter with [map] method = pme: the written map is the mean of the
-/// sampled frames' maps.
-TEST(PmeMapCpu, RunReporterAveragesFrames) {
-  const MapCase c = writeMapCase("reporter", "cpu");
-  Config config = loadConfig(c.dir / "map.cfg", {});
-  config.map.interval = 5;
-  std::filesystem::create_directories(config.output.directory);
-  const System sys = mapCaseSystem(c);
-  auto reporter = makeMapReporter(config, sys, false, nullptr);
-  State st;
-  st.box = c.box;
-  std::vector<std::vector<Vec3>> exact;
-  for (int f = 0; f < 3; ++f) {
-    st.positions = c.frames[f];
-    st.step = 5 * f;
-    reporter->report(st, Energies{}, 0.0);
-  }
-  reporter->finish(st);
-  MapOptions o = pmeOptions({}, 0, c.box);
-  applyEwaldSetup(chooseEwaldSetup(config, c.box), o);
-  CpuPmeMap map(o);
-  const Lattice l = Lattice::fromBox(c.box, 0.2);
-  std::vector<double> mean;
-  for (const auto& f : c.frames) map.addFrame(l, f, c.charges, c.box, mean);
-  for (double& v : mean) v /= 3.0;
-  int n[3];
-  EXPECT_LT(relRms(readDxValues(c.dir / "out" / "ions.dx", n), mean), tol::kDxRoundTripRel);
-}
-
-/// The map at the atoms against the engine's own energies: the CPU backend's
-/// coulombReal + coulombRecip + coulombNetCharge for the same config equals
-/// 1/2 sum_i q_i phi(r_i), with a net charge (one ion removed). The map is the Ewald
-/// potential itself, so the identity holds for the unshifted real-space Coulomb.
-TEST(PmeMapCpu, MapAtAtomsMatchesBackendCoulombEnergy) {
-  const MapCase c = writeMapCase("backend", "cpu");
-  Config config = loadConfig(c.dir / "map.cfg", {});
-  config.run.threads = 1;
-  config.nonbonded.coulombModifier = "none";
-  faraday::Setup setup = buildSetup(config);
-  // Remove the last ion: net charge +-1 exercises the background term.
-  setup.system.charge.pop_back();
-  setup.system.type.pop_back();
-  setup.system.mass.pop_back();
-  setup.system.atomName.pop_back();
-  setup.system.residueName.pop_back();
-  setup.system.residueId.pop_back();
-  setup.state.positions.pop_back();
-  setup.state.velocities.pop_back();
-  auto backend = makeBackend(config, setup.system, nullptr);
-  backend->setState(setup.state, {});
-  const Energies e = backend->computeForces();
-  MapOptions o = pmeOptions({}, 0, setup.system.box);
-  applyEwaldSetup(chooseEwaldSetup(config, setup.system.box), o);
-  CpuPmeMap map(o, 1);
-  std::vector<double> phi;
-  map.potentialAt(setup.state.positions, setup.state.positions, setup.system.charge, setup.system.box, phi);
-  double sum = 0;
-  for (std::size_t i = 0; i < phi.size(); ++i) sum += 0.5 * setup.system.charge[i] * phi[i];
-  const double engine = e.coulombReal + e.coulombRecip + e.coulombNetCharge;
-  std::printf("backend: real %.10g + recip %.10g + net charge %.6g = %.10g kJ/mol; 1/2 sum q phi = %.10g\n",
-              e.coulombReal, e.coulombRecip, e.coulombNetCharge, engine, sum);
-  EXPECT_NE(e.coulombNetCharge, 0.0);
-  EXPECT_NEAR(sum, engine, tol::kPmeMapEnergyIdentityRel * std::abs(engine));
-}
-
-// ---- bad input ----------------------------------------------------------------------------
-
-TEST(PmeMapErrors, NeedsEwaldElectrostaticsAndPeriodicMap) {
-  const MapCase c = writeMapCase("errors", "cpu");
-  const System sys = mapCaseSystem(c);
-  Config config = loadConfig(c.dir / "map.cfg", {});
-  config.electrostatics.method = "none";
-  std::string e = errorOf([&] { makeMapReporter(config, sys, false, nullptr); });
-  EXPECT_NE(e.find("electrostatics.method"), std::string::npos) << e;
-  config.electrostatics.method = "pme";
-  config.map.periodic = false;
-  e = errorOf([&] { makeMapReporter(config, sys, false, nullptr); });
-  EXPECT_NE(e.find("map.periodic"), std::string::npos) << e;
-  config.map.periodic = true;
-  config.nonbonded.cutoff = 1.3;  // above half of the 2.4 nm edge
-  e = errorOf([&] { makeMapReporter(config, sys, false, nullptr); });
-  EXPECT_NE(e.find("nonbonded.cutoff"), std::string::npos) << e;
-  config.nonbonded.cutoff = 1.0;
-  EXPECT_EQ(errorOf([&] { makeMapReporter(config, sys, false, nullptr); }), "");
-}
 
 }  // namespace
 }  // namespace faraday

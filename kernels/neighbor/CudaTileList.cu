@@ -66,13 +66,13 @@ __device__ void cellOf(double x, double invLength, int cells, int& cell, int& su
   sub = min(max(int((u - double(cell)) * double(1 << kSubCellBits)), 0), (1 << kSubCellBits) - 1);
 }
 
-__device__ void cellsOf(const double4& r, const CellGrid& g, int c[3], int f[3]) {
+__device__ void cellsOf(const double4_32a& r, const CellGrid& g, int c[3], int f[3]) {
   cellOf(r.x, g.invLength.x, g.n.x, c[0], f[0]);
   cellOf(r.y, g.invLength.y, g.n.y, c[1], f[1]);
   cellOf(r.z, g.invLength.z, g.n.z, c[2], f[2]);
 }
 
-__global__ void keysKernel(int n, const double4* __restrict__ ref, CellGrid g, unsigned long long* __restrict__ keys,
+__global__ void keysKernel(int n, const double4_32a* __restrict__ ref, CellGrid g, unsigned long long* __restrict__ keys,
                            int* __restrict__ slots) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
@@ -82,7 +82,7 @@ __global__ void keysKernel(int n, const double4* __restrict__ ref, CellGrid g, u
   slots[s] = s;
 }
 
-__global__ void cellOfSlotKernel(int n, const double4* __restrict__ ref, CellGrid g, int* __restrict__ cellOfSlot) {
+__global__ void cellOfSlotKernel(int n, const double4_32a* __restrict__ ref, CellGrid g, int* __restrict__ cellOfSlot) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
   int c[3], f[3];
@@ -107,15 +107,15 @@ struct BoxF {
 
 /// One warp per block: bounding box of its atoms, around the first atom by minimum image
 /// (in double, then rounded outwards to float).
-__global__ void boundsKernel(int n, int blocks, const double4* __restrict__ ref, double3 length,
+__global__ void boundsKernel(int n, int blocks, const double4_32a* __restrict__ ref, double3 length,
                              float4* __restrict__ center, float4* __restrict__ half) {
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   if (warp >= blocks) return;
   const int s = warp * 32 + lane;
-  const double4 r0 = ref[warp * 32];
+  const double4_32a r0 = ref[warp * 32];
   double3 p = make_double3(r0.x, r0.y, r0.z);
   if (s < n) {
-    const double4 r = ref[s];
+    const double4_32a r = ref[s];
     p.x = r0.x + (r.x - r0.x) - length.x * rint((r.x - r0.x) / length.x);
     p.y = r0.y + (r.y - r0.y) - length.y * rint((r.y - r0.y) / length.y);
     p.z = r0.z + (r.z - r0.z) - length.z * rint((r.z - r0.z) / length.z);
@@ -217,7 +217,7 @@ __device__ void cellSpan(float center, float reach, float length, int cells, int
   }
 }
 
-__global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, const double4* __restrict__ ref,
+__global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, const double4_32a* __restrict__ ref,
                                                        const float4* __restrict__ center,
                                                        const float4* __restrict__ half, const int2* __restrict__ range,
                                                        int3 cells, BoxF b, float reach2, float reach, TileStore t) {
@@ -234,7 +234,7 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, const
   // around the block's center by minimum image: a candidate must be near one of them.
   float4 subCenter[kSubBoxes], subHalf[kSubBoxes];
   {
-    const double4 mine = ref[own < n ? own : block * 32];
+    const double4_32a mine = ref[own < n ? own : block * 32];
     const float3 myAtom = make_float3(float(mine.x), float(mine.y), float(mine.z));
     const float p[3] = {c.x + minimumImage(myAtom.x - c.x, b.length.x, b.invLength.x),
                         c.y + minimumImage(myAtom.y - c.y, b.length.y, b.invLength.y),
@@ -281,7 +281,7 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, const
           bool take = false;
           float3 xs = make_float3(0.f, 0.f, 0.f);
           if (s < r.y) {
-            const double4 x = ref[s];
+            const double4_32a x = ref[s];
             xs = make_float3(float(x.x), float(x.y), float(x.z));
             take = distanceToBox2(xs, c, h, b) < reach2;
           }
@@ -393,7 +393,7 @@ std::size_t CudaTileList::deviceBytes() const {
          lanes_.bytes() + exclusionIndex_.bytes() + masks_.bytes() + exclusionOffsets_.bytes() + exclusions_.bytes();
 }
 
-void CudaTileList::enqueueSort(cudaStream_t stream, const double4* ref) {
+void CudaTileList::enqueueSort(cudaStream_t stream, const double4_32a* ref) {
   const Vec3 L = box_.lengths();
   const CellGrid g{make_int3(nCells_[0], nCells_[1], nCells_[2]), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
   keysKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, ref, g, keys_.data(), slots_.data());
@@ -403,7 +403,7 @@ void CudaTileList::enqueueSort(cudaStream_t stream, const double4* ref) {
                                                       slots_.data(), sortedSlots_.data(), n_, 0, 63, stream));
 }
 
-void CudaTileList::enqueueBuild(cudaStream_t stream, const double4* ref, const int* atomOfSlot,
+void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot,
                                 const int* slotOfAtom) {
   const Vec3 L = box_.lengths();
   const CellGrid g{make_int3(nCells_[0], nCells_[1], nCells_[2]), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
@@ -433,7 +433,7 @@ void CudaTileList::enqueueBuild(cudaStream_t stream, const double4* ref, const i
   FARADAY_CUDA_CHECK_LAUNCH("tilesKernel");
 }
 
-HostTileList CudaTileList::toHost(cudaStream_t stream, const double4* ref, const int* atomOfSlot) {
+HostTileList CudaTileList::toHost(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot) {
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
   TileCounters c{};
   FARADAY_CUDA_CHECK(cudaMemcpy(&c, counters_.data(), sizeof c, cudaMemcpyDeviceToHost));
@@ -446,7 +446,7 @@ HostTileList CudaTileList::toHost(cudaStream_t stream, const double4* ref, const
   h.exclusionIndex.resize(c.tiles);
   h.exclusionMasks.resize(std::size_t(c.exclusionTiles) * 32);
   h.atomOfSlot.resize(n_);
-  std::vector<double4> r(n_);
+  std::vector<double4_32a> r(n_);
   FARADAY_CUDA_CHECK(cudaMemcpy(h.info.data(), info_.data(), h.info.size() * sizeof(int), cudaMemcpyDeviceToHost));
   FARADAY_CUDA_CHECK(cudaMemcpy(h.lanes.data(), lanes_.data(), h.lanes.size() * sizeof(int), cudaMemcpyDeviceToHost));
   FARADAY_CUDA_CHECK(cudaMemcpy(h.exclusionIndex.data(), exclusionIndex_.data(), h.exclusionIndex.size() * sizeof(int),
@@ -455,7 +455,7 @@ HostTileList CudaTileList::toHost(cudaStream_t stream, const double4* ref, const
     FARADAY_CUDA_CHECK(cudaMemcpy(h.exclusionMasks.data(), masks_.data(), h.exclusionMasks.size() * 4,
                                   cudaMemcpyDeviceToHost));
   FARADAY_CUDA_CHECK(cudaMemcpy(h.atomOfSlot.data(), atomOfSlot, n_ * sizeof(int), cudaMemcpyDeviceToHost));
-  FARADAY_CUDA_CHECK(cudaMemcpy(r.data(), ref, n_ * sizeof(double4), cudaMemcpyDeviceToHost));
+  FARADAY_CUDA_CHECK(cudaMemcpy(r.data(), ref, n_ * sizeof(double4_32a), cudaMemcpyDeviceToHost));
   h.slotPositions.resize(3 * std::size_t(n_));
   for (int s = 0; s < n_; ++s) {
     h.slotPositions[3 * s] = r[s].x;

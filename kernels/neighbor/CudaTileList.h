@@ -31,12 +31,12 @@ class CudaTileList {
 
   /// Sort keys of `ref` (slot order) and their radix sort: afterwards newToOld() holds, for
   /// each new slot, the slot the atom had before.
-  void enqueueSort(cudaStream_t stream, const double4* ref);
+  void enqueueSort(cudaStream_t stream, const double4_32a* ref);
   const int* newToOld() const { return sortedSlots_.data(); }
 
   /// Cells, block bounding boxes and tiles from the reference positions `ref` (slot order,
   /// sorted by enqueueSort's keys). atomOfSlot / slotOfAtom map slots and input particles.
-  void enqueueBuild(cudaStream_t stream, const double4* ref, const int* atomOfSlot, const int* slotOfAtom);
+  void enqueueBuild(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot, const int* slotOfAtom);
 
   /// Grows the storage to hold at least the counts asked for (contents are lost).
   void reserve(int tiles, int exclusionTiles);
@@ -55,7 +55,7 @@ class CudaTileList {
   bool hasExclusions() const { return hasExclusions_; }
 
   /// Host copy of the tiles of the last build (synchronises `stream`).
-  HostTileList toHost(cudaStream_t stream, const double4* ref, const int* atomOfSlot);
+  HostTileList toHost(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot);
 
   std::size_t deviceBytes() const;
 
