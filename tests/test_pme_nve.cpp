@@ -1,8 +1,8 @@
-// Energy conservation of a NaCl melt with PME electrostatics on the CPU backend: the
-// total energy drift of a short NVE run after a Langevin relaxation, measured by a
-// least-squares slope and bounded. CPU only: the run needs the whole engine (pair forces,
-// integrator), not the ReciprocalSolver interface that test_pme_physics.cpp runs over every
-// backend.
+// Energy conservation of a NaCl melt with PME electrostatics on every backend: the total
+// energy drift of a short NVE run after a Langevin relaxation (on the CPU, shared), measured
+// by a least-squares slope and bounded, and its dt^2 scaling. The run needs the whole engine
+// (pair forces, integrator), so it runs over the backends rather than over the
+// ReciprocalSolver interface of test_pme_physics.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +13,7 @@
 #include "engine/FccLattice.h"
 #include "integrators/InitialVelocities.h"
 #include "integrators/Integrator.h"
+#include "tests/BackendTestSystems.h"
 #include "tests/ElectrostaticsTestSupport.h"
 #include "tests/Tolerances.h"
 
@@ -91,8 +92,10 @@ const State& relaxedMelt(int cells) {
 struct EnergyError {
   double rms = 0, drift = 0;
 };
-EnergyError nveEnergyError(int cells, double dt, double time, const std::string& coulombModifier) {
+EnergyError nveEnergyError(const std::string& platform, int cells, double dt, double time,
+                           const std::string& coulombModifier) {
   Config config = meltConfig("verlet", dt);
+  config.run.platform = platform;
   config.nonbonded.coulombModifier = coulombModifier;
   auto nve = makeBackend(config, melt(cells).system, nullptr);
   nve->setState(relaxedMelt(cells), {});
@@ -119,27 +122,34 @@ EnergyError nveEnergyError(int cells, double dt, double time, const std::string&
 /// of the total energy over 1 ps by ~4, as for argon) and there is no drift left from pairs
 /// crossing the cutoff. Unshifted, each crossing adds a jump of up to k_C erfc(beta rc)/rc =
 /// 1.4e-3 kJ/mol that does not shrink with dt: a drift that stays as dt halves.
-TEST(PmeNve, NaClMeltEnergyErrorScalesAsDtSquared) {
+class PmeNve : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { FARADAY_REQUIRE_BACKEND(GetParam()); }
+};
+
+TEST_P(PmeNve, NaClMeltEnergyErrorScalesAsDtSquared) {
   const int cells = 4;  // 512 ions, box 2.52 nm
   EnergyError coarse[2], fine[2];
   const char* modifiers[2] = {"potential-shift", "none"};
   for (int m = 0; m < 2; ++m) {
-    coarse[m] = nveEnergyError(cells, 0.002, 1.0, modifiers[m]);
-    fine[m] = nveEnergyError(cells, 0.001, 1.0, modifiers[m]);
-    std::printf("[ info ] NaCl melt NVE, 512 ions, 1 ps, coulomb_modifier %s: rms |E - E0| dt 2 fs %.4g, dt 1 fs "
+    coarse[m] = nveEnergyError(GetParam(), cells, 0.002, 1.0, modifiers[m]);
+    fine[m] = nveEnergyError(GetParam(), cells, 0.001, 1.0, modifiers[m]);
+    std::printf("[ info ] %s: NaCl melt NVE, 512 ions, 1 ps, coulomb_modifier %s: rms |E - E0| dt 2 fs %.4g, dt 1 fs "
                 "%.4g kJ/mol (ratio %.3f); drift %.4g, %.4g kJ/mol/ps\n",
-                modifiers[m], coarse[m].rms, fine[m].rms, coarse[m].rms / fine[m].rms, coarse[m].drift, fine[m].drift);
+                GetParam().c_str(), modifiers[m], coarse[m].rms, fine[m].rms, coarse[m].rms / fine[m].rms, coarse[m].drift, fine[m].drift);
   }
   EXPECT_GT(coarse[0].rms / fine[0].rms, tol::kVerletScalingMin);
   EXPECT_LT(coarse[0].rms / fine[0].rms, tol::kVerletScalingMax);
   EXPECT_LT(std::fabs(fine[0].drift), tol::kCoulombShiftDriftReduction * std::fabs(fine[1].drift));
 }
 
-TEST(PmeNve, NaClMeltEnergyDriftIsBounded) {
+TEST_P(PmeNve, NaClMeltEnergyDriftIsBounded) {
   const int cells = 5;
   const int n = int(melt(cells).system.size());  // 1000 ions
   const double dt = 0.002;  // ps
-  auto nve = makeBackend(meltConfig("verlet", dt), melt(cells).system, nullptr);
+  Config config = meltConfig("verlet", dt);
+  config.run.platform = GetParam();
+  auto nve = makeBackend(config, melt(cells).system, nullptr);
   nve->setState(relaxedMelt(cells), {});
   Energies e = nve->computeForces();
   const int steps = 300;
@@ -166,12 +176,14 @@ TEST(PmeNve, NaClMeltEnergyDriftIsBounded) {
   res = std::sqrt(res / t.size());
   const double temperature = temperatureOf(degreesOfFreedom(melt(cells).system, "verlet"), ke);
   const double driftPerAtom = slope / n;
-  std::printf("  NaCl melt, %d ions, %d NVE steps of %.3f ps, T = %.0f K: drift %.3e kJ/mol/ps per atom, "
-              "RMS fluctuation %.3e kJ/mol (kinetic %.1f kJ/mol)\n",
-              n, steps, dt, temperature, driftPerAtom, res, ke);
+  std::printf("[ info ] %s: NaCl melt, %d ions, %d NVE steps of %.3f ps, T = %.0f K: drift %.3e kJ/mol/ps per "
+              "atom, RMS fluctuation %.3e kJ/mol (kinetic %.1f kJ/mol)\n",
+              GetParam().c_str(), n, steps, dt, temperature, driftPerAtom, res, ke);
   EXPECT_LT(std::fabs(driftPerAtom), tol::kNveDriftPerAtom);
   EXPECT_LT(res / ke, tol::kNveFluctuationOverKinetic);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, PmeNve, ::testing::ValuesIn(test::kBackendNames), test::backendTestName);
 
 }  // namespace
 }  // namespace faraday
