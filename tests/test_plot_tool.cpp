@@ -34,5 +34,21 @@ TEST_F(PlotToolTest, EnergyLogAndMapBecomePngPictures) {
       << readText(dir / "plot.out");
 }
 
+/// `faraday bench md` on the CPU writes the CSV; the OpenMM anchor's lines are written here.
+TEST_F(PlotToolTest, MdBenchBecomesThroughputAndPhasePictures) {
+  if (std::system("python3 -c 'import matplotlib' > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 with matplotlib";
+  const CommandResult bench =
+      runFaraday(dir.path(), {"bench", "md", "--platforms=cpu", "--nacl", "", "--argon=4000", "--steps=2", "--csv=md.csv"});
+  ASSERT_EQ(bench.exitCode, 0) << bench.err;
+  writeText(dir / "openmm.log", "OpenMM 8.6.1 CUDA {}\nout/gro/argon_4000.gro: atoms 4000 ns/day 5285.1 ms/step 0.0654\n");
+  ASSERT_EQ(plot(dir.path(), "md md.csv --openmm openmm.log --out pics"), 0) << readText(dir / "plot.out");
+  EXPECT_TRUE(isPng(dir / "pics" / "md_throughput.png"));
+  EXPECT_TRUE(isPng(dir / "pics" / "md_phases.png"));
+  writeText(dir / "bad.csv", readText(dir / "md.csv") + "argon,many,cpu\n");
+  EXPECT_NE(plot(dir.path(), "md bad.csv --out pics"), 0);
+  EXPECT_NE(readText(dir / "plot.out").find("bad.csv:3: not a faraday bench md row"), std::string::npos)
+      << readText(dir / "plot.out");
+}
+
 }  // namespace
 }  // namespace faraday::test

@@ -4,6 +4,11 @@
   tools/plot.py energy out/energy.csv            energy.png, temperature.png, pressure.png
   tools/plot.py bench pme_bench.csv              pme_phases.png: median time per PME phase,
                                                  CPU against GPU, one panel per system size
+  tools/plot.py md md_bench.csv [--openmm openmm.log]
+                                                 md_throughput.png: ns/day against system size per
+                                                 system and platform (with OpenMM's figures from the
+                                                 anchor's output); md_phases.png: ms per step per
+                                                 phase, one bar per size and platform
   tools/plot.py map out/potential.dx --coordinates out/final.gro [--axis z] [--at 2.5]
                                                  map_slice.png: the slice nearest to --at (nm,
                                                  default the middle) with the atoms within
@@ -94,6 +99,77 @@ def plot_bench(path, out):
     return [save(fig, out, "pme_phases.png")]
 
 
+def read_md_bench(path):
+    """md_bench.csv of faraday bench md: system,atoms,platform,...,ns_per_day,...,neighbor_ms,..."""
+    rows = []
+    with open(path, newline="") as f:
+        for line, row in enumerate(csv.DictReader(f), start=2):
+            try:
+                rows.append({"system": row["system"], "platform": row["platform"], "atoms": int(row["atoms"]),
+                             "ns_per_day": float(row["ns_per_day"]),
+                             "phases": {k[:-3]: float(row[k]) for k in
+                                        ("neighbor_ms", "nonbonded_ms", "pme_ms", "integrate_ms")}})
+            except (KeyError, TypeError, ValueError) as e:
+                sys.exit(f"{path}:{line}: not a faraday bench md row ({e})")
+    if not rows:
+        sys.exit(f"{path}: no rows")
+    return rows
+
+
+def read_openmm(path):
+    """Lines 'PATH/SYSTEM_N.gro: atoms N ns/day X ...' of openmm_anchor.py -> {(system, atoms): ns/day}."""
+    import re
+    found = {}
+    with open(path) as f:
+        for line in f:
+            m = re.search(r"([a-z]+)_\d+\.gro: atoms (\d+) ns/day ([0-9.]+)", line)
+            if m:
+                found[(m.group(1), int(m.group(2)))] = float(m.group(3))
+    return found
+
+
+def plot_md(path, out, openmm):
+    rows = read_md_bench(path)
+    fig, a = plt.subplots(figsize=(6.5, 4.5))
+    for key in sorted({(r["system"], r["platform"]) for r in rows}):
+        pts = sorted((r["atoms"], r["ns_per_day"]) for r in rows if (r["system"], r["platform"]) == key)
+        a.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"Faraday {key[1]}, {key[0]}")
+    if openmm:
+        ref = read_openmm(openmm)
+        for system in sorted({s for s, _ in ref}):
+            pts = sorted((n, v) for (s, n), v in ref.items() if s == system)
+            a.plot([p[0] for p in pts], [p[1] for p in pts], "s--", label=f"OpenMM CUDA, {system}")
+    a.set_xscale("log")
+    a.set_yscale("log")
+    a.set_xlabel("atoms")
+    a.set_ylabel("ns/day")
+    a.grid(alpha=0.3, which="both")
+    a.legend(fontsize=8)
+    a.set_title("Whole-step MD throughput")
+    fig.tight_layout()
+    written = [save(fig, out, "md_throughput.png")]
+    fig, a = plt.subplots(figsize=(max(6.0, 1.1 * len(rows)) + 1.5, 4.5))
+    # Shares of the step (sizes differ by orders of magnitude), the step's ms above each bar.
+    labels = [f"{r['system']} {r['atoms']}\n{r['platform']}" for r in rows]
+    totals = [sum(r["phases"].values()) or 1.0 for r in rows]
+    bottom = [0.0] * len(rows)
+    for phase in ("neighbor", "nonbonded", "pme", "integrate"):
+        values = [100 * r["phases"][phase] / t for r, t in zip(rows, totals)]
+        a.bar(range(len(rows)), values, 0.7, bottom=bottom, label=phase)
+        bottom = [b + v for b, v in zip(bottom, values)]
+    for i, t in enumerate(totals):
+        a.text(i, 101, f"{t:.3g} ms", ha="center", va="bottom", fontsize=7)
+    a.set_xticks(range(len(rows)))
+    a.set_xticklabels(labels, fontsize=7)
+    a.set_ylim(0, 112)
+    a.set_ylabel("share of the step (%)")
+    a.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    a.set_title("Time per phase of one step")
+    fig.tight_layout()
+    written.append(save(fig, out, "md_phases.png"))
+    return written
+
+
 def read_dx(path):
     """An OpenDX map as Faraday and APBS write it: counts, origin and deltas (Angstrom), z fastest."""
     counts = origin = None
@@ -179,10 +255,11 @@ def save(fig, folder, name):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("kind", choices=["energy", "bench", "map"])
+    p.add_argument("kind", choices=["energy", "bench", "md", "map"])
     p.add_argument("file")
     p.add_argument("--out", help="folder of the pictures (default: the input's folder)")
     p.add_argument("--coordinates", help="map: .gro whose atoms are overlaid")
+    p.add_argument("--openmm", help="md: output of openmm_anchor.py on the same systems")
     p.add_argument("--axis", default="z", choices=["x", "y", "z"], help="map: normal of the slice")
     p.add_argument("--at", type=float, help="map: position of the slice along --axis, nm (default: middle)")
     a = p.parse_args()
@@ -194,6 +271,8 @@ def main():
         written = plot_energy(a.file, out)
     elif a.kind == "bench":
         written = plot_bench(a.file, out)
+    elif a.kind == "md":
+        written = plot_md(a.file, out, a.openmm)
     else:
         written = plot_map(a.file, out, a.coordinates, a.axis, a.at)
     for w in written:
