@@ -13,10 +13,12 @@
 #include "engine/Units.h"
 #include "integrators/CudaIntegrator.h"
 #include "kernels/common/CudaCheck.h"
+#include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
 #include "kernels/common/FixedPoint.h"
 #include "kernels/neighbor/CudaTileList.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
+#include "kernels/nonbonded/CpuTileWalker.h"
 #include "kernels/nonbonded/CudaNonbonded.h"
 #include "kernels/pme/CudaPme.h"
 #include "kernels/pme/Electrostatics.h"
@@ -89,16 +91,6 @@ __global__ void finalizeKernel(const double* keParts, int keCount, unsigned long
   if (threadIdx.x < 7) out->recip[threadIdx.x] = pme ? pme[threadIdx.x] : 0.0;
 }
 
-/// Owns a stream, a graph exec per variant and the phase events.
-struct Graph {
-  cudaGraphExec_t exec = nullptr;
-  ~Graph() { reset(); }
-  void reset() {
-    if (exec) cudaGraphExecDestroy(exec);
-    exec = nullptr;
-  }
-};
-
 constexpr int kPhaseEvents = 6;
 const char* const kPhaseNames[kPhaseEvents - 1] = {"integrate", "neighbor", "nonbonded", "pme", "integrate"};
 
@@ -115,11 +107,16 @@ struct CudaBackend::Impl {
   DispersionCorrection dispersionAtUnitVolume;
   double coulombSelf = 0, netCharge = 0;
 
-  cudaStream_t stream = nullptr, bodyStream = nullptr, pmeStream = nullptr;
-  cudaEvent_t fork = nullptr, join = nullptr;  ///< PME beside the short-range kernel
-  std::array<std::array<cudaEvent_t, kPhaseEvents>, 2> events{};
-  int eventSet = 0;
-  bool eventSetPending[2] = {false, false};
+  // First, so that they are destroyed last (a stream's release waits for its work).
+  CudaStream mainStream, bodyStream, pmeStream;
+  /// The stream every enqueue function uses: mainStream, or bodyStream while the list
+  /// build is captured into the conditional node's body.
+  cudaStream_t stream = mainStream.get();
+  CudaEvent fork{cudaEventDisableTiming}, join{cudaEventDisableTiming};  ///< PME beside the tiles
+  /// [0]: the phases of sampled steps; [1]: timeKernels().
+  std::array<std::array<CudaEvent, kPhaseEvents>, 2> events{makeCudaEvents<kPhaseEvents>(),
+                                                             makeCudaEvents<kPhaseEvents>()};
+  bool timedSamplePending = false;  ///< events[0] hold a sampled step not yet added to the timers
 
   DeviceBuffer<double4_32a> pos, vel, ref, pos2, vel2, ref2;
   DeviceBuffer<float4> posq, posq2;
@@ -143,7 +140,7 @@ struct CudaBackend::Impl {
   std::unique_ptr<CudaTileList> list;
   std::unique_ptr<CudaNonbonded> nonbonded;
   std::unique_ptr<CudaPmeOnDevice> pme;
-  std::array<Graph, 4> graphs;  ///< [energies][timed]
+  std::array<CudaGraphExec, 4> graphs;  ///< by variant: energies (bit 0), timed (bit 1)
   cudaGraphConditionalHandle handles[4] = {};
 
   long long step = 0;           ///< steps advanced since setState (host count)
@@ -206,13 +203,6 @@ struct CudaBackend::Impl {
       std::fprintf(stderr, "electrostatics.method = none: the particles' charges are ignored\n");
     }
 
-    FARADAY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    FARADAY_CUDA_CHECK(cudaStreamCreateWithFlags(&bodyStream, cudaStreamNonBlocking));
-    FARADAY_CUDA_CHECK(cudaStreamCreateWithFlags(&pmeStream, cudaStreamNonBlocking));
-    FARADAY_CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
-    FARADAY_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
-    for (auto& set : events)
-      for (auto& e : set) FARADAY_CUDA_CHECK(cudaEventCreate(&e));
     allocate();
     const LjTable table = makeLjTable(system.types, cutoff, config.nonbonded.ljShift);
     CudaNonbondedParams np;
@@ -230,19 +220,6 @@ struct CudaBackend::Impl {
       pme = makeCudaPmeOnDevice(ewald.pme, system.size());
       pme->setBox(system.box);
     }
-  }
-
-  ~Impl() {
-    if (stream) cudaStreamSynchronize(stream);
-    for (auto& g : graphs) g.reset();
-    for (auto& set : events)
-      for (auto& e : set)
-        if (e) cudaEventDestroy(e);
-    if (stream) cudaStreamDestroy(stream);
-    if (bodyStream) cudaStreamDestroy(bodyStream);
-    if (pmeStream) cudaStreamDestroy(pmeStream);
-    if (fork) cudaEventDestroy(fork);
-    if (join) cudaEventDestroy(join);
   }
 
   /// The per-atom arrays, their roll-back copies and a first guess of the list, against the
@@ -311,6 +288,12 @@ struct CudaBackend::Impl {
 
   // ---- The pieces of a step ----------------------------------------------------------
 
+  /// A rebuild at the current positions: they become the reference, then enqueueSortAndBuild.
+  void enqueueRebuild() {
+    copyInto(ref, pos);
+    enqueueSortAndBuild();
+  }
+
   /// Sort by the reference positions, permute every per-slot array, rebuild the list.
   void enqueueSortAndBuild() {
     list->enqueueSort(stream, ref.data());
@@ -319,36 +302,32 @@ struct CudaBackend::Impl {
                   posq2.data(), atom2.data(),    type2.data(),  charge2.data(), slotOfAtom.data()};
     permuteKernel<<<blocksFor(n), kThreads, 0, stream>>>(p);
     FARADAY_CUDA_CHECK_LAUNCH("permuteKernel");
-    copy(pos, pos2);
-    copy(vel, vel2);
-    copy(ref, ref2);
-    copy(posq, posq2);
-    copy(atom, atom2);
-    copy(type, type2);
-    copy(charge, charge2);
+    copyInto(pos, pos2);
+    copyInto(vel, vel2);
+    copyInto(ref, ref2);
+    copyInto(posq, posq2);
+    copyInto(atom, atom2);
+    copyInto(type, type2);
+    copyInto(charge, charge2);
     launchWrapPositions(stream, atoms(), integ);
     list->enqueueBuild(stream, ref.data(), atom.data(), slotOfAtom.data());
   }
 
-  template <typename T>
-  void copy(DeviceBuffer<T>& to, const DeviceBuffer<T>& from) {
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), from.bytes(), cudaMemcpyDeviceToDevice, stream));
-  }
 
   /// Short-range tiles and PME into the (cleared) fixed-point forces: one after the other
   /// (timed steps, so that each phase has its interval, and outside graphs), or side by
   /// side on two streams (the sums are integer atomics, so the order does not matter).
   void enqueueForces(bool energies, int timedSet, bool concurrent = false) {
     if (concurrent && pme) {
-      FARADAY_CUDA_CHECK(cudaEventRecord(fork, stream));
-      FARADAY_CUDA_CHECK(cudaStreamWaitEvent(pmeStream, fork, 0));
-      pme->enqueue(pmeStream, n, fractions.data(), charge.data(), force.data(), stride);
-      FARADAY_CUDA_CHECK(cudaEventRecord(join, pmeStream));
+      FARADAY_CUDA_CHECK(cudaEventRecord(fork.get(), stream));
+      FARADAY_CUDA_CHECK(cudaStreamWaitEvent(pmeStream.get(), fork.get(), 0));
+      pme->enqueue(pmeStream.get(), n, fractions.data(), charge.data(), force.data(), stride);
+      FARADAY_CUDA_CHECK(cudaEventRecord(join.get(), pmeStream.get()));
     }
     nonbonded->enqueue(stream, energies, *list, posq.data(), type.data(), system.box, force.data(), stride,
                        nbSums.data());
     mark(timedSet, 3);
-    if (concurrent && pme) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(stream, join, 0));
+    if (concurrent && pme) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(stream, join.get(), 0));
     else if (pme) pme->enqueue(stream, n, fractions.data(), charge.data(), force.data(), stride);
     mark(timedSet, 4);
   }
@@ -361,18 +340,14 @@ struct CudaBackend::Impl {
 
   void mark(int timedSet, int k) {
     if (timedSet >= 0)
-      FARADAY_CUDA_CHECK(cudaEventRecordWithFlags(events[timedSet][k], stream, cudaEventRecordExternal));
+      FARADAY_CUDA_CHECK(cudaEventRecordWithFlags(events[timedSet][k].get(), stream, cudaEventRecordExternal));
   }
 
   /// Captures one step: the integrator's first half sets the condition of the list build.
   void capture(int variant) {
     const bool energies = (variant & 1) != 0;
     const int timedSet = (variant & 2) ? 0 : -1;
-    Graph& g = graphs[variant];
-    g.reset();
-    cudaGraph_t graph = nullptr;
-    FARADAY_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    try {
+    graphs[variant].capture(stream, [&] {
       cudaStreamCaptureStatus captureStatus;
       const cudaGraphNode_t* deps = nullptr;
       std::size_t numDeps = 0;
@@ -380,9 +355,9 @@ struct CudaBackend::Impl {
       FARADAY_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &captureStatus, nullptr, &building, nullptr, nullptr, nullptr));
       FARADAY_CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles[variant], building, 0, 0));
       mark(timedSet, 0);
-      launchFirstHalf(stream, atoms(), integ, status.data(), handles[variant], true);
+      launchFirstHalf(stream, atoms(), integ, status.data(), handles[variant]);
       mark(timedSet, 1);
-      // The conditional list build, captured into the node's body graph on the same stream.
+      // The conditional list build, its body captured on bodyStream.
       FARADAY_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &captureStatus, nullptr, &building, &deps, nullptr, &numDeps));
       cudaGraphNodeParams cp{};
       cp.type = cudaGraphNodeTypeConditional;
@@ -392,38 +367,31 @@ struct CudaBackend::Impl {
       cudaGraphNode_t node = nullptr;
       FARADAY_CUDA_CHECK(cudaGraphAddNode(&node, building, deps, nullptr, numDeps, &cp));
       FARADAY_CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
-      // The body is captured on bodyStream: every enqueue function uses `stream`, so the two
-      // trade places for the body's capture.
-      std::swap(stream, bodyStream);
-      try {
-        FARADAY_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, cp.conditional.phGraph_out[0], nullptr, nullptr, 0,
-                                                         cudaStreamCaptureModeThreadLocal));
-        FARADAY_CUDA_CHECK(cudaMemcpyAsync(ref.data(), pos.data(), pos.bytes(), cudaMemcpyDeviceToDevice, stream));
-        enqueueSortAndBuild();
-        cudaGraph_t bodyGraph = nullptr;
-        FARADAY_CUDA_CHECK(cudaStreamEndCapture(stream, &bodyGraph));
-      } catch (...) {
-        cudaGraph_t partial = nullptr;
-        cudaStreamEndCapture(stream, &partial);
-        std::swap(stream, bodyStream);
-        throw;
-      }
-      std::swap(stream, bodyStream);
+      captureListBuild(cp.conditional.phGraph_out[0]);
       mark(timedSet, 2);
       enqueueForces(energies, timedSet, /*concurrent=*/timedSet < 0);
       launchSecondHalf(stream, atoms(), integ, status.data(), pme ? pme->binsNeeded() : nullptr,
                        energies ? keParts.data() : nullptr);
       if (energies) enqueueFinalize();
       mark(timedSet, 5);
+    });
+  }
+
+  /// The list build (reference := positions, sort, permute, tiles) into `body`, on bodyStream.
+  void captureListBuild(cudaGraph_t body) {
+    stream = bodyStream.get();
+    try {
+      FARADAY_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, body, nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed));
+      enqueueRebuild();
+      cudaGraph_t captured = nullptr;
+      FARADAY_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));  // `body` itself, owned by its node
     } catch (...) {
-      cudaStreamEndCapture(stream, &graph);
-      if (graph) cudaGraphDestroy(graph);
+      cudaGraph_t partial = nullptr;
+      cudaStreamEndCapture(stream, &partial);
+      stream = mainStream.get();
       throw;
     }
-    FARADAY_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-    const cudaError_t made = cudaGraphInstantiate(&g.exec, graph, 0);
-    cudaGraphDestroy(graph);
-    FARADAY_CUDA_CHECK(made);
+    stream = mainStream.get();
   }
 
   void resetGraphs() {
@@ -595,23 +563,20 @@ struct CudaBackend::Impl {
       variant += 2;
       collectTimes();  // the previous timed step of this set
     }
-    if (!graphs[variant].exec) capture(variant);
-    FARADAY_CUDA_CHECK(cudaGraphLaunch(graphs[variant].exec, stream));
-    if (timed) eventSetPending[0] = true;
+    if (!graphs[variant].captured()) capture(variant);
+    graphs[variant].launch(stream);
+    if (timed) timedSamplePending = true;
     ++step;
     energyAt.push_back(energies);
   }
 
   void collectTimes() {
-    if (!eventSetPending[0]) return;
+    if (!timedSamplePending) return;
     auto& e = events[0];
-    FARADAY_CUDA_CHECK(cudaEventSynchronize(e[kPhaseEvents - 1]));
-    for (int k = 0; k + 1 < kPhaseEvents; ++k) {
-      float ms = 0;
-      FARADAY_CUDA_CHECK(cudaEventElapsedTime(&ms, e[k], e[k + 1]));
-      timers->add(kPhaseNames[k], 1e-3 * ms * kTimedEvery);
-    }
-    eventSetPending[0] = false;
+    FARADAY_CUDA_CHECK(cudaEventSynchronize(e[kPhaseEvents - 1].get()));
+    for (int k = 0; k + 1 < kPhaseEvents; ++k)
+      timers->add(kPhaseNames[k], 1e-3 * CudaEvent::elapsedMs(e[k], e[k + 1]) * kTimedEvery);
+    timedSamplePending = false;
   }
 
   void advance(bool energies) {
@@ -790,30 +755,11 @@ HostTileList CudaBackend::tileList() {
 TileListStats CudaBackend::tileListStats() {
   Impl& m = *impl_;
   const HostTileList h = tileList();
+  const TilePairCounts c = countTilePairs(h, m.system.box, m.cutoff);
   TileListStats s;
   s.tiles = (long long)h.info.size();
-  const double c2 = m.cutoff * m.cutoff;
-  const Vec3 L = m.system.box.lengths();
-  auto pairIn = [&](int i, int j) {
-    Vec3 d{h.slotPositions[3 * i] - h.slotPositions[3 * j], h.slotPositions[3 * i + 1] - h.slotPositions[3 * j + 1],
-           h.slotPositions[3 * i + 2] - h.slotPositions[3 * j + 2]};
-    for (int k = 0; k < 3; ++k) d[k] -= L[k] * std::nearbyint(d[k] / L[k]);
-    return norm2(d) < c2;
-  };
-  for (std::size_t t = 0; t < h.info.size(); ++t) {
-    const int block = tileBlock(h.info[t]);
-    const bool diagonal = tileIsDiagonal(h.info[t]);
-    for (int li = 0; li < 32; ++li) {
-      const int i = block * 32 + li;
-      if (i >= h.atoms) continue;
-      for (int lj = diagonal ? li + 1 : 0; lj < 32; ++lj) {
-        const int j = h.lanes[t * 32 + lj];
-        if (j == kNoAtom) continue;
-        ++s.pairsEvaluated;
-        if (pairIn(i, j)) ++s.pairsInCutoff;
-      }
-    }
-  }
+  s.pairsEvaluated = c.listed;
+  s.pairsInCutoff = c.inCutoff;
   s.builds = neighborListBuilds();
   s.deviceBytes = m.list->deviceBytes();
   return s;
@@ -824,23 +770,18 @@ CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
   if (m.timers) m.collectTimes();
   auto& e = m.events[1];
-  FARADAY_CUDA_CHECK(cudaEventRecord(e[0], m.stream));
-  for (int r = 0; r < repeats; ++r) {
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(m.ref.data(), m.pos.data(), m.pos.bytes(), cudaMemcpyDeviceToDevice, m.stream));
-    m.enqueueSortAndBuild();
-  }
-  FARADAY_CUDA_CHECK(cudaEventRecord(e[1], m.stream));
+  FARADAY_CUDA_CHECK(cudaEventRecord(e[0].get(), m.stream));
+  for (int r = 0; r < repeats; ++r) m.enqueueRebuild();
+  FARADAY_CUDA_CHECK(cudaEventRecord(e[1].get(), m.stream));
   for (int r = 0; r < repeats; ++r)
     m.nonbonded->enqueue(m.stream, false, *m.list, m.posq.data(), m.type.data(), m.system.box, m.force.data(),
                          m.stride, m.nbSums.data());
-  FARADAY_CUDA_CHECK(cudaEventRecord(e[2], m.stream));
-  FARADAY_CUDA_CHECK(cudaEventSynchronize(e[2]));
-  float build = 0, tiles = 0;
-  FARADAY_CUDA_CHECK(cudaEventElapsedTime(&build, e[0], e[1]));
-  FARADAY_CUDA_CHECK(cudaEventElapsedTime(&tiles, e[1], e[2]));
+  FARADAY_CUDA_CHECK(cudaEventRecord(e[2].get(), m.stream));
+  FARADAY_CUDA_CHECK(cudaEventSynchronize(e[2].get()));
+  const double build = CudaEvent::elapsedMs(e[0], e[1]), tiles = CudaEvent::elapsedMs(e[1], e[2]);
   m.buildFirstList();  // grows the storage if these positions need more tiles
   m.computeForces();
-  return {double(build) / repeats, double(tiles) / repeats};
+  return {build / repeats, tiles / repeats};
 }
 
 long long CudaBackend::stepsRedone() const { return impl_->stepsRedone; }

@@ -118,6 +118,7 @@ void Simulation::start() {
   checkForces(firstStep_);
   // Outputs are created only once the input has been read and evaluated successfully.
   createStandardReporters();
+  reference_ = backend_->listReference();
   rememberGoodState();
   if (!restart_) reportAt(firstStep_, energies);
 }
@@ -135,7 +136,7 @@ bool Simulation::anyDueNeedsState(long long step) const {
 }
 
 void Simulation::copyStateBack() {
-  backend_->getState(state_);
+  backend_->snapshot(state_, reference_);
   if (!allFinite(state_.positions) || !allFinite(state_.velocities)) return;  // the callers report it
   // Only a state within the runaway bound is a good state to go back to.
   if (const auto r = findRunaway(setup_.system, state_, backend_->forces(), config_.integrator.dt))
@@ -145,7 +146,7 @@ void Simulation::copyStateBack() {
 
 void Simulation::rememberGoodState() {
   lastGood_ = state_;
-  lastGoodReference_ = backend_->listReference();
+  lastGoodReference_ = reference_;
 }
 
 void Simulation::reportAt(long long step, const Energies& energies) {
@@ -231,7 +232,7 @@ void Simulation::finishRun(bool writeFinalCoordinates) {
   copyStateBack();
   if (lastGood_.step != state_.step) failNonFinite(state_.step, "non-finite position or velocity");
   // The checkpoint and the reporters first: an unwritable final .gro must not cost them.
-  saveCheckpoint(state_, backend_->listReference());
+  saveCheckpoint(state_, reference_);
   if (!config_.output.forcesFile.empty()) writeNpy(outputPath(config_.output.forcesFile), {backend_->forces()}, true);
   for (const auto& r : reporters_) r->finish(state_);
   if (writeFinalCoordinates && !config_.output.finalCoordinates.empty())

@@ -80,6 +80,7 @@ class Simulation {
   std::vector<std::unique_ptr<Reporter>> reporters_;
   State state_;          ///< last state copied back (step/time/box always current)
   State lastGood_;       ///< last state checked finite
+  std::vector<Vec3> reference_;  ///< list reference of state_ (copied back with it)
   std::vector<Vec3> lastGoodReference_;
   std::string physics_;
   long long firstStep_ = 0;

@@ -42,7 +42,7 @@ __device__ void writeWrapped(const DeviceAtoms& a, const CudaIntegratorParams& q
 }
 
 __global__ void __launch_bounds__(kThreads) firstHalfKernel(DeviceAtoms a, CudaIntegratorParams q, StepStatus* status,
-                                                           cudaGraphConditionalHandle handle, bool setCondition) {
+                                                           cudaGraphConditionalHandle handle) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s < a.n) {
     const double3 f = forceOf(a, s);
@@ -69,7 +69,6 @@ __global__ void __launch_bounds__(kThreads) firstHalfKernel(DeviceAtoms a, CudaI
     dz -= q.length[2] * rint(dz / q.length[2]);
     if (!(dx * dx + dy * dy + dz * dz <= q.halfBuffer2)) status->rebuild = 1;  // also when not finite
   }
-  if (!setCondition) return;
   // The last block to finish turns the flag into the graph's condition.
   __shared__ bool last;
   __syncthreads();
@@ -127,8 +126,8 @@ __global__ void wrapKernel(DeviceAtoms a, CudaIntegratorParams q) {
 int kineticBlocks(int n) { return blocksFor(n); }
 
 void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
-                     StepStatus* status, unsigned long long conditionHandle, bool setCondition) {
-  firstHalfKernel<<<blocksFor(atoms.n), kThreads, 0, stream>>>(atoms, params, status, conditionHandle, setCondition);
+                     StepStatus* status, unsigned long long conditionHandle) {
+  firstHalfKernel<<<blocksFor(atoms.n), kThreads, 0, stream>>>(atoms, params, status, conditionHandle);
   FARADAY_CUDA_CHECK_LAUNCH("firstHalfKernel");
 }
 

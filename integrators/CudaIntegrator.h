@@ -46,10 +46,11 @@ struct CudaIntegratorParams {
 };
 
 /// First half of a step (B A, or B A O A), then the wrapped float positions, the PME
-/// fractions and the displacement test; its last block sets `rebuild` (when non-zero
-/// handle: the graph condition) from the flag. Clears the forces after reading them.
+/// fractions and the displacement test; its last block turns the rebuild flag into the
+/// graph condition `conditionHandle` (so it runs inside a captured graph only). Clears the
+/// forces after reading them.
 void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
-                     StepStatus* status, unsigned long long conditionHandle, bool setCondition);
+                     StepStatus* status, unsigned long long conditionHandle);
 /// Second half (B); checks for non-finite values; advances status->step. With keParts,
 /// also writes per-block kinetic-energy partials (kineticBlocks() of them).
 void launchSecondHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,

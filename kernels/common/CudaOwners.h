@@ -196,6 +196,7 @@ class CudaGraphExec {
   }
   void launch(cudaStream_t stream) const { FARADAY_CUDA_CHECK(cudaGraphLaunch(exec_.get(), stream)); }
   void reset() { exec_.reset(); }
+  bool captured() const { return exec_ != nullptr; }
 
  private:
   std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, detail::DestroyGraphExec> exec_;

@@ -350,6 +350,10 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
   boxCenter_ = DeviceBuffer<float4>("tile list block centers", blocks_);
   boxHalf_ = DeviceBuffer<float4>("tile list block extents", blocks_);
   counters_ = DeviceBuffer<TileCounters>("tile list counters", 1);
+  info_ = DeviceBuffer<int>("tile list tiles", 0);
+  lanes_ = DeviceBuffer<int>("tile list tile atoms", 0);
+  exclusionIndex_ = DeviceBuffer<int>("tile list exclusion index", 0);
+  masks_ = DeviceBuffer<std::uint32_t>("tile list exclusion masks", 0);
   counters_.zero();
   if (hasExclusions_) {
     if (exclusionOffsets.size() != std::size_t(n) + 1) throw Error("tile list: exclusion offsets need N + 1 entries");
@@ -363,29 +367,23 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
   reserve(int(std::min(1e9, blocks_ * (2.0 + candidates / 32.0))), hasExclusions_ ? blocks_ : 0);
 }
 
+void CudaTileList::allocateTiles(int capacity) {
+  tileCapacity_ = capacity;
+  // resize() frees the old storage before allocating the new.
+  info_.resize(std::size_t(capacity));
+  lanes_.resize(std::size_t(capacity) * 32);
+  exclusionIndex_.resize(std::size_t(capacity));
+}
+
 void CudaTileList::reserve(int tiles, int exclusionTiles) {
-  if (tiles > tileCapacity_) {
-    tileCapacity_ = tiles + tiles / 8 + 16;
-    info_.resize(0);
-    lanes_.resize(0);
-    exclusionIndex_.resize(0);
-    info_ = DeviceBuffer<int>("tile list tiles", tileCapacity_);
-    lanes_ = DeviceBuffer<int>("tile list tile atoms", std::size_t(tileCapacity_) * 32);
-    exclusionIndex_ = DeviceBuffer<int>("tile list exclusion index", tileCapacity_);
-  }
+  if (tiles > tileCapacity_) allocateTiles(tiles + tiles / 8 + 16);
   if (exclusionTiles > exclusionCapacity_) {
     exclusionCapacity_ = exclusionTiles + exclusionTiles / 8 + 16;
-    masks_.resize(0);
-    masks_ = DeviceBuffer<std::uint32_t>("tile list exclusion masks", std::size_t(exclusionCapacity_) * 32);
+    masks_.resize(std::size_t(exclusionCapacity_) * 32);
   }
 }
 
-void CudaTileList::reserveExactlyForTesting(int tiles) {
-  tileCapacity_ = tiles;
-  info_ = DeviceBuffer<int>("tile list tiles", tileCapacity_);
-  lanes_ = DeviceBuffer<int>("tile list tile atoms", std::size_t(tileCapacity_) * 32);
-  exclusionIndex_ = DeviceBuffer<int>("tile list exclusion index", tileCapacity_);
-}
+void CudaTileList::reserveExactlyForTesting(int tiles) { allocateTiles(tiles); }
 
 std::size_t CudaTileList::deviceBytes() const {
   return keys_.bytes() + sortedKeys_.bytes() + slots_.bytes() + sortedSlots_.bytes() + sortTemp_.bytes() +

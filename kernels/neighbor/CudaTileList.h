@@ -60,6 +60,9 @@ class CudaTileList {
   std::size_t deviceBytes() const;
 
  private:
+  /// Tile storage for exactly `capacity` tiles (contents lost).
+  void allocateTiles(int capacity);
+
   TileListParams params_;
   int n_, blocks_;
   Box box_;

@@ -18,7 +18,7 @@ void forEachTilePair(const HostTileList& list, Pair pair) {
       const int j = list.lanes[t * kTileSize + lj];
       if (j == kNoAtom) continue;
       const std::uint32_t mask = x >= 0 ? list.exclusionMasks[std::size_t(x) * kTileSize + lj] : 0u;
-      for (int li = diagonal ? 0 : 0; li < (diagonal ? lj : kTileSize); ++li) {
+      for (int li = 0; li < (diagonal ? lj : kTileSize); ++li) {
         const int i = block * kTileSize + li;
         if (i >= list.atoms) continue;
         pair(i, j, ((mask >> li) & 1u) != 0);
@@ -60,6 +60,18 @@ TileWalkResult walkTiles(const HostTileList& list, const System& system, const s
       for (int b = 0; b < 3; ++b) r.virial.m[a][b] += f[a] * d[b];
   });
   return r;
+}
+
+TilePairCounts countTilePairs(const HostTileList& list, const Box& box, double cutoff) {
+  TilePairCounts c;
+  const double cutoff2 = cutoff * cutoff;
+  const double* x = list.slotPositions.data();
+  forEachTilePair(list, [&](int i, int j, bool) {
+    ++c.listed;
+    const Vec3 d = box.minimumImage(Vec3{x[3 * i] - x[3 * j], x[3 * i + 1] - x[3 * j + 1], x[3 * i + 2] - x[3 * j + 2]});
+    if (norm2(d) < cutoff2) ++c.inCutoff;
+  });
+  return c;
 }
 
 std::vector<std::pair<int, int>> tilePairs(const HostTileList& list) {

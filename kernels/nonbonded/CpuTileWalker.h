@@ -26,6 +26,13 @@ struct TileWalkResult {
 TileWalkResult walkTiles(const HostTileList& list, const System& system, const std::vector<Vec3>& positions,
                          const Box& box, const LjTable& table, double cutoff, double beta, double coulombShift = 0);
 
+/// Pairs the tiles list (each once, excluded ones too: the kernel evaluates their lanes) and
+/// those within `cutoff` (nm) at the build's reference positions, minimum image in `box`.
+struct TilePairCounts {
+  long long listed = 0, inCutoff = 0;
+};
+TilePairCounts countTilePairs(const HostTileList& list, const Box& box, double cutoff);
+
 /// Pairs (input indices a < b) listed in the tiles, with multiplicity: every pair once,
 /// sorted; a pair listed twice appears twice.
 std::vector<std::pair<int, int>> tilePairs(const HostTileList& list);
