@@ -52,6 +52,14 @@ FARADAY_HD float expFast(float x) {
 #endif
 }
 FARADAY_HD double expFast(double x) { return exp(x); }
+FARADAY_HD float powT(float x, float y) {
+#if defined(__CUDA_ARCH__)
+  return __powf(x, y);
+#else
+  return powf(x, y);
+#endif
+}
+FARADAY_HD double powT(double x, double y) { return pow(x, y); }
 }  // namespace pairmath
 
 /// Lennard-Jones coefficients of one type pair, in the c6/c12 form
@@ -175,6 +183,28 @@ FARADAY_HD PairResult<T> softenedGravityPair(T r2, T gmm, T eps2) {
   const T is = T(1) / pairmath::sqrtT(s2);
   const T u = -gmm * is;
   return {u, u * is * is};
+}
+
+/// The typed pair force of one type pair: F_i = R (c1 / r^3 + (c2 / r)^c3), R = x_i - x_j,
+/// with r clamped below at rmin so that the force stays finite. c1 (kJ/mol nm) is a
+/// Coulomb-like term (U = c1 / r), the power term (c3 > 2) a repulsion
+/// U = (c2 / r)^c3 r^2 / (c3 - 2). Below rmin the force is g(rmin) R, whose potential
+/// U(rmin) + g(rmin) (rmin^2 - r^2) / 2 keeps the energy consistent with the force.
+template <typename T>
+struct TypedPairParams {
+  T c1;  ///< kJ/mol nm
+  T c2;  ///< nm (kJ/mol/nm^2)^(1/c3)
+  T c3;  ///< exponent, > 2
+};
+template <typename T>
+FARADAY_HD PairResult<T> typedPair(T r2, const TypedPairParams<T>& p, T rmin2) {
+  const T rc2 = r2 > rmin2 ? r2 : rmin2;
+  const T ir = pairmath::rsqrtFast(rc2);
+  const T power = pairmath::powT(p.c2 * ir, p.c3);  // (c2 / r)^c3
+  const T g = p.c1 * ir * ir * ir + power;
+  T u = p.c1 * ir + power * rc2 / (p.c3 - T(2));
+  if (r2 < rmin2) u += g * (rmin2 - r2) * T(0.5);
+  return {u, g};
 }
 
 }  // namespace faraday
