@@ -18,10 +18,14 @@ PotentialMapAverager::PotentialMapAverager(const Config::MapSection& map, const 
   options_.periodic = map.periodic;
   options_.box = system.box;
   options_.cutoff = map.cutoff;
-  if (options_.method == MapMethod::Pme) {
+  if (isPmeMethod(options_.method)) {
     if (!map.periodic)
-      throw keyError("map.periodic", "must be true for map.method = pme (the Ewald potential is periodic)");
+      throw keyError("map.periodic", "must be true for map.method = " + map.method + " (the Ewald potential is periodic)");
     applyEwaldSetup(ewald ? *ewald : EwaldSetup{}, options_);
+    if (options_.method == MapMethod::PmePot) {
+      options_.pme.beta = map.ewaldFactor;
+      options_.ewaldCutoff = 0;  // no real-space part
+    }
   }
   mapUnitFactor(map.units, map.temperature);  // validates map.units / map.temperature now, not at the end
   if (map.extent != "box" && map.extent != "atoms")
@@ -38,7 +42,7 @@ PotentialMapAverager::~PotentialMapAverager() = default;
 
 void PotentialMapAverager::start(const std::vector<Vec3>& positions) {
   if (map_.extent == "atoms") lattice_ = Lattice::fromAtoms(positions, map_.spacing, map_.padding);
-  if (options_.method == MapMethod::Pme) {
+  if (isPmeMethod(options_.method)) {
     if (useCuda_)
       gpuPme_ = std::make_unique<CudaPmeMap>(lattice_, options_);
     else
@@ -90,8 +94,13 @@ void PotentialMapAverager::write(const std::filesystem::path& file) const {
 }
 
 EwaldSetup mapEwaldSetup(const Config& config, const System& system) {
-  if (config.map.method != "pme") return {};
-  return chooseEwaldSetup(config, system.box);
+  if (config.map.method == "pme") return chooseEwaldSetup(config, system.box);
+  if (config.map.method != "pmepot") return {};
+  ElectrostaticsParams grid = config.electrostatics;
+  grid.method = "pme";  // the grid those keys give, also for a run without PME
+  EwaldSetup s = chooseEwaldSetup(grid, config.nonbonded.cutoff, system.box);
+  s.beta = s.pme.beta = config.map.ewaldFactor;
+  return s;
 }
 
 std::filesystem::path mapOutputPath(const Config& config) {

@@ -25,7 +25,7 @@ struct EwaldSetup;
 class PotentialMapAverager {
  public:
   /// Validates the [map] keys (throws Error naming the key). charges in e per particle.
-  /// `ewald` (map.method = pme only; may be null otherwise): the run's Ewald parameters.
+  /// `ewald` (map.method = pme or pmepot; may be null otherwise): mapEwaldSetup.
   PotentialMapAverager(const Config::MapSection& map, const System& system, bool useCuda, Timers* timers,
                        const EwaldSetup* ewald = nullptr);
   ~PotentialMapAverager();
@@ -75,8 +75,9 @@ class MapReporter : public Reporter {
 
 std::unique_ptr<Reporter> makeMapReporter(const Config& config, const System& system, bool useCuda, Timers* timers);
 
-/// The Ewald parameters a pme map needs (chooseEwaldSetup for the system's box); an
-/// empty setup (method none) when map.method is not pme.
+/// The Ewald parameters a pme map needs (chooseEwaldSetup for the system's box); for
+/// pmepot the grid and order the electrostatics keys give (whatever electrostatics.method)
+/// with beta = map.ewald_factor; an empty setup (method none) for the other methods.
 EwaldSetup mapEwaldSetup(const Config& config, const System& system);
 
 /// map.file resolved against output.directory.

@@ -24,6 +24,7 @@
 #include "engine/SystemSetup.h"
 #include "engine/Units.h"
 #include "kernels/dcs/Dcs.h"
+#include "kernels/dcs/DcsPair.h"
 #include "kernels/dcs/PmeMap.h"
 #include "kernels/pme/CpuPme.h"
 #include "kernels/pme/Electrostatics.h"
@@ -177,6 +178,56 @@ inline MapOptions pmeOptions(const PmeParams& p, double cutoff, const Box& box) 
   o.pme = p;
   o.ewaldCutoff = cutoff;
   return o;
+}
+
+inline MapOptions pmePotOptions(const PmeParams& p, const Box& box) {
+  MapOptions o = pmeOptions(p, 0, box);
+  o.method = MapMethod::PmePot;
+  return o;
+}
+
+/// The lattice's points (nm) in its x-fastest order.
+inline std::vector<Vec3> latticePoints(const Lattice& l) {
+  std::vector<Vec3> points(l.size());
+  for (int k = 0; k < l.nz; ++k)
+    for (int j = 0; j < l.ny; ++j)
+      for (int i = 0; i < l.nx; ++i) points[l.index(i, j, k)] = l.point(i, j, k);
+  return points;
+}
+
+/// The potential (kJ/(mol e)) of the charges smeared into Gaussians (beta/sqrt(pi))^3
+/// exp(-beta^2 d^2), summed over every periodic image, with the neutralising background of
+/// the pme maps: sum_images k_C q_i erf(beta d)/d. That image sum is the point-charge Ewald
+/// potential (which does not depend on its splitting parameter) minus
+/// sum_images k_C q_i erfc(beta d)/d. The first is evaluated by a plain Ewald sum with a
+/// sharp split (beta' = 6/rc', rc' = 0.48 of the shortest edge: erfc(6) = 2e-17; k space
+/// to 1e-14), the second by a direct double loop over the atoms and every image within
+/// 6.5/beta of the point (erfc(6.5) = 4e-20). Double precision throughout; no grid.
+inline std::vector<double> gaussianPotentialAt(const std::vector<Vec3>& points, const std::vector<Vec3>& positions,
+                                               const std::vector<double>& charges, const Box& box, double beta) {
+  const double rcSharp = 0.48 * box.shortestEdge();
+  const EwaldPotential pointCharges =
+      ewaldPotentialAt(points, positions, charges, box, 6.0 / rcSharp, rcSharp, 1e-14);
+  const double reach = 6.5 / beta;
+  const Vec3 L = box.lengths();
+  int images[3];
+  for (int d = 0; d < 3; ++d) images[d] = int(std::ceil(reach / L[d]));
+  std::vector<double> phi(points.size());
+#pragma omp parallel for schedule(dynamic, 8)
+  for (long long p = 0; p < (long long)points.size(); ++p) {
+    double smooth = 0;
+    const Vec3 point = box.wrap(points[p]);  // both in [0, L): |n| <= images[d] reaches every image within `reach`
+    for (std::size_t a = 0; a < positions.size(); ++a)
+      for (int nx = -images[0]; nx <= images[0]; ++nx)
+        for (int ny = -images[1]; ny <= images[1]; ++ny)
+          for (int nz = -images[2]; nz <= images[2]; ++nz) {
+            const Vec3 d = point - box.wrap(positions[a]) - Vec3{nx * L.x, ny * L.y, nz * L.z};
+            const double r = std::sqrt(norm2(d));
+            if (r < reach && r >= dcs::kMinDistance) smooth += charges[a] * std::erfc(beta * r) / r;
+          }
+    phi[p] = pointCharges.total(std::size_t(p)) - units::kCoulomb * smooth;
+  }
+  return phi;
 }
 
 /// A configuration file of ions for `faraday map` with map.method = pme.
