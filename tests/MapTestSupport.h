@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/Backend.h"
 #include "engine/Config.h"
 #include "engine/Coordinates.h"
 #include "engine/DcdFile.h"
@@ -281,6 +282,26 @@ inline System mapCaseSystem(const MapCase& c) {
   sys.type.assign(c.charges.size(), 0);
   sys.mass.assign(c.charges.size(), 22.99);
   return sys;
+}
+
+/// A backend on run.platform of the case's config, `steps` steps past the case's
+/// coordinates (dt 0.5 fs: the random ions start close), settled: on cuda its slots are a
+/// permutation of the particles by then.
+struct SteppedBackend {
+  Config config;
+  faraday::Setup setup;
+  std::unique_ptr<Backend> backend;
+};
+inline SteppedBackend steppedBackend(const MapCase& c, int steps) {
+  SteppedBackend b{loadConfig(c.dir / "map.cfg", {}), {}, nullptr};
+  b.config.integrator.dt = 0.0005;
+  b.setup = buildSetup(b.config);
+  b.backend = makeBackend(b.config, b.setup.system, nullptr);
+  b.backend->setState(b.setup.state, {});
+  b.backend->computeForces();
+  for (int i = 0; i < steps; ++i) b.backend->advance(false);
+  b.backend->settle();
+  return b;
 }
 
 /// The CPU reference map of the case's DCD frames (float Angstrom) averaged.

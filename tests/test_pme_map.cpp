@@ -230,6 +230,64 @@ TEST(PmePotMapGpu, MatchesCpuAndGaussianImageSum) {
   EXPECT_LT(relRms(g, ref), tol::kPmePotTightVsGaussianSum);
 }
 
+/// A CUDA backend's device frame (positions and charges in slot order, read in place) gives
+/// the map of the same state copied to the host: the same float terms, only the order in
+/// which each cell's terms are added differs. Both pme and pmepot; after a few steps, so the
+/// slots are a permutation of the particles.
+TEST(PmeMapGpu, DeviceFrameOfTheBackendMatchesHostFrame) {
+  FARADAY_REQUIRE_GPU();
+  const MapCase c = writeMapCase("device_frame", "cuda");
+  const SteppedBackend run = steppedBackend(c, 20);
+  const Config& config = run.config;
+  const faraday::Setup& setup = run.setup;
+  Backend* backend = run.backend.get();
+  ASSERT_TRUE(backend->deviceFrame().valid());
+  const Lattice l = Lattice::fromBox(c.box, 0.2);
+  for (const char* method : {"pme", "pmepot"}) {
+    Config m = config;
+    m.map.method = method;
+    MapOptions o = pmeOptions({}, 0, c.box);
+    applyEwaldSetup(mapEwaldSetup(m, setup.system), o);
+    if (m.map.method == "pmepot") o = pmePotOptions(o.pme, c.box);
+    CudaPmeMap fromDevice(l, o), fromHost(l, o);
+    fromDevice.addFrame(backend->deviceFrame(), c.box);
+    State st;
+    backend->getState(st);
+    fromHost.addFrame(st.positions, setup.system.charge, c.box);
+    const std::vector<double> a = fromDevice.sum(), b = fromHost.sum();
+    std::printf("%s: device frame vs host frame, relative RMS %.3e\n", method, relRms(a, b));
+    EXPECT_GT(rmsOf(b), 1.0);
+    EXPECT_LT(relRms(a, b), tol::kPmeMapSummationOrderRel);
+  }
+}
+
+TEST(PmeMapGpu, MatchesCpuReference) {
+  FARADAY_REQUIRE_GPU();
+  const Ions s = test::randomIons(1500, test::meltEdge(1500), 21, 0.18, 0.5);
+  const double cutoff = 1.0, beta = ewaldBetaFromRtol(cutoff, 1e-5);
+  const MapOptions o = pmeOptions(test::pmeParams(beta, 4, 0.12, s.box), cutoff, s.box);
+  // A lattice tiling the box and one over the atoms' bounding box grown past the box.
+  for (const Lattice& l : {Lattice::fromBox(s.box, 0.1), Lattice::fromAtoms(s.positions, 0.15, 0.6)}) {
+    Ions moved = s;
+    test::translate(moved, {0.37, -0.21, 0.05});
+    std::vector<double> cpu;
+    CpuPmeMap cpuMap(o);
+    cpuMap.addFrame(l, s.positions, s.charges, s.box, cpu);
+    cpuMap.addFrame(l, moved.positions, moved.charges, s.box, cpu);
+    CudaPmeMap gpu(l, o), again(l, o);
+    for (CudaPmeMap* g : {&gpu, &again}) {
+      g->addFrame(s.positions, s.charges, s.box);
+      g->addFrame(moved.positions, moved.charges, s.box);
+    }
+    const std::vector<double> a = gpu.sum(), b = again.sum();
+    const double err = relRms(a, cpu);
+    std::printf("GPU PME map vs CPU, %d x %d x %d points, 2 frames: relative RMS %.3e\n", l.nx, l.ny, l.nz, err);
+    EXPECT_LT(err, tol::kPmeMapGpuRelRms);
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)), 0) << "GPU map not bitwise reproducible";
+  }
+}
+
 /// 100000 ions at melt density (14.6 nm box) on a 0.1 nm lattice (146^3 points) with the
 /// engine's default PME (order 4, 0.12 nm): time per frame, and a spot check of 3000
 /// lattice points against the CPU reference.
