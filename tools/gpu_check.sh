@@ -3,8 +3,8 @@
 # device, then prints a short summary table last.
 #   tools/gpu_check.sh [BIN_DIR] [quick|full|md]
 # BIN_DIR holds faraday and faraday_tests (default: build, with build/tests/faraday_tests).
-#   quick  tests, small PME/map benches, bench md at the smallest sizes
-#   full   tests, PME/map benches, bench md at every size with the OpenMM anchor, CPU phases,
+#   quick  tests, small PME/map benches, the map's cost in a run, bench md at the smallest sizes
+#   full   tests, PME/map benches, the map's cost in a run, bench md at every size with the OpenMM anchor, CPU phases,
 #          NVE drift (GPU and OpenMM 100 ps, CPU 10 ps) of the NaCl melt at dt 1 and 2 fs
 #   md     bench md with the OpenMM anchor only
 # The OpenMM anchor runs when `python3 -c "import openmm"` works (carry its wheels: see
@@ -45,6 +45,10 @@ if [ "$mode" != md ]; then
   echo "== bench dcs"
   (cd "$out" && "$faraday" bench dcs --quick) >"$out/bench_dcs.log" 2>&1
   tail -25 "$out/bench_dcs.log"
+
+  echo "== map cost in a CUDA run (NaCl melt, 5000 steps, map every 100 steps; tools/map_cost.sh)"
+  OUT="$out" "$root/tools/map_cost.sh" "$bin" 5000 3 >"$out/map_cost.log" 2>&1
+  cat "$out/map_cost.log"
 fi
 
 if [ "$mode" = quick ]; then nacl=4096,32768; argon=4000; else nacl=4096,32768,110592,1000000; argon=4000,256000; fi
@@ -113,6 +117,7 @@ if [ "$mode" != md ]; then
     "$out/bench_pme.log"
   grep -iE "production|ceiling|cutoff-binned" "$out/bench_dcs.log" | head -6 | sed 's/^/dcs: /'
 fi
+[ -f "$out/map_cost/map_cost.txt" ] && sed 's/^/map: /' "$out/map_cost/map_cost.txt"
 [ -f "$out/ratio.txt" ] && sed 's/^/md: /' "$out/ratio.txt"
 [ -f "$out/nve.txt" ] && sed 's/^/nve: /' "$out/nve.txt"
 exit $tests_rc
