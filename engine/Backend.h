@@ -7,6 +7,7 @@
 #include "engine/System.h"
 #include "engine/Timers.h"
 #include "engine/Vec3.h"
+#include "kernels/common/DeviceFrame.h"
 
 namespace faraday {
 
@@ -76,6 +77,15 @@ class Backend {
   virtual long nonFiniteParticle() = 0;
   /// How many times the neighbor list has been built.
   virtual long long neighborListBuilds() const = 0;
+
+  /// The current positions and charges where they live on the device (GPU backends), for
+  /// consumers that read them in place; an invalid frame (positions null) when the state
+  /// lives on the host. Valid until the next step.
+  virtual DeviceFrame deviceFrame() { return {}; }
+  /// Makes the current state final: a backend that checks for overflows only every few
+  /// steps and may roll back and redo them (CudaBackend) checks now, so that whatever reads
+  /// the state at this step reads the state the run keeps. Cheap when already checked.
+  virtual void settle() {}
 };
 
 /// Chooses and creates the backend from config.run.platform: "cpu", "cuda", or "auto"

@@ -69,7 +69,8 @@ struct Config {
 
   struct MapSection {
     bool enabled = false;                ///< map.enabled; default: true when the file has a [map] section or map.* is set
-    std::string method = "direct";       ///< map.method: direct | cutoff | pme
+    std::string method = "direct";       ///< map.method: direct | cutoff | pme | pmepot
+    double ewaldFactor = 2.5;            ///< map.ewald_factor, 1/nm: beta of map.method = pmepot (VMD PMEpot's 0.25 /A)
     double spacing = 0.1;                ///< map.spacing, nm
     std::string extent = "box";          ///< map.extent: box | atoms (padded bounding box)
     double padding = 0.5;                ///< map.padding, nm (extent = atoms)

@@ -81,8 +81,10 @@ std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigin
   const Reason verlet = [](const Config& x) {
     return x.integrator.type == "verlet" ? std::string("integrator.type = verlet (no thermostat)") : "";
   };
-  // The PME keys also set up the map's reciprocal part when map.method = pme.
-  const auto mapUsesPme = [](const Config& x) { return x.map.enabled && x.map.method == "pme"; };
+  // The PME keys also set up the map's reciprocal part when map.method = pme or pmepot.
+  const auto mapUsesPme = [](const Config& x) {
+    return x.map.enabled && (x.map.method == "pme" || x.map.method == "pmepot");
+  };
   const Reason notPme = [mapUsesPme](const Config& x) {
     return x.electrostatics.method != "pme" && !mapUsesPme(x) ? "electrostatics.method = " + x.electrostatics.method
                                                               : std::string();
@@ -123,6 +125,8 @@ std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigin
        [](const Config& x) { return x.output.checkpointFile.empty() ? std::string("no output.checkpoint_file") : ""; }},
       {"map.cutoff",
        [](const Config& x) { return x.map.method != "cutoff" ? "map.method = " + x.map.method : std::string(); }},
+      {"map.ewald_factor",
+       [](const Config& x) { return x.map.method != "pmepot" ? "map.method = " + x.map.method : std::string(); }},
       {"map.padding",
        [](const Config& x) { return x.map.extent != "atoms" ? "map.extent = " + x.map.extent : std::string(); }},
       {"map.temperature",

@@ -149,6 +149,7 @@ struct CudaBackend::Impl {
   long long energiesStep = -1;  ///< the step whose energies deviceEnergies holds
   long long stepsRedone = 0;
   long firstBad = -1;
+  long long statusReadAt = -1;  ///< the step whose flags check() last read (firstBad holds them)
   bool stateSet = false;
   bool forcesValid = false;  ///< the force buffer holds F(x) of the current positions
   std::vector<bool> energyAt;   ///< since the last check: whether step k computed energies
@@ -476,6 +477,7 @@ struct CudaBackend::Impl {
     step = 0;
     energiesStep = -1;
     firstBad = -1;
+    statusReadAt = -1;
     energyAt.clear();
     upload(state, listReference);
     resetStatus();
@@ -597,6 +599,7 @@ struct CudaBackend::Impl {
     if (timers) collectTimes();
     const TileCounters c = readCounters();
     if (s.firstBad != INT_MAX && firstBad < 0) firstBad = s.firstBad;
+    statusReadAt = step;
     const bool listOverflow = c.tilesNeeded > list->tileCapacity() || c.exclusionNeeded > list->exclusionCapacity();
     const bool binOverflow = pme && s.pmeBinsNeeded > pme->binCapacity();
     if (!listOverflow && !binOverflow) {
@@ -736,11 +739,27 @@ double CudaBackend::kineticEnergy() {
 
 long CudaBackend::nonFiniteParticle() {
   Impl& m = *impl_;
-  if (m.firstBad < 0) {
+  if (m.firstBad < 0 && m.statusReadAt != m.step) {
     const StepStatus s = m.readStatus();
     if (s.firstBad != INT_MAX) m.firstBad = s.firstBad;
   }
   return m.firstBad;
+}
+
+DeviceFrame CudaBackend::deviceFrame() {
+  Impl& m = *impl_;
+  DeviceFrame f;
+  f.n = m.n;
+  f.positions = reinterpret_cast<const double*>(m.pos.data());
+  f.charges = m.charge.data();
+  f.netCharge = m.netCharge;
+  f.stream = m.mainStream.get();
+  return f;
+}
+
+void CudaBackend::settle() {
+  Impl& m = *impl_;
+  if (!m.energyAt.empty()) m.check();
 }
 
 long long CudaBackend::neighborListBuilds() const {

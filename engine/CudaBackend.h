@@ -46,6 +46,9 @@ class CudaBackend : public Backend {
   double kineticEnergy() override;
   long nonFiniteParticle() override;
   long long neighborListBuilds() const override;
+  /// pos (double4 per slot) and charge of the slots, on the stream every step runs on.
+  DeviceFrame deviceFrame() override;
+  void settle() override;
 
   /// The tile list of the last build, for the CPU walker and tests.
   HostTileList tileList();

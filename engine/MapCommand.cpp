@@ -8,6 +8,7 @@
 #include "engine/DcdFile.h"
 #include "engine/Error.h"
 #include "engine/MapReporter.h"
+#include "engine/Progress.h"
 #include "engine/SystemSetup.h"
 #include "kernels/common/Device.h"
 #include "kernels/pme/Electrostatics.h"
@@ -17,23 +18,40 @@ namespace faraday {
 int mapMain(const Config& config, const System& system, bool useCuda, Timers* timers) {
   if (config.map.trajectory.empty()) throw keyError("map.trajectory", "faraday map needs a DCD trajectory to average");
   const auto t0 = std::chrono::steady_clock::now();
+  Timers own;
+  if (!timers) timers = &own;
   DcdReader dcd(config.map.trajectory, (long long)system.size());  // atom-count mismatch: Error naming the file
   if (dcd.frames() == 0) throw fileError(config.map.trajectory, 0, "trajectory has no frames");
-  checkWritable(mapOutputPath(config));  // creates the output folder; fails now, not after the frames
+  const std::filesystem::path out = mapOutputPath(config);
+  try {
+    checkWritable(out);  // creates the output folder; fails now, not after the frames
+  } catch (const Error& e) {
+    throw keyError("map.file", e.what());
+  }
   const EwaldSetup ewald = mapEwaldSetup(config, system);
   PotentialMapAverager averager(config.map, system, useCuda, timers, &ewald);
+  Progress progress = Progress::ofFrames(config.run.progressInterval, dcd.frames());
   DcdFrame frame;
   for (long long f = 0; f < dcd.frames(); ++f) {
-    dcd.readFrame(f, frame);
+    {
+      ScopedTimer t(timers, "read");
+      dcd.readFrame(f, frame);
+    }
     averager.addFrame(frame.positions, frame.hasBox ? frame.box : system.box);
+    progress.update(f + 1);
   }
-  const std::filesystem::path out = mapOutputPath(config);
-  averager.write(out);
+  progress.finish();
+  {
+    ScopedTimer t(timers, "output");  // on the GPU this waits for the frames' kernels too
+    averager.write(out);
+  }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << timers->table("Time per phase", s);
   const Lattice& l = averager.lattice();
-  std::printf("potential map: %lld frames x %zu atoms on %d x %d x %d points (%s, %s) -> %s in %.2f s\n",
+  std::printf("potential map: %lld frames x %zu atoms on %d x %d x %d points (%s, %s) -> %s in %.2f s (%.3g frames/s)\n",
               averager.frames(), system.size(), l.nx, l.ny, l.nz, config.map.method.c_str(),
-              useCuda ? "cuda" : "cpu", out.string().c_str(), s);
+              useCuda ? "cuda" : "cpu", out.string().c_str(), s, s > 0 ? double(averager.frames()) / s : 0.0);
+  std::fflush(stdout);
   return 0;
 }
 

@@ -18,10 +18,14 @@ PotentialMapAverager::PotentialMapAverager(const Config::MapSection& map, const 
   options_.periodic = map.periodic;
   options_.box = system.box;
   options_.cutoff = map.cutoff;
-  if (options_.method == MapMethod::Pme) {
+  if (isPmeMethod(options_.method)) {
     if (!map.periodic)
-      throw keyError("map.periodic", "must be true for map.method = pme (the Ewald potential is periodic)");
+      throw keyError("map.periodic", "must be true for map.method = " + map.method + " (the Ewald potential is periodic)");
     applyEwaldSetup(ewald ? *ewald : EwaldSetup{}, options_);
+    if (options_.method == MapMethod::PmePot) {
+      options_.pme.beta = map.ewaldFactor;
+      options_.ewaldCutoff = 0;  // no real-space part
+    }
   }
   mapUnitFactor(map.units, map.temperature);  // validates map.units / map.temperature now, not at the end
   if (map.extent != "box" && map.extent != "atoms")
@@ -38,7 +42,11 @@ PotentialMapAverager::~PotentialMapAverager() = default;
 
 void PotentialMapAverager::start(const std::vector<Vec3>& positions) {
   if (map_.extent == "atoms") lattice_ = Lattice::fromAtoms(positions, map_.spacing, map_.padding);
-  if (options_.method == MapMethod::Pme) {
+  start();
+}
+
+void PotentialMapAverager::start() {
+  if (isPmeMethod(options_.method)) {
     if (useCuda_)
       gpuPme_ = std::make_unique<CudaPmeMap>(lattice_, options_);
     else
@@ -70,6 +78,29 @@ void PotentialMapAverager::addFrame(const std::vector<Vec3>& positions, const Bo
   ++frames_;
 }
 
+bool PotentialMapAverager::readsDeviceFrames() const {
+  return useCuda_ && (isPmeMethod(options_.method) || options_.method == MapMethod::Direct);
+}
+
+bool PotentialMapAverager::takesDeviceFrames() const {
+  return readsDeviceFrames() && (started_ || map_.extent == "box");
+}
+
+void PotentialMapAverager::addFrame(const DeviceFrame& frame, const Box& box) {
+  if (!takesDeviceFrames()) throw Error("potential map: this map cannot read device frames");
+  if (std::size_t(frame.n) != charges_.size())
+    throw Error("potential map: frame has " + std::to_string(frame.n) + " atoms, the system " +
+                std::to_string(charges_.size()));
+  if (!started_) start();
+  if (gpuPme_)
+    gpuPme_->addFrame(frame, box, timers_);
+  else
+    gpu_->addFrame(frame, box, timers_);
+  ++frames_;
+}
+
+double PotentialMapAverager::deviceMsPerFrame() const { return gpuPme_ ? gpuPme_->deviceMsPerFrame() : 0.0; }
+
 std::vector<double> PotentialMapAverager::average() const {
   if (frames_ == 0) return {};
   std::vector<double> avg = gpu_ ? gpu_->sum() : gpuPme_ ? gpuPme_->sum() : sum_;
@@ -90,8 +121,13 @@ void PotentialMapAverager::write(const std::filesystem::path& file) const {
 }
 
 EwaldSetup mapEwaldSetup(const Config& config, const System& system) {
-  if (config.map.method != "pme") return {};
-  return chooseEwaldSetup(config, system.box);
+  if (config.map.method == "pme") return chooseEwaldSetup(config, system.box);
+  if (config.map.method != "pmepot") return {};
+  ElectrostaticsParams grid = config.electrostatics;
+  grid.method = "pme";  // the grid those keys give, also for a run without PME
+  EwaldSetup s = chooseEwaldSetup(grid, config.nonbonded.cutoff, system.box);
+  s.beta = s.pme.beta = config.map.ewaldFactor;
+  return s;
 }
 
 std::filesystem::path mapOutputPath(const Config& config) {
@@ -107,14 +143,30 @@ MapReporter::MapReporter(const Config& config, const System& system, bool useCud
     throw keyError("map.file", "'" + file_.string() + "': unknown map format (use .dx, .mrc, .ccp4 or .map)");
 }
 
+void MapReporter::start(Backend& backend) {
+  device_ = nullptr;
+  // The cutoff kernel bins its atoms and sums the overflow on the host: it takes host frames.
+  if (averager_.readsDeviceFrames() && backend.deviceFrame().valid()) device_ = &backend;
+}
+
 void MapReporter::report(const State& state, const Energies&, double) {
   if (state.step == lastStep_) return;  // the same step reported twice (e.g. the final step) counts once
   lastStep_ = state.step;
-  averager_.addFrame(state.positions, state.box);
+  if (device_ && averager_.takesDeviceFrames())
+    averager_.addFrame(device_->deviceFrame(), state.box);
+  else
+    averager_.addFrame(state.positions, state.box);
 }
 
 void MapReporter::finish(const State&) {
-  if (averager_.frames() > 0) averager_.write(file_);
+  if (averager_.frames() == 0) return;
+  averager_.write(file_);
+  if (!device_) return;
+  if (isPmeMethod(averager_.method()))
+    std::fprintf(stderr, "potential map: %lld frames read on the device, %.3f ms of GPU time per frame\n",
+                 averager_.frames(), averager_.deviceMsPerFrame());
+  else
+    std::fprintf(stderr, "potential map: %lld frames read on the device\n", averager_.frames());
 }
 
 std::unique_ptr<Reporter> makeMapReporter(const Config& config, const System& system, bool useCuda, Timers* timers) {

@@ -3,13 +3,16 @@
 
 namespace faraday {
 
-/// Progress line on stderr every `interval` seconds: percent, step, ns/day and time
-/// remaining; rewritten in place with \r on a terminal, one line each otherwise.
+/// Progress line on stderr every `interval` seconds: percent, how far, the rate and the time
+/// remaining; rewritten in place with \r on a terminal, one line each otherwise. A run counts
+/// steps (rate in ns/day); `faraday map` counts frames (rate in frames per second).
 class Progress {
  public:
   /// Steps `firstStep` .. `lastStep` of `timestep` ps; `interval` s (0 = silent).
   Progress(double interval, long long firstStep, long long lastStep, double timestep);
-  /// Called after each step; prints when `interval` has passed.
+  /// Frames 0 .. `frames`; `interval` s (0 = silent).
+  static Progress ofFrames(double interval, long long frames);
+  /// Called after each step (or frame); prints when `interval` has passed.
   void update(long long step) {
     if (interval_ > 0) check(step);
   }
@@ -17,6 +20,8 @@ class Progress {
   void finish();
   /// ns/day over the whole run so far.
   double nsPerDay(long long step) const;
+  /// Steps (frames) per second over the whole run so far.
+  double perSecond(long long step) const;
 
  private:
   void check(long long step);
@@ -24,7 +29,7 @@ class Progress {
 
   double interval_;
   long long firstStep_, lastStep_;
-  double timestep_;
+  double timestep_;  ///< ps; 0 when counting frames
   bool terminal_;
   bool printed_ = false;
   std::chrono::steady_clock::time_point start_, lastPrint_;

@@ -118,9 +118,10 @@ void Simulation::start() {
   checkForces(firstStep_);
   // Outputs are created only once the input has been read and evaluated successfully.
   createStandardReporters();
+  for (const auto& r : reporters_) r->start(*backend_);
   reference_ = backend_->listReference();
   rememberGoodState();
-  if (!restart_) reportAt(firstStep_, energies);
+  if (!restart_) reportAt(firstStep_, &energies);
 }
 
 bool Simulation::anyDue(long long step) const {
@@ -132,6 +133,12 @@ bool Simulation::anyDue(long long step) const {
 bool Simulation::anyDueNeedsState(long long step) const {
   for (const auto& r : reporters_)
     if (divides(r->interval(), step) && r->needsState()) return true;
+  return false;
+}
+
+bool Simulation::anyDueNeedsEnergies(long long step) const {
+  for (const auto& r : reporters_)
+    if (divides(r->interval(), step) && r->needsEnergies()) return true;
   return false;
 }
 
@@ -149,13 +156,13 @@ void Simulation::rememberGoodState() {
   lastGoodReference_ = reference_;
 }
 
-void Simulation::reportAt(long long step, const Energies& energies) {
+void Simulation::reportAt(long long step, const Energies* energies) {
   ScopedTimer timer(&timers_, "output");
   checkHealth(step);
   if (anyDueNeedsState(step)) copyStateBack();
-  const double kinetic = backend_->kineticEnergy();
+  const double kinetic = energies ? backend_->kineticEnergy() : 0.0;
   for (const auto& r : reporters_)
-    if (divides(r->interval(), step)) r->report(state_, energies, kinetic);
+    if (divides(r->interval(), step)) r->report(state_, energies ? *energies : Energies{}, kinetic);
 }
 
 void Simulation::checkPotential(long long step, const Energies& energies) {
@@ -254,14 +261,18 @@ long long Simulation::advance(long long lastStep) {
   while (step < lastStep && !StopSignals::received()) {
     // Energies only where a reporter needs them; a cheap device-side health check in between.
     const bool report = anyDue(step + 1);
-    backend_->advance(report);
+    const bool withEnergies = report && anyDueNeedsEnergies(step + 1);
+    backend_->advance(withEnergies);
     ++step;
     state_.step = step;  // kept current for reporters that do not copy the state back
     state_.time = startTime + double(step - firstStep_) * config_.integrator.dt;
-    if (report) {
+    if (withEnergies) {
       const Energies energies = backend_->energies();
       checkPotential(step, energies);
-      reportAt(step, energies);
+      reportAt(step, &energies);
+    } else if (report) {
+      backend_->settle();  // a reporter reading the device state reads the one the run keeps
+      reportAt(step, nullptr);
     } else if (divides(kHealthCheckInterval, step)) {
       checkHealth(step);
     }

@@ -45,9 +45,11 @@ class Simulation {
  private:
   void start();
   void createStandardReporters();
-  void reportAt(long long step, const Energies& energies);
+  /// Reports to the reporters due at `step`; energies null when none of them needs energies.
+  void reportAt(long long step, const Energies* energies);
   bool anyDue(long long step) const;
   bool anyDueNeedsState(long long step) const;
+  bool anyDueNeedsEnergies(long long step) const;
   void copyStateBack();
   void checkPotential(long long step, const Energies& energies);
   void checkForces(long long step);

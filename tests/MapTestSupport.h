@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/Backend.h"
 #include "engine/Config.h"
 #include "engine/Coordinates.h"
 #include "engine/DcdFile.h"
@@ -24,6 +25,7 @@
 #include "engine/SystemSetup.h"
 #include "engine/Units.h"
 #include "kernels/dcs/Dcs.h"
+#include "kernels/dcs/DcsPair.h"
 #include "kernels/dcs/PmeMap.h"
 #include "kernels/pme/CpuPme.h"
 #include "kernels/pme/Electrostatics.h"
@@ -179,6 +181,56 @@ inline MapOptions pmeOptions(const PmeParams& p, double cutoff, const Box& box) 
   return o;
 }
 
+inline MapOptions pmePotOptions(const PmeParams& p, const Box& box) {
+  MapOptions o = pmeOptions(p, 0, box);
+  o.method = MapMethod::PmePot;
+  return o;
+}
+
+/// The lattice's points (nm) in its x-fastest order.
+inline std::vector<Vec3> latticePoints(const Lattice& l) {
+  std::vector<Vec3> points(l.size());
+  for (int k = 0; k < l.nz; ++k)
+    for (int j = 0; j < l.ny; ++j)
+      for (int i = 0; i < l.nx; ++i) points[l.index(i, j, k)] = l.point(i, j, k);
+  return points;
+}
+
+/// The potential (kJ/(mol e)) of the charges smeared into Gaussians (beta/sqrt(pi))^3
+/// exp(-beta^2 d^2), summed over every periodic image, with the neutralising background of
+/// the pme maps: sum_images k_C q_i erf(beta d)/d. That image sum is the point-charge Ewald
+/// potential (which does not depend on its splitting parameter) minus
+/// sum_images k_C q_i erfc(beta d)/d. The first is evaluated by a plain Ewald sum with a
+/// sharp split (beta' = 6/rc', rc' = 0.48 of the shortest edge: erfc(6) = 2e-17; k space
+/// to 1e-14), the second by a direct double loop over the atoms and every image within
+/// 6.5/beta of the point (erfc(6.5) = 4e-20). Double precision throughout; no grid.
+inline std::vector<double> gaussianPotentialAt(const std::vector<Vec3>& points, const std::vector<Vec3>& positions,
+                                               const std::vector<double>& charges, const Box& box, double beta) {
+  const double rcSharp = 0.48 * box.shortestEdge();
+  const EwaldPotential pointCharges =
+      ewaldPotentialAt(points, positions, charges, box, 6.0 / rcSharp, rcSharp, 1e-14);
+  const double reach = 6.5 / beta;
+  const Vec3 L = box.lengths();
+  int images[3];
+  for (int d = 0; d < 3; ++d) images[d] = int(std::ceil(reach / L[d]));
+  std::vector<double> phi(points.size());
+#pragma omp parallel for schedule(dynamic, 8)
+  for (long long p = 0; p < (long long)points.size(); ++p) {
+    double smooth = 0;
+    const Vec3 point = box.wrap(points[p]);  // both in [0, L): |n| <= images[d] reaches every image within `reach`
+    for (std::size_t a = 0; a < positions.size(); ++a)
+      for (int nx = -images[0]; nx <= images[0]; ++nx)
+        for (int ny = -images[1]; ny <= images[1]; ++ny)
+          for (int nz = -images[2]; nz <= images[2]; ++nz) {
+            const Vec3 d = point - box.wrap(positions[a]) - Vec3{nx * L.x, ny * L.y, nz * L.z};
+            const double r = std::sqrt(norm2(d));
+            if (r < reach && r >= dcs::kMinDistance) smooth += charges[a] * std::erfc(beta * r) / r;
+          }
+    phi[p] = pointCharges.total(std::size_t(p)) - units::kCoulomb * smooth;
+  }
+  return phi;
+}
+
 /// A configuration file of ions for `faraday map` with map.method = pme.
 struct MapCase {
   std::filesystem::path dir;
@@ -230,6 +282,26 @@ inline System mapCaseSystem(const MapCase& c) {
   sys.type.assign(c.charges.size(), 0);
   sys.mass.assign(c.charges.size(), 22.99);
   return sys;
+}
+
+/// A backend on run.platform of the case's config, `steps` steps past the case's
+/// coordinates (dt 0.5 fs: the random ions start close), settled: on cuda its slots are a
+/// permutation of the particles by then.
+struct SteppedBackend {
+  Config config;
+  faraday::Setup setup;
+  std::unique_ptr<Backend> backend;
+};
+inline SteppedBackend steppedBackend(const MapCase& c, int steps) {
+  SteppedBackend b{loadConfig(c.dir / "map.cfg", {}), {}, nullptr};
+  b.config.integrator.dt = 0.0005;
+  b.setup = buildSetup(b.config);
+  b.backend = makeBackend(b.config, b.setup.system, nullptr);
+  b.backend->setState(b.setup.state, {});
+  b.backend->computeForces();
+  for (int i = 0; i < steps; ++i) b.backend->advance(false);
+  b.backend->settle();
+  return b;
 }
 
 /// The CPU reference map of the case's DCD frames (float Angstrom) averaged.

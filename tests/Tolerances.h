@@ -252,8 +252,27 @@ inline constexpr double kPmeMapSymmetryRel = 1e-5;
 /// (measured 1.9e-4 at 0.1 nm; a missing or mis-signed background term would give 3.3e-2).
 inline constexpr double kPmeMapZeroMeanRel = 1e-3;
 /// GPU PME map vs the CPU reference, relative RMS over the lattice (the map target). The
-/// GPU works in double throughout (fixed-point charge grid at 9e-13 e resolution, double
-/// cuFFT): expected ~1e-12; 1e-5 is the accuracy the map promises.
+/// reciprocal part is double throughout (fixed-point charge grid at 9e-13 e resolution,
+/// double cuFFT: ~1e-12); the real-space terms q erfc(beta r)/r are float (coordinates
+/// relative to the warp's corner, rounding ~2e-7 nm; rsqrtf and erfcf a few ulp: ~1e-6 per
+/// term), summed in double: expected ~1e-6 of the map's RMS. 1e-5 is the accuracy the map
+/// promises (the DCS maps' float target, kDcsGpuRelRms).
 inline constexpr double kPmeMapGpuRelRms = 1e-5;
+/// The GPU map of one state read from a CUDA backend's device arrays vs the same state
+/// copied to the host: identical float terms, only each cell's sites summed in another
+/// order (slot vs input index) in double: ~1e-16 per point; 1e-12 leaves room.
+inline constexpr double kPmeMapSummationOrderRel = 1e-12;
+/// pme map minus its real-space part vs the pmepot map with the same beta, grid and order:
+/// the same reciprocal grid interpolated alike; the real-space sums of the map and of
+/// ewaldPotentialAt differ only in double rounding (~1e-15 of the point's value).
+inline constexpr double kPmePotSplitRel = 1e-10;
+/// pmepot map (beta 2.5 /nm) vs the direct image sum of q erf(beta d)/d with the background,
+/// relative RMS at random points, 80 ions in a 2.5 nm box with 0.5 e net charge: the PME
+/// discretisation error of the reciprocal potential at the engine's default order 4 and
+/// 0.12 nm (beta h = 0.3; measured 1.3e-4).
+inline constexpr double kPmePotDefaultVsGaussianSum = 1e-3;
+/// Same at order 6 and 0.06 nm (beta h = 0.15; measured 2.5e-8). Also the GPU map on a
+/// lattice at the same settings (its float rounding stays near 1e-12 for pmepot).
+inline constexpr double kPmePotTightVsGaussianSum = 1e-6;
 
 }  // namespace faraday::tol

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "engine/Error.h"
+#include "engine/Simulation.h"
 #include "engine/bench/CudaDcsStudy.h"
+#include "kernels/dcs/CudaDcs.h"
 #include "tests/MapTestSupport.h"
 #include "tests/Tolerances.h"
 
@@ -215,6 +217,130 @@ TEST(PmeMapCpu, MapAtAtomsMatchesBackendCoulombEnergy) {
               e.coulombReal, e.coulombRecip, e.coulombNetCharge, engine, sum);
   EXPECT_NE(e.coulombNetCharge, 0.0);
   EXPECT_NEAR(sum, engine, tol::kPmeMapEnergyIdentityRel * std::abs(engine));
+}
+
+// ---- maps of a run, end to end ---------------------------------------------------------------
+
+/// Keeps the positions of every report (copied back from the backend; no energies, so a
+/// step where only it and the map are due takes the run's energy-free reporting path).
+class FrameRecorder : public Reporter {
+ public:
+  explicit FrameRecorder(long long interval) : interval_(interval) {}
+  const char* name() const override { return "frames"; }
+  long long interval() const override { return interval_; }
+  bool needsEnergies() const override { return false; }
+  void report(const State& state, const Energies&, double) override {
+    if (!steps.empty() && steps.back() == state.step) return;
+    steps.push_back(state.step);
+    frames.push_back(state.positions);
+  }
+  std::vector<long long> steps;
+  std::vector<std::vector<Vec3>> frames;
+
+ private:
+  long long interval_;
+};
+
+/// A 30-step run of the map case's ions on `platform` with a map every 10 steps and no
+/// energy log (so the map's steps compute no energies): the written map is the CPU
+/// reference map averaged over the same frames (steps 0, 10, 20, 30), kept by a reporter
+/// that copies the state back at those steps. On cuda the pme, pmepot and direct maps read
+/// the device state; the cutoff map takes the state copied back.
+void checkRunMapEqualsCpuMeanOfFrames(const std::string& platform, const std::string& method, double tolerance,
+                                      bool readsDevice) {
+  const MapCase c = writeMapCase("run_" + platform + "_" + method, platform);
+  Config config = loadConfig(c.dir / "map.cfg", {});
+  config.map.method = method;
+  config.map.cutoff = 1.0;  // method = cutoff: below half the shortest edge
+  config.map.interval = 10;
+  config.map.file = "run.dx";
+  config.run.steps = 30;
+  config.integrator.dt = 0.0005;  // the random ions start close: short steps keep them within the runaway bound
+  config.run.progressInterval = 0;
+  config.output.energyFile = "";
+  config.output.trajectoryFile = "";
+  config.output.checkpointFile = "";
+  config.output.logFile = "";
+  std::ostringstream log;
+  Simulation sim(config, buildSetup(config), std::nullopt, log);
+  auto map = std::make_unique<MapReporter>(config, sim.system(), platformUsesCuda(platform), &sim.timers());
+  MapReporter* mapReporter = map.get();
+  auto recorder = std::make_unique<FrameRecorder>(10);
+  FrameRecorder* frames = recorder.get();
+  sim.addReporter(std::move(map));
+  sim.addReporter(std::move(recorder));
+  sim.run();
+  EXPECT_EQ(mapReporter->readsDevice(), readsDevice);
+  EXPECT_EQ(mapReporter->needsState(), !readsDevice);
+  ASSERT_EQ(frames->steps, (std::vector<long long>{0, 10, 20, 30}));
+  EXPECT_EQ(mapReporter->averager().frames(), 4);
+  const EwaldSetup ewald = mapEwaldSetup(config, sim.system());
+  PotentialMapAverager reference(config.map, sim.system(), false, nullptr, &ewald);
+  for (const auto& f : frames->frames) reference.addFrame(f, c.box);
+  int n[3];
+  const std::vector<double> written = readDxValues(c.dir / "out" / "run.dx", n);
+  const double err = relRms(written, reference.average());
+  std::printf("%s run, map.method = %s: written map vs CPU mean of the same 4 frames, relative RMS %.3e\n",
+              platform.c_str(), method.c_str(), err);
+  EXPECT_GT(rmsOf(reference.average()), 1.0);
+  EXPECT_LT(err, tolerance);
+}
+
+TEST(PmeMapCpu, RunMapIsTheMeanOfItsFrames) {
+  for (const char* method : {"pme", "pmepot", "direct", "cutoff"})
+    checkRunMapEqualsCpuMeanOfFrames("cpu", method, tol::kDxRoundTripRel, false);
+}
+
+TEST(PmeMapGpu, RunMapReadsDeviceFramesAndEqualsCpuMean) {
+  FARADAY_REQUIRE_GPU();
+  checkRunMapEqualsCpuMeanOfFrames("cuda", "pme", tol::kPmeMapGpuRelRms, true);
+  checkRunMapEqualsCpuMeanOfFrames("cuda", "pmepot", tol::kPmeMapGpuRelRms, true);
+  checkRunMapEqualsCpuMeanOfFrames("cuda", "direct", tol::kDcsGpuRelRms, true);
+  checkRunMapEqualsCpuMeanOfFrames("cuda", "cutoff", tol::kDcsGpuRelRms, false);
+}
+
+/// The direct map of a CUDA backend's device frame (packed and split on the device, slot
+/// order) against the same state copied to the host (packed and split on the host, input
+/// order): the same float terms accumulated in another order.
+TEST(DcsGpu, DeviceFrameOfTheBackendMatchesHostFrame) {
+  FARADAY_REQUIRE_GPU();
+  const MapCase c = writeMapCase("dcs_device_frame", "cuda");
+  const SteppedBackend run = steppedBackend(c, 20);
+  const Lattice l = Lattice::fromBox(c.box, 0.2);
+  for (bool periodic : {true, false}) {
+    const MapOptions o = directOptions(periodic, c.box);
+    CudaMapAccumulator fromDevice(l, o), fromHost(l, o);
+    fromDevice.addFrame(run.backend->deviceFrame(), c.box, nullptr);
+    State st;
+    run.backend->getState(st);
+    fromHost.addFrame(st.positions, run.setup.system.charge, c.box, nullptr);
+    const std::vector<double> a = fromDevice.sum(), b = fromHost.sum();
+    std::printf("direct (%s): device frame vs host frame, relative RMS %.3e\n", periodic ? "periodic" : "open",
+                relRms(a, b));
+    EXPECT_GT(rmsOf(b), 1.0);
+    EXPECT_LT(relRms(a, b), tol::kDcsVariantRelRms);
+  }
+}
+
+/// Two identical CUDA runs write the same map, bit for bit.
+TEST(PmeMapGpu, RunMapIsReproducible) {
+  FARADAY_REQUIRE_GPU();
+  std::string text[2];
+  for (int r = 0; r < 2; ++r) {
+    const MapCase c = writeMapCase("repeat_" + std::to_string(r), "cuda");
+    Config config = loadConfig(c.dir / "map.cfg", {});
+    config.map.enabled = true;
+    config.map.interval = 10;
+    config.run.steps = 40;
+    config.integrator.dt = 0.0005;
+    config.run.progressInterval = 0;
+    config.output.logFile = "";
+    std::ostringstream log;
+    runFromConfig(config, RunOptions{}, log);
+    text[r] = readDx(c.dir / "out" / "ions.dx").text;
+  }
+  EXPECT_FALSE(text[0].empty());
+  EXPECT_EQ(text[0], text[1]);
 }
 
 // ---- bad input ----------------------------------------------------------------------------

@@ -3,9 +3,10 @@
 # device, then prints a short summary table last.
 #   tools/gpu_check.sh [BIN_DIR] [quick|full|md|nve]
 # BIN_DIR holds faraday and faraday_tests (default: build, with build/tests/faraday_tests).
-#   quick  tests, small PME/map benches, bench md at the smallest sizes
-#   full   tests, PME/map benches, bench md at every size with the OpenMM anchor, CPU phases,
-#          NVE drift (GPU and OpenMM 100 ps, CPU 10 ps) of the NaCl melt at dt 1 and 2 fs
+#   quick  tests, small PME/map/nbody benches, the map's cost in a run, bench md at the
+#          smallest sizes
+#   full   tests, PME/map/nbody benches, the map's cost in a run, bench md at every size with
+#          the OpenMM anchor, CPU phases, NVE drift (GPU and OpenMM 100 ps, CPU 10 ps) of the NaCl melt at dt 1 and 2 fs
 #   md     bench md with the OpenMM anchor only
 #   nve    the NVE drift alone; NVE_PLATFORMS (default "cuda cpu"), NVE_DTS (default
 #          "0.001 0.002") and NVE_CPU_PS (default 10; 100 ps on the CPU takes ~8 min at 1 fs
@@ -53,6 +54,10 @@ if [ "$mode" != md ] && [ "$mode" != nve ]; then
   echo "== bench nbody"
   (cd "$out" && "$faraday" bench nbody --sizes=$bodies --csv=nbody_bench.csv) >"$out/bench_nbody.log" 2>&1
   tail -16 "$out/bench_nbody.log"
+
+  echo "== map cost in a CUDA run (NaCl melt, 5000 steps, map every 100 steps; tools/map_cost.sh)"
+  OUT="$out" "$root/tools/map_cost.sh" "$bin" 5000 3 >"$out/map_cost.log" 2>&1
+  cat "$out/map_cost.log"
 fi
 
 if [ "$mode" != nve ]; then
@@ -127,6 +132,7 @@ if [ "$mode" != md ] && [ "$mode" != nve ]; then
   awk '$1 ~ /^[0-9]+$/ && NF >= 12 {print "nbody: N " $1 " triangular " $3 " int/s, one-sided " $6 ", sum=0 " $NF}
        /uniform-mass path/ {print "nbody:   uniform masses " $5 " int/s"}' "$out/bench_nbody.log"
 fi
+[ -f "$out/map_cost/map_cost.txt" ] && sed 's/^/map: /' "$out/map_cost/map_cost.txt"
 [ -f "$out/ratio.txt" ] && sed 's/^/md: /' "$out/ratio.txt"
 [ -f "$out/nve.txt" ] && sed 's/^/nve: /' "$out/nve.txt"
 exit $tests_rc

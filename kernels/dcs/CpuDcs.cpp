@@ -16,10 +16,17 @@ MapMethod parseMapMethod(const std::string& text) {
   if (text == "direct") return MapMethod::Direct;
   if (text == "cutoff") return MapMethod::Cutoff;
   if (text == "pme") return MapMethod::Pme;
-  throw keyError("map.method", "unknown method '" + text + "' (expected direct | cutoff | pme)");
+  if (text == "pmepot") return MapMethod::PmePot;
+  throw keyError("map.method", "unknown method '" + text + "' (expected direct | cutoff | pme | pmepot)");
 }
 
 void checkMapOptions(const MapOptions& o) {
+  if (o.method == MapMethod::PmePot) {
+    if (!o.periodic)
+      throw keyError("map.periodic", "must be true for map.method = pmepot (the Ewald potential is periodic)");
+    if (!(o.pme.beta > 0) || !std::isfinite(o.pme.beta))
+      throw keyError("map.ewald_factor", "must be a positive number of 1/nm");
+  }
   if (o.method == MapMethod::Pme) {
     if (!o.periodic)
       throw keyError("map.periodic", "must be true for map.method = pme (the Ewald potential is periodic)");
@@ -127,7 +134,7 @@ void cpuPotentialMap(const Lattice& lattice, const std::vector<Vec3>& positions,
   checkMapOptions(options);
   if (options.method == MapMethod::Direct)
     cpuDirectMap(lattice, positions, charges, options, map);
-  else if (options.method == MapMethod::Pme)
+  else if (isPmeMethod(options.method))
     cpuPmeMap(lattice, positions, charges, options, map);
   else
     cpuCutoffMap(lattice, positions, charges, options, map);

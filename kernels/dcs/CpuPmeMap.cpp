@@ -33,7 +33,7 @@ double netCharge(const std::vector<double>& charges) {
 }
 void checkBox(const MapOptions& o, const Box& box) {
   if (!box.isValid()) throw Error("pme potential map: needs a valid rectangular box");
-  if (!(o.ewaldCutoff < 0.5 * box.shortestEdge()))
+  if (o.method == MapMethod::Pme && !(o.ewaldCutoff < 0.5 * box.shortestEdge()))
     throw keyError("nonbonded.cutoff", "pme potential map: the real-space cutoff " + std::to_string(o.ewaldCutoff) +
                                            " nm must be below half the shortest box edge (" +
                                            std::to_string(0.5 * box.shortestEdge()) + " nm)");
@@ -42,7 +42,7 @@ void checkBox(const MapOptions& o, const Box& box) {
 
 CpuPmeMap::CpuPmeMap(const MapOptions& options, int threads)
     : options_(options), threads_(threads > 0 ? threads : omp_get_max_threads()) {
-  if (options_.method != MapMethod::Pme) throw Error("CpuPmeMap: map method is not pme");
+  if (!isPmeMethod(options_.method)) throw Error("CpuPmeMap: map method is not pme or pmepot");
   pme_ = std::make_unique<CpuPme>(options_.pme, threads_);
 }
 
@@ -65,10 +65,12 @@ void CpuPmeMap::potentialAt(const std::vector<Vec3>& points, const std::vector<V
                         options_.pme.order,
                         {L.x, L.y, L.z},
                         pme_->realGrid().data()};
+  const bool realSpace = options_.method == MapMethod::Pme;  // pmepot: the smooth part alone
   pmemap::CellView cells;
   std::vector<int> start;
   std::vector<pmemap::Site> sites;
-  pmemap::buildCells(positions, charges, box, options_.ewaldCutoff, options_.pme.beta, cells, start, sites);
+  if (realSpace)
+    pmemap::buildCells(positions, charges, box, options_.ewaldCutoff, options_.pme.beta, cells, start, sites);
   const double background = ewaldBackgroundPotential(options_.pme.beta, netCharge(charges), box.volume());
   phi.resize(points.size());
   ScopedTimer t(timers, "map.pme.points");
@@ -76,8 +78,8 @@ void CpuPmeMap::potentialAt(const std::vector<Vec3>& points, const std::vector<V
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 256)
   for (long long p = 0; p < np; ++p) {
     const Vec3 r = points[p];
-    phi[p] = units::kCoulomb * pmemap::realSpaceSum(cells, r.x, r.y, r.z) +
-             pmemap::interpolateGrid(grid, r.x, r.y, r.z) + background;
+    const double real = realSpace ? units::kCoulomb * pmemap::realSpaceSum(cells, r.x, r.y, r.z) : 0.0;
+    phi[p] = real + pmemap::interpolateGrid(grid, r.x, r.y, r.z) + background;
   }
 }
 

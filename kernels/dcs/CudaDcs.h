@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/Timers.h"
+#include "kernels/common/DeviceFrame.h"
 #include "kernels/dcs/Dcs.h"
 
 namespace faraday {
@@ -23,6 +24,10 @@ class CudaMapAccumulator {
   /// Adds the map of one frame (positions nm, charges e); box (nm) replaces options.box when periodic.
   void addFrame(const std::vector<Vec3>& positions, const std::vector<double>& charges, const Box& box,
                 Timers* timers);
+  /// Direct method only: adds the map of the device-resident state `frame` (a GPU backend's
+  /// own arrays), packed and split on the device (one small read of the two list lengths,
+  /// the only wait), ordered after the work already enqueued on frame.stream.
+  void addFrame(const DeviceFrame& frame, const Box& box, Timers* timers);
   /// The sum over frames so far, kJ/(mol e), x fastest.
   std::vector<double> sum() const;
 

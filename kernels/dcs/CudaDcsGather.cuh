@@ -344,22 +344,29 @@ void splitNearRowAtoms(const Lattice& l, const MapOptions& o, const std::vector<
 }
 
 
-/// Uploads `regular` then `nearRow` one constant-memory chunk at a time and calls
-/// launchRegular(n) or launchNearRow(n) for each chunk of n atoms. The order is fixed, so the
-/// result is deterministic.
+/// Copies `regular` then `nearRow` (`kind`: from host or device memory, each padded to
+/// kAtomBlock) one constant-memory chunk at a time and calls launchRegular(n) or
+/// launchNearRow(n) for each chunk of n atoms. The order is fixed, so the result is
+/// deterministic.
 template <class LaunchRegular, class LaunchNearRow>
-void runGatherChunks(const std::vector<float4>& regular, const std::vector<float4>& nearRow, cudaStream_t s,
-                     LaunchRegular launchRegular, LaunchNearRow launchNearRowChunk) {
-  auto run = [&](const std::vector<float4>& atoms, auto launch) {
-    for (std::size_t first = 0; first < atoms.size(); first += kChunkAtoms) {
-      const int n = int(std::min<std::size_t>(kChunkAtoms, atoms.size() - first));
-      FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_atoms, atoms.data() + first, n * sizeof(float4), 0,
-                                                 cudaMemcpyHostToDevice, s));
+void runGatherChunks(const float4* regular, std::size_t regularCount, const float4* nearRow, std::size_t nearCount,
+                     cudaMemcpyKind kind, cudaStream_t s, LaunchRegular launchRegular,
+                     LaunchNearRow launchNearRowChunk) {
+  auto run = [&](const float4* atoms, std::size_t count, auto launch) {
+    for (std::size_t first = 0; first < count; first += kChunkAtoms) {
+      const int n = int(std::min<std::size_t>(kChunkAtoms, count - first));
+      FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_atoms, atoms + first, n * sizeof(float4), 0, kind, s));
       launch(n);
     }
   };
-  run(regular, launchRegular);
-  run(nearRow, launchNearRowChunk);
+  run(regular, regularCount, launchRegular);
+  run(nearRow, nearCount, launchNearRowChunk);
+}
+template <class LaunchRegular, class LaunchNearRow>
+void runGatherChunks(const std::vector<float4>& regular, const std::vector<float4>& nearRow, cudaStream_t s,
+                     LaunchRegular launchRegular, LaunchNearRow launchNearRowChunk) {
+  runGatherChunks(regular.data(), regular.size(), nearRow.data(), nearRow.size(), cudaMemcpyHostToDevice, s,
+                  launchRegular, launchNearRowChunk);
 }
 
 

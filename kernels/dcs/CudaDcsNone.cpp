@@ -13,6 +13,7 @@ CudaMapAccumulator::~CudaMapAccumulator() = default;
 void CudaMapAccumulator::addFrame(const std::vector<Vec3>&, const std::vector<double>&, const Box&, Timers*) {
   noCuda();
 }
+void CudaMapAccumulator::addFrame(const DeviceFrame&, const Box&, Timers*) { noCuda(); }
 std::vector<double> CudaMapAccumulator::sum() const { noCuda(); }
 }  // namespace faraday
 #endif

@@ -13,9 +13,15 @@
 
 namespace faraday {
 
-enum class MapMethod { Direct, Cutoff, Pme };
+/// Pme: the run's full Ewald potential (real space + PME reciprocal part). PmePot: the
+/// reciprocal part alone with VMD PMEpot's Ewald factor, i.e. the potential of Gaussian
+/// charges (PmeMap.h).
+enum class MapMethod { Direct, Cutoff, Pme, PmePot };
 
-/// Parses map.method (direct | cutoff | pme); throws Error naming map.method otherwise.
+/// Whether `method` is computed by smooth PME (pme or pmepot).
+inline bool isPmeMethod(MapMethod method) { return method == MapMethod::Pme || method == MapMethod::PmePot; }
+
+/// Parses map.method (direct | cutoff | pme | pmepot); throws Error naming map.method otherwise.
 MapMethod parseMapMethod(const std::string& text);
 
 struct MapOptions {
@@ -29,7 +35,9 @@ struct MapOptions {
   double cutoff = 1.2;    ///< nm (method = cutoff)
   int binCapacity = 16;   ///< atoms per bin of the GPU cutoff kernel (the rest overflow to the host)
   double binSide = 0;     ///< nm; 0 = chosen so bins are ~60% full on average
-  PmeParams pme;          ///< method = pme: beta (1/nm), grid and order of the run's electrostatics
+  /// method = pme: beta (1/nm), grid and order of the run's electrostatics; pmepot: the
+  /// same grid and order with beta = map.ewald_factor.
+  PmeParams pme;
   double ewaldCutoff = 0; ///< nm, method = pme: real-space cutoff of the Ewald split (nonbonded.cutoff)
 };
 

@@ -18,13 +18,13 @@ inline constexpr double kMinDistance2 = kMinDistance * kMinDistance;
 /// a lattice plane of spacing h along one axis, for the coordinate itself and, when
 /// periodic, its images one period away. An atom near planes on the axes a kernel does not
 /// test could come within kMinDistance of a lattice point (float rounding included), so it
-/// goes to the path that applies the near-atom test. Host code.
-inline bool nearLatticePlane(double c, double h, double period, bool periodic) {
+/// goes to the path that applies the near-atom test.
+FARADAY_HD bool nearLatticePlane(double c, double h, double period, bool periodic) {
   const double margin = 2 * kMinDistance;
   const int images = periodic ? 1 : 0;
   for (int n = -images; n <= images; ++n) {
     const double v = c + n * period;
-    if (std::abs(v - std::nearbyint(v / h) * h) < margin) return true;
+    if (fabs(v - nearbyint(v / h) * h) < margin) return true;
   }
   return false;
 }

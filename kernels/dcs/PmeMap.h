@@ -21,12 +21,24 @@
 // dE_rec/dQ(k) on the grid; the potential at any point is that grid interpolated with
 // the point's B-spline weights, sum_k theta_x theta_y theta_z dE_rec/dQ(k) (exactly the
 // quantity whose gradient gives the PME forces).
+//
+// map.method = pmepot is the reciprocal and background terms alone,
+//   phi_G(r) = k_C/(pi V) sum_{m != 0} exp(-pi^2 m^2/beta^2)/m^2 Re[S(m) exp(-2 pi i m.r)]
+//            - k_C pi Q / (V beta^2),
+// with beta = map.ewald_factor: the potential of the charges smeared into Gaussians
+// (beta/sqrt(pi))^3 exp(-beta^2 |r - r_i|^2), i.e. sum over images of q_i erf(beta d)/d in
+// the same tin-foil, neutralising-background convention (for a neutral system the sum of
+// k_C q_i/d is phi_G plus the real-space term above). VMD's PMEpot plugin computes this map
+// with ewaldfactor = 0.25 /A by default (pmepot.tcl: `variable default_ewald_factor 0.25`),
+// 2.5 /nm here. It is smooth at the atoms and needs no real-space sum; the grid and order
+// are those the run's electrostatics keys give.
 #include <memory>
 #include <vector>
 
 #include "engine/Box.h"
 #include "engine/Timers.h"
 #include "engine/Vec3.h"
+#include "kernels/common/DeviceFrame.h"
 #include "kernels/dcs/Dcs.h"
 #include "kernels/dcs/Lattice.h"
 #include "kernels/pme/Electrostatics.h"
@@ -40,6 +52,9 @@ class CpuPme;
 /// Ewald electrostatics (method = none).
 void applyEwaldSetup(const EwaldSetup& setup, MapOptions& options);
 
+/// VMD PMEpot's default Ewald factor, 0.25 /A (pmepot.tcl, `default_ewald_factor`), in 1/nm.
+inline constexpr double kPmePotEwaldFactor = 2.5;
+
 /// Potential of the neutralising background, -k_C pi Q / (V beta^2), kJ/(mol e);
 /// netCharge e, volume nm^3, beta 1/nm.
 double ewaldBackgroundPotential(double beta, double netCharge, double volume);
@@ -48,7 +63,8 @@ double ewaldBackgroundPotential(double beta, double netCharge, double volume);
 /// (FFTW plans) for all frames.
 class CpuPmeMap {
  public:
-  /// options: method pme with pme params and ewaldCutoff set (applyEwaldSetup).
+  /// options: method pme with pme params and ewaldCutoff set (applyEwaldSetup), or method
+  /// pmepot with pme params (its beta the Ewald factor).
   explicit CpuPmeMap(const MapOptions& options, int threads = 0);
   ~CpuPmeMap();
   CpuPmeMap(const CpuPmeMap&) = delete;
@@ -85,22 +101,34 @@ EwaldPotential ewaldPotentialAt(const std::vector<Vec3>& points, const std::vect
                                 const std::vector<double>& charges, const Box& box, double beta, double cutoff,
                                 double kspaceRtol);
 
-/// GPU PME map, summed over frames on the device in double. Reciprocal part: a double
-/// precision smooth PME of its own (spreading in 64-bit fixed point, cuFFT Z2D/D2Z, the
-/// CPU's influence function), then a thread per lattice point interpolates the grid;
-/// real part: a thread per lattice point gathers the atoms of its neighbour cells in a
-/// fixed order. No float atomics: the same frames give the same bits.
+/// GPU PME map (method pme or pmepot), summed over frames on the device in double.
+/// Reciprocal part: a double-precision smooth PME of its own (spreading in 64-bit fixed
+/// point, cuFFT D2Z/Z2D, the CPU's influence function) interpolated by a thread per lattice
+/// point; real part (pme): the atoms sorted into cells on the device, each warp of 32
+/// lattice points keeps the atoms near its points and sums q erfc(beta r)/r in float,
+/// into double, in a fixed order. No float atomics: the same frames give the same bits.
+///
+/// A frame is read where it lies: addFrame(DeviceFrame) takes a GPU backend's own arrays.
+/// One small kernel on the frame's stream copies the state into the map's buffers (so the
+/// backend may step on at once); the rest runs on the map's own stream as one CUDA graph
+/// (plans, buffers and the graph made once), with no host synchronisation per frame.
 class CudaPmeMap {
  public:
   CudaPmeMap(const Lattice& lattice, const MapOptions& options);
   ~CudaPmeMap();
   CudaPmeMap(const CudaPmeMap&) = delete;
   CudaPmeMap& operator=(const CudaPmeMap&) = delete;
-  /// Adds the map of one frame (positions nm, charges e, box nm).
+  /// Adds the map of one frame (positions nm, charges e, box nm) from the host.
   void addFrame(const std::vector<Vec3>& positions, const std::vector<double>& charges, const Box& box,
                 Timers* timers = nullptr);
-  /// The sum over frames so far, kJ/(mol e), x fastest.
+  /// Adds the map of the device-resident state `frame` in `box` (nm), ordered after the work
+  /// already enqueued on frame.stream.
+  void addFrame(const DeviceFrame& frame, const Box& box, Timers* timers = nullptr);
+  /// The sum over frames so far, kJ/(mol e), x fastest (waits for the frames' work).
   std::vector<double> sum() const;
+  /// Mean GPU time of a frame's work on the map's stream (its graph), ms (0 before any
+  /// frame): the map's latency on the device, which overlaps the run's steps.
+  double deviceMsPerFrame() const;
 
  private:
   struct Impl;

@@ -141,14 +141,25 @@ FARADAY_HD double interpolateGrid(const GridView& g, double px, double py, doubl
   double theta[3][pme::kMaxSplineOrder];
   int first[3];
   splineSupport(g, p, theta, first);
+  // Wrapped grid indices once per axis (no modulo in the inner loops).
+  int iz[pme::kMaxSplineOrder];
+  long long rowOfX[pme::kMaxSplineOrder];
+  int iy[pme::kMaxSplineOrder];
+  for (int t = 0; t < g.order; ++t) {
+    int x = first[0] + t, y = first[1] + t, z = first[2] + t;
+    if (x >= g.K[0]) x -= g.K[0];
+    if (y >= g.K[1]) y -= g.K[1];
+    if (z >= g.K[2]) z -= g.K[2];
+    rowOfX[t] = (long long)x * g.K[1];
+    iy[t] = y;
+    iz[t] = z;
+  }
   double phi = 0;
   for (int i = 0; i < g.order; ++i) {
-    const int ix = (first[0] + i) % g.K[0];
     for (int j = 0; j < g.order; ++j) {
-      const int iy = (first[1] + j) % g.K[1];
-      const double* row = g.grid + ((long long)ix * g.K[1] + iy) * (long long)g.K[2];
+      const double* row = g.grid + (rowOfX[i] + iy[j]) * (long long)g.K[2];
       double t = 0;
-      for (int k = 0; k < g.order; ++k) t += theta[2][k] * row[(first[2] + k) % g.K[2]];
+      for (int k = 0; k < g.order; ++k) t += theta[2][k] * row[iz[k]];
       phi += theta[0][i] * theta[1][j] * t;
     }
   }
