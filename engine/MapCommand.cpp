@@ -5,26 +5,27 @@
 #include <iostream>
 
 #include "engine/AtomicFile.h"
-#include "engine/DcdFile.h"
 #include "engine/Error.h"
 #include "engine/MapReporter.h"
 #include "engine/SystemSetup.h"
+#include "engine/Trajectory.h"
 #include "kernels/common/Device.h"
 #include "kernels/pme/Electrostatics.h"
 
 namespace faraday {
 
 int mapMain(const Config& config, const System& system, bool useCuda, Timers* timers) {
-  if (config.map.trajectory.empty()) throw keyError("map.trajectory", "faraday map needs a DCD trajectory to average");
+  if (config.map.trajectory.empty()) throw keyError("map.trajectory", "faraday map needs a trajectory (.dcd or .xtc) to average");
   const auto t0 = std::chrono::steady_clock::now();
-  DcdReader dcd(config.map.trajectory, (long long)system.size());  // atom-count mismatch: Error naming the file
-  if (dcd.frames() == 0) throw fileError(config.map.trajectory, 0, "trajectory has no frames");
+  // An atom-count mismatch throws Error naming the file.
+  const auto trajectory = openTrajectory(config.map.trajectory, (long long)system.size());
+  if (trajectory->frames() == 0) throw fileError(config.map.trajectory, 0, "trajectory has no frames");
   checkWritable(mapOutputPath(config));  // creates the output folder; fails now, not after the frames
   const EwaldSetup ewald = mapEwaldSetup(config, system);
   PotentialMapAverager averager(config.map, system, useCuda, timers, &ewald);
-  DcdFrame frame;
-  for (long long f = 0; f < dcd.frames(); ++f) {
-    dcd.readFrame(f, frame);
+  TrajectoryFrame frame;
+  for (long long f = 0; f < trajectory->frames(); ++f) {
+    trajectory->readFrame(f, frame);
     averager.addFrame(frame.positions, frame.hasBox ? frame.box : system.box);
   }
   const std::filesystem::path out = mapOutputPath(config);
