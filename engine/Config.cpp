@@ -253,12 +253,17 @@ const std::vector<KeySpec>& keySpecs() {
       {"output.energy_interval", "steps", "steps between energy rows",
        [](C& c, const V& v) { c.output.energyInterval = positiveInterval(v.text); },
        [](const C& c) { return std::to_string(c.output.energyInterval); }},
-      {"output.trajectory_file", "", "DCD trajectory (empty = none)",
+      {"output.trajectory_file", "", "trajectory, format by extension: .dcd (DCD, Angstrom) or .xtc (GROMACS XTC, "
+                                     "nm) (empty = none)",
        [](C& c, const V& v) { c.output.trajectoryFile = v.text; },
        [](const C& c) { return c.output.trajectoryFile; }},
       {"output.trajectory_interval", "steps", "steps between trajectory frames",
        [](C& c, const V& v) { c.output.trajectoryInterval = positiveInterval(v.text); },
        [](const C& c) { return std::to_string(c.output.trajectoryInterval); }},
+      {"output.xtc_precision", "1/nm", "XTC precision: coordinates kept as round(x * precision), 1000 = 0.001 nm as "
+                                       "GROMACS",
+       [](C& c, const V& v) { c.output.xtcPrecision = positive(toDouble(v.text), "1/nm"); },
+       [](const C& c) { return formatNumber(c.output.xtcPrecision); }},
       {"output.final_coordinates", "", "final .gro (empty = none)",
        [](C& c, const V& v) { c.output.finalCoordinates = v.text; },
        [](const C& c) { return c.output.finalCoordinates; }},
@@ -277,7 +282,7 @@ const std::vector<KeySpec>& keySpecs() {
        [](C& c, const V& v) { c.output.forcesFile = v.text; },
        [](const C& c) { return c.output.forcesFile; }},
 
-      {"rerun.trajectory", "path", "DCD trajectory that faraday rerun evaluates (empty = system.coordinates)",
+      {"rerun.trajectory", "path", "trajectory that faraday rerun evaluates, .dcd or .xtc (empty = system.coordinates)",
        [](C& c, const V& v) { c.rerun.trajectory = toPath(v).string(); },
        [](const C& c) { return c.rerun.trajectory; }},
       {"rerun.energy_file", "", "energies of every frame (faraday rerun), CSV",
@@ -326,7 +331,7 @@ const std::vector<KeySpec>& keySpecs() {
       {"map.temperature", "K", "temperature of kT/e (default: the run's, integrator or system temperature)",
        [](C& c, const V& v) { c.map.temperature = positive(toDouble(v.text), "K"); },
        [](const C& c) { return formatNumber(c.map.temperature); }},
-      {"map.trajectory", "path", "DCD trajectory to average (faraday map)",
+      {"map.trajectory", "path", "trajectory to average (faraday map), .dcd or .xtc",
        [](C& c, const V& v) { c.map.trajectory = toPath(v).string(); },
        [](const C& c) { return c.map.trajectory; }},
   };
@@ -667,6 +672,7 @@ Config loadConfig(const fs::path& file, const std::vector<std::string>& override
   KeyOrigins origins;
   for (const RawEntry& e : entries) origins[e.key] = e.value.origin.where(e.key);
   checkOutputNames(config, origins);
+  checkTrajectoryFormats(config, origins);
   config.warnings = ineffectiveKeyWarnings(config, origins);
   fillEffective(config);
   return config;

@@ -53,8 +53,9 @@ struct Config {
     std::filesystem::path directory = ".";   ///< output.directory (created if missing)
     std::string energyFile = "energy.csv";   ///< output.energy_file ("" = none)
     long long energyInterval = 100;          ///< output.energy_interval, steps
-    std::string trajectoryFile = "traj.dcd"; ///< output.trajectory_file ("" = none)
+    std::string trajectoryFile = "traj.dcd"; ///< output.trajectory_file: .dcd or .xtc ("" = none)
     long long trajectoryInterval = 1000;     ///< output.trajectory_interval, steps
+    double xtcPrecision = 1000;              ///< output.xtc_precision, 1/nm: XTC keeps round(x * precision)
     std::string finalCoordinates = "final.gro";  ///< output.final_coordinates ("" = none)
     std::string checkpointFile = "state.chk";    ///< output.checkpoint_file ("" = none)
     long long checkpointInterval = 10000;        ///< output.checkpoint_interval, steps
@@ -63,7 +64,7 @@ struct Config {
   } output;
 
   struct RerunSection {
-    std::string trajectory;                  ///< rerun.trajectory: DCD to evaluate ("" = system.coordinates)
+    std::string trajectory;                  ///< rerun.trajectory: DCD or XTC to evaluate ("" = system.coordinates)
     std::string energyFile = "rerun.csv";    ///< rerun.energy_file: energies per frame
   } rerun;
 
@@ -81,7 +82,7 @@ struct Config {
     std::string units = "kT/e";          ///< map.units: kT/e | V | kJ/mol/e
     double temperature = 300;            ///< map.temperature, K (for kT/e); default: integrator.temperature with
                                          ///< langevin, else system.temperature
-    std::string trajectory;              ///< map.trajectory: DCD to average (faraday map)
+    std::string trajectory;              ///< map.trajectory: DCD or XTC to average (faraday map)
   } map;
 
   /// Every key=value as finally used, in section order (for --dry-run and the run log).

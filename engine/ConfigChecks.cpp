@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "engine/Error.h"
+#include "engine/Trajectory.h"
 
 namespace faraday {
 namespace fs = std::filesystem;
@@ -76,6 +77,16 @@ void checkOutputNames(const Config& config, const KeyOrigins& origins) {
     }
 }
 
+void checkTrajectoryFormats(const Config& config, const KeyOrigins& origins) {
+  const std::pair<const char*, const std::string*> keys[] = {{"output.trajectory_file", &config.output.trajectoryFile},
+                                                             {"rerun.trajectory", &config.rerun.trajectory},
+                                                             {"map.trajectory", &config.map.trajectory}};
+  for (const auto& [key, name] : keys)
+    if (!name->empty() && !trajectoryFormat(*name))
+      throw Error(whereSet(origins, key) + ": unknown trajectory format '" + fs::path(*name).extension().string() +
+                  "' in " + *name + " (expected .dcd or .xtc)");
+}
+
 std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigins& origins) {
   using Reason = std::function<std::string(const Config&)>;
   const Reason verlet = [](const Config& x) {
@@ -121,6 +132,12 @@ std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigin
        [](const Config& x) { return x.output.energyFile.empty() ? std::string("no output.energy_file") : ""; }},
       {"output.trajectory_interval",
        [](const Config& x) { return x.output.trajectoryFile.empty() ? std::string("no output.trajectory_file") : ""; }},
+      {"output.xtc_precision",
+       [](const Config& x) {
+         return trajectoryFormat(x.output.trajectoryFile) != TrajectoryFormat::Xtc
+                    ? "output.trajectory_file = \"" + x.output.trajectoryFile + "\" (not .xtc)"
+                    : std::string();
+       }},
       {"output.checkpoint_interval",
        [](const Config& x) { return x.output.checkpointFile.empty() ? std::string("no output.checkpoint_file") : ""; }},
       {"map.cutoff",

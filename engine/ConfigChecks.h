@@ -30,6 +30,10 @@ std::vector<NamedFile> outputFiles(const Config& config);
 /// or when an output would overwrite the coordinate or the config file.
 void checkOutputNames(const Config& config, const KeyOrigins& origins);
 
+/// Throws Error naming where the key was set when output.trajectory_file, rerun.trajectory or
+/// map.trajectory has an extension other than .dcd or .xtc.
+void checkTrajectoryFormats(const Config& config, const KeyOrigins& origins);
+
 /// One line for each explicitly set key that has no effect in the chosen mode
 /// (integrator.friction with the verlet integrator, fourier_spacing with an explicit grid, ...).
 std::vector<std::string> ineffectiveKeyWarnings(const Config& config, const KeyOrigins& origins);

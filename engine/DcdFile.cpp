@@ -64,9 +64,7 @@ DcdWriter DcdWriter::append(const std::filesystem::path& file, std::size_t atoms
   long long keep = 0, firstStep = 0;
   {
     DcdReader reader(file, (long long)atoms);
-    if (reader.interval() != interval)
-      throw fileError(file.string(), 0, "existing trajectory has one frame every " + std::to_string(reader.interval()) +
-                      " steps, the config says " + std::to_string(interval) + ": cannot append");
+    if (reader.interval() != interval) throw appendIntervalError(file, reader.interval(), interval);
     firstStep = reader.firstStep();
     if (lastStep >= firstStep) keep = std::min(reader.frames(), (lastStep - firstStep) / interval + 1);
   }
@@ -197,9 +195,7 @@ void DcdReader::readHeader(long long expectedAtoms) {
   expectMarker(file_, 4, path_, "the atom count record");
   if (natoms <= 0) throw fileError(path_.string(), 0, "DCD atom count must be > 0 (got " + std::to_string(natoms) + ")");
   atoms_ = std::size_t(natoms);
-  if (expectedAtoms >= 0 && (long long)atoms_ != expectedAtoms)
-    throw fileError(path_.string(), 0, "trajectory has " + std::to_string(atoms_) + " atoms, the system has " +
-                    std::to_string(expectedAtoms));
+  if (expectedAtoms >= 0 && (long long)atoms_ != expectedAtoms) throw atomCountError(path_, atoms_, expectedAtoms);
   headerBytes_ = std::ftell(file_);
   const long long size = (long long)std::filesystem::file_size(path_);
   frames_ = (size - headerBytes_) / frameBytes();
@@ -207,11 +203,13 @@ void DcdReader::readHeader(long long expectedAtoms) {
 
 long long DcdReader::frameBytes() const { return (hasCell_ ? 56 : 0) + 3 * (8 + 4 * (long long)atoms_); }
 
-void DcdReader::readFrame(long long index, DcdFrame& frame) {
+void DcdReader::readFrame(long long index, TrajectoryFrame& frame) {
   if (index < 0 || index >= frames_)
     throw fileError(path_.string(), 0, "frame " + std::to_string(index) + " out of range (" + std::to_string(frames_) + " frames)");
   std::fseek(file_, headerBytes_ + index * frameBytes(), SEEK_SET);
   frame.hasBox = hasCell_;
+  frame.step = firstStep_ + index * interval_;
+  frame.time = double(frame.step) * timestep_;
   if (hasCell_) {
     expectMarker(file_, 48, path_, "a unit cell record");
     double cell[6];
@@ -219,9 +217,6 @@ void DcdReader::readFrame(long long index, DcdFrame& frame) {
     expectMarker(file_, 48, path_, "a unit cell record");
     const double s = 1.0 / units::kAngstromPerNm;
     frame.box = Box::rectangular(cell[0] * s, cell[2] * s, cell[5] * s);
-    if (!frame.box.isValid())
-      throw fileError(path_.string(), 0, "frame " + std::to_string(index + 1) + " of " + std::to_string(frames_) +
-                                             ": the unit cell is not a box of positive finite edges (frames count from 1)");
   }
   frame.positions.resize(atoms_);
   buffer_.resize(atoms_);
@@ -230,14 +225,9 @@ void DcdReader::readFrame(long long index, DcdFrame& frame) {
     expectMarker(file_, bytes, path_, "a coordinate record");
     if (std::fread(buffer_.data(), 4, atoms_, file_) != atoms_) throw fileError(path_.string(), 0, "truncated coordinate record");
     expectMarker(file_, bytes, path_, "a coordinate record");
-    for (std::size_t i = 0; i < atoms_; ++i) {
-      if (!std::isfinite(buffer_[i]))
-        throw fileError(path_.string(), 0, "frame " + std::to_string(index + 1) + " of " + std::to_string(frames_) +
-                                               ", atom " + std::to_string(i + 1) + ": non-finite " + "xyz"[k] +
-                                               " coordinate (frames and atoms count from 1)");
-      frame.positions[i][k] = double(buffer_[i]) / units::kAngstromPerNm;
-    }
+    for (std::size_t i = 0; i < atoms_; ++i) frame.positions[i][k] = double(buffer_[i]) / units::kAngstromPerNm;
   }
+  checkFrameValues(path_, index, frames_, frame);
 }
 
 }  // namespace faraday

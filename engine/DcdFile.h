@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/Box.h"
+#include "engine/Trajectory.h"
 #include "engine/Vec3.h"
 
 namespace faraday {
@@ -14,7 +15,7 @@ namespace faraday {
 /// NSAVC, the time step in AKMA units, the unit-cell flag, CHARMM version 24), a title
 /// record, the atom count, then per frame a 6-double unit cell record
 /// [A, gamma, B, beta, alpha, C] (Angstrom, degrees) and X, Y, Z float32 records (Angstrom).
-class DcdWriter {
+class DcdWriter : public TrajectoryWriter {
  public:
   /// Creates `file` for `atoms` atoms; the first frame is step `firstStep`, then one frame
   /// every `interval` steps of `timestep` ps.
@@ -26,11 +27,13 @@ class DcdWriter {
   DcdWriter(DcdWriter&& other) noexcept;
   DcdWriter& operator=(DcdWriter&&) = delete;
   DcdWriter(const DcdWriter&) = delete;
-  ~DcdWriter();
+  ~DcdWriter() override;
 
   /// Appends one frame (positions nm) and updates NSET in the header; flushed at once so
   /// that the file is readable whenever the run stops.
   void writeFrame(const std::vector<Vec3>& positions, const Box& box);
+  /// The state's positions and box (the step and time follow from the header).
+  void write(const State& state) override { writeFrame(state.positions, state.box); }
   long long frames() const { return frames_; }
   const std::filesystem::path& path() const { return path_; }
 
@@ -46,30 +49,23 @@ class DcdWriter {
   std::vector<float> buffer_;
 };
 
-/// One frame read from a DCD: positions in nm and the box.
-struct DcdFrame {
-  std::vector<Vec3> positions;
-  Box box;
-  bool hasBox = false;
-};
-
-/// Reads a DCD written by DcdWriter (or CHARMM/NAMD/OpenMM): frame by frame.
-class DcdReader {
+/// Reads a DCD written by DcdWriter (or CHARMM/NAMD/OpenMM): frame by frame. A frame's step
+/// is ISTART + index * NSAVC, its time the step times the header's time step.
+class DcdReader : public TrajectoryReader {
  public:
   /// Opens `file`; when `expectedAtoms` >= 0 the atom count must match (error names the file).
   explicit DcdReader(const std::filesystem::path& file, long long expectedAtoms = -1);
-  ~DcdReader();
+  ~DcdReader() override;
   DcdReader(const DcdReader&) = delete;
   DcdReader& operator=(const DcdReader&) = delete;
 
-  std::size_t atoms() const { return atoms_; }
+  std::size_t atoms() const override { return atoms_; }
   /// Complete frames in the file (a partly written last frame is not counted).
-  long long frames() const { return frames_; }
+  long long frames() const override { return frames_; }
   long long firstStep() const { return firstStep_; }
   long long interval() const { return interval_; }
   double timestep() const { return timestep_; }  ///< ps
-  /// Reads frame `index` (0-based) into `frame`.
-  void readFrame(long long index, DcdFrame& frame);
+  void readFrame(long long index, TrajectoryFrame& frame) override;
 
  private:
   void readHeader(long long expectedAtoms);

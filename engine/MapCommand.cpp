@@ -5,23 +5,24 @@
 #include <iostream>
 
 #include "engine/AtomicFile.h"
-#include "engine/DcdFile.h"
 #include "engine/Error.h"
 #include "engine/MapReporter.h"
 #include "engine/Progress.h"
 #include "engine/SystemSetup.h"
+#include "engine/Trajectory.h"
 #include "kernels/common/Device.h"
 #include "kernels/pme/Electrostatics.h"
 
 namespace faraday {
 
 int mapMain(const Config& config, const System& system, bool useCuda, Timers* timers) {
-  if (config.map.trajectory.empty()) throw keyError("map.trajectory", "faraday map needs a DCD trajectory to average");
+  if (config.map.trajectory.empty()) throw keyError("map.trajectory", "faraday map needs a trajectory (.dcd or .xtc) to average");
   const auto t0 = std::chrono::steady_clock::now();
   Timers own;
   if (!timers) timers = &own;
-  DcdReader dcd(config.map.trajectory, (long long)system.size());  // atom-count mismatch: Error naming the file
-  if (dcd.frames() == 0) throw fileError(config.map.trajectory, 0, "trajectory has no frames");
+  // An atom-count mismatch throws Error naming the file.
+  const auto trajectory = openTrajectory(config.map.trajectory, (long long)system.size());
+  if (trajectory->frames() == 0) throw fileError(config.map.trajectory, 0, "trajectory has no frames");
   const std::filesystem::path out = mapOutputPath(config);
   try {
     checkWritable(out);  // creates the output folder; fails now, not after the frames
@@ -30,12 +31,12 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
   }
   const EwaldSetup ewald = mapEwaldSetup(config, system);
   PotentialMapAverager averager(config.map, system, useCuda, timers, &ewald);
-  Progress progress = Progress::ofFrames(config.run.progressInterval, dcd.frames());
-  DcdFrame frame;
-  for (long long f = 0; f < dcd.frames(); ++f) {
+  Progress progress = Progress::ofFrames(config.run.progressInterval, trajectory->frames());
+  TrajectoryFrame frame;
+  for (long long f = 0; f < trajectory->frames(); ++f) {
     {
       ScopedTimer t(timers, "read");
-      dcd.readFrame(f, frame);
+      trajectory->readFrame(f, frame);
     }
     averager.addFrame(frame.positions, frame.hasBox ? frame.box : system.box);
     progress.update(f + 1);

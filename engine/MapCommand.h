@@ -10,7 +10,7 @@
 namespace faraday {
 
 /// Averages the map of `system` (charges from its atom types) over all frames of
-/// config.map.trajectory (DCD) and writes config.map.file (relative to output.directory).
+/// config.map.trajectory (DCD or XTC) and writes config.map.file (relative to output.directory).
 /// useCuda picks the GPU kernels. A trajectory whose atom count differs from the system's
 /// throws Error naming the file and both counts; an unwritable map.file throws Error naming
 /// map.file and the file before any frame is read. Prints progress lines on stderr every

@@ -5,11 +5,11 @@
 
 #include "engine/AtomicFile.h"
 #include "engine/Backend.h"
-#include "engine/DcdFile.h"
 #include "engine/EnergyLog.h"
 #include "engine/Error.h"
 #include "engine/NpyFile.h"
 #include "engine/SystemSetup.h"
+#include "engine/Trajectory.h"
 
 namespace faraday {
 
@@ -22,15 +22,15 @@ int rerunMain(const Config& config, std::ostream& log) {
   if (config.rerun.trajectory.empty()) {
     frames.push_back(setup.state);
   } else {
-    DcdReader dcd(config.rerun.trajectory, (long long)n);
-    if (dcd.frames() == 0) throw fileError(config.rerun.trajectory, 0, "trajectory has no frames");
-    DcdFrame frame;
-    for (long long f = 0; f < dcd.frames(); ++f) {
-      dcd.readFrame(f, frame);
+    const auto trajectory = openTrajectory(config.rerun.trajectory, (long long)n);
+    if (trajectory->frames() == 0) throw fileError(config.rerun.trajectory, 0, "trajectory has no frames");
+    TrajectoryFrame frame;
+    for (long long f = 0; f < trajectory->frames(); ++f) {
+      trajectory->readFrame(f, frame);
       State s;
       s.positions = frame.positions;
-      s.step = dcd.firstStep() + f * dcd.interval();
-      s.time = double(s.step) * dcd.timestep();
+      s.step = frame.step;
+      s.time = frame.time;
       s.box = frame.hasBox ? frame.box : setup.system.box;
       frames.push_back(std::move(s));
     }

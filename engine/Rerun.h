@@ -6,7 +6,7 @@
 
 namespace faraday {
 
-/// Evaluates the configured system at every frame of rerun.trajectory (DCD; empty: a single
+/// Evaluates the configured system at every frame of rerun.trajectory (DCD or XTC; empty: a single
 /// point at system.coordinates) on the configured platform, and writes rerun.energy_file
 /// (CSV: frame, step, time, potential energy and each term, kJ/mole) and, when
 /// output.forces_file is set, the forces of every frame as a (frames, N, 3) .npy file

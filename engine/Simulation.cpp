@@ -105,7 +105,8 @@ void Simulation::createStandardReporters() {
                                                                       out.energyInterval, config_.integrator.dt, restartStep));
   if (!out.trajectoryFile.empty())
     reporters_.push_back(std::make_unique<TrajectoryReporter>(outputPath(out.trajectoryFile), setup_.system.size(),
-                                                              out.trajectoryInterval, config_.integrator.dt, restartStep));
+                                                              out.trajectoryInterval, config_.integrator.dt, restartStep,
+                                                              out.xtcPrecision));
 }
 
 void Simulation::start() {

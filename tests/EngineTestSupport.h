@@ -74,6 +74,19 @@ inline std::string joinLines(const std::vector<std::string>& v) {
   return s;
 }
 
+/// Column `k` of the data rows of a CSV file (rows starting with '#' are headers).
+inline std::vector<double> csvColumn(const fs::path& file, int k) {
+  std::vector<double> out;
+  for (const std::string& row : lines(readText(file))) {
+    if (row.empty() || row[0] == '#') continue;
+    std::stringstream s(row);
+    std::string field;
+    for (int i = 0; i <= k; ++i) std::getline(s, field, ',');
+    out.push_back(std::stod(field));
+  }
+  return out;
+}
+
 /// .gro text of cells^3 fcc argon cells (4 atoms each), atom name AR.
 inline std::string argonGro(int cells) {
   const BuiltSystem built = fccArgon(cells);

@@ -1,5 +1,5 @@
 #pragma once
-// Shared helpers of the potential-map tests: atoms and lattices, DCD and OpenDX files, map
+// Shared helpers of the potential-map tests: atoms and lattices, DCD, XTC and OpenDX files, map
 // options and configs, and the PME map case (a small ion system with its config and trajectory).
 #include <gtest/gtest.h>
 
@@ -23,6 +23,7 @@
 #include "engine/MapReporter.h"
 #include "engine/MapWriters.h"
 #include "engine/SystemSetup.h"
+#include "engine/XtcFile.h"
 #include "engine/Units.h"
 #include "kernels/dcs/Dcs.h"
 #include "kernels/dcs/DcsPair.h"
@@ -89,6 +90,12 @@ inline double maxAbs(const std::vector<double>& a) {
 inline void writeDcd(const std::filesystem::path& file, const std::vector<std::vector<Vec3>>& frames, const Box& box) {
   DcdWriter w(file, frames.at(0).size(), 0, 10, 0.002);
   for (const auto& f : frames) w.writeFrame(f, box);
+}
+
+/// An XTC of `frames` (positions nm) in `box` at 1000/nm, written by the engine's XtcWriter.
+inline void writeXtc(const std::filesystem::path& file, const std::vector<std::vector<Vec3>>& frames, const Box& box) {
+  XtcWriter w(file, frames.at(0).size(), 1000);
+  for (std::size_t f = 0; f < frames.size(); ++f) w.writeFrame(frames[f], box, 10 * (long long)f, 0.02 * double(f));
 }
 
 /// Parses an OpenDX file written by writeOpenDx: header lines and values (back to x fastest).

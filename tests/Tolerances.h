@@ -103,6 +103,22 @@ inline constexpr double kFloat32TrajectoryEnergy = 1e-5;
 /// (up to ~1e5 kJ/mol/nm^2 at close contacts) times 1e-7 nm, ~1e-2 kJ/mol/nm against forces
 /// of ~100 (measured 6.5e-6 on 864 atoms); 1e-4.
 inline constexpr double kFloat32TrajectoryForce = 1e-4;
+/// XTC keeps n = round(x p); Faraday writes x p and reads n / p in double, two roundings of
+/// 1.1e-16 relative: a coordinate read back is within 0.5 / p of the written one, up to
+/// 1e-12 relative to |x| + 1 nm (ample margin).
+inline constexpr double kXtcDoubleRounding = 1e-12;
+/// GROMACS' XTC code (gmx, MDAnalysis) computes x p when writing and n (1/p) when reading in
+/// float: the product, the reciprocal and the conversion of n above 2^24 round by 2^-24
+/// relative each (1.8e-7 together); 2.4e-7 (two float ulps) relative to |x|.
+inline constexpr double kXtcFloatRelative = 2.4e-7;
+/// Rerun energies of an XTC (0.001 nm) of the 108-atom argon test run against the run's,
+/// relative: rounding moves each coordinate by up to 5e-4 nm (rms 2.9e-4), which changes the
+/// energy by about sqrt(3N) F_rms 2.9e-4 ~ 18 x 50 x 2.9e-4 ~ 0.3 kJ/mol of ~600 (5e-4);
+/// 5e-3 leaves a factor 10.
+inline constexpr double kXtcTrajectoryEnergy = 5e-3;
+/// `gmx dump` prints coordinates with 6 significant digits (%12.5e): 5e-6 relative, plus
+/// gmx's float reading (kXtcFloatRelative): 6e-6.
+inline constexpr double kGmxDumpRelative = 6e-6;
 /// PDB coordinates go nm -> Angstrom (x10) -> text -> x0.1: two roundings of values
 /// below 100 nm, each < 1 ulp (~1.4e-14 nm); 1e-12 nm leaves a wide margin.
 inline constexpr double kPdbRoundTrip = 1e-12;

@@ -206,14 +206,20 @@ TEST_F(BadInput, ACheckpointWithANonFiniteVelocityFailsTheDryRun) {
              "faraday: error: nan.chk: checkpoint holds a non-finite velocity of atom 8");
 }
 
-/// A failed write says why, as the system gives it.
+/// A failed write says why, as the system gives it. (The trajectory's format follows its
+/// extension: links named .dcd and .xtc lead to /dev/full.)
 TEST_F(BadInput, WriteErrorsGiveTheSystemsReason) {
   writeText(dir / "argon.gro", gro);
   writeText(dir / "sim.cfg", config);
-  for (const char* key : {"--output.energy_file=/dev/full", "--output.trajectory_file=/dev/full"}) {
+  std::vector<std::pair<std::string, std::string>> cases = {{"--output.energy_file=/dev/full", "/dev/full"}};
+  for (const char* name : {"full.dcd", "full.xtc"}) {
+    fs::create_symlink("/dev/full", dir / name);
+    cases.push_back({"--output.trajectory_file=" + (dir / name).string(), (dir / name).string()});
+  }
+  for (const auto& [key, file] : cases) {
     const CommandResult r = runFaraday(dir.path(), {"run", "sim.cfg", key});
     EXPECT_EQ(r.exitCode, 1) << key;
-    EXPECT_HAS(r.err, "faraday: error: /dev/full: write failed: No space left on device");
+    EXPECT_HAS(r.err, "faraday: error: " + file + ": write failed: No space left on device");
   }
 }
 

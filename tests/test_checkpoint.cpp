@@ -193,7 +193,7 @@ TEST_P(RestartTest, RestartedLangevinRunIsBitwiseTheUninterruptedOne) {
   DcdReader ta(dir / "full" / "traj.dcd", 256), tb(dir / "split" / "traj.dcd", 256);
   ASSERT_EQ(ta.frames(), kSteps / 10 + 1);
   ASSERT_EQ(tb.frames(), ta.frames());
-  DcdFrame fa, fb;
+  TrajectoryFrame fa, fb;
   ta.readFrame(ta.frames() - 1, fa);
   tb.readFrame(tb.frames() - 1, fb);
   EXPECT_TRUE(bitwiseEqual(fa.positions, fb.positions));

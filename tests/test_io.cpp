@@ -192,7 +192,7 @@ TEST(DcdFile, FramesReadBackEqualToFloatPrecisionWithTheBoxInEveryFrame) {
   EXPECT_EQ(reader.firstStep(), 0);
   EXPECT_EQ(reader.interval(), interval);
   EXPECT_NEAR(reader.timestep(), timestep, timestep * tol::kFloat32Relative);
-  DcdFrame frame;
+  TrajectoryFrame frame;
   for (int f = 0; f < 4; ++f) {
     reader.readFrame(f, frame);
     ASSERT_TRUE(frame.hasBox);
@@ -253,7 +253,7 @@ TEST(DcdFile, AppendKeepsFramesUpToTheRestartStep) {
   }
   DcdReader reader(dir / "r.dcd", 4);
   ASSERT_EQ(reader.frames(), 4);
-  DcdFrame frame;
+  TrajectoryFrame frame;
   reader.readFrame(2, frame);
   EXPECT_EQ(frame.positions[0].x, 2.0);
   reader.readFrame(3, frame);
@@ -276,7 +276,7 @@ TEST(DcdFile, NonFiniteCoordinatesAreRejectedNamingFrameAndAtom) {
                       Box::rectangular(3, std::numeric_limits<double>::infinity(), 3));
   }
   DcdReader reader(dir / "t.dcd", atoms);
-  DcdFrame frame;
+  TrajectoryFrame frame;
   reader.readFrame(0, frame);
   reader.readFrame(2, frame);
   const std::string nan = errorOf([&] { reader.readFrame(1, frame); });

@@ -61,31 +61,42 @@ TEST(DcsGpu, AveragedMapEqualsMeanOfFrames) {
   checkAverageEqualsMeanOfFrames(true, "cutoff");
 }
 
-void checkMapOfTrajectory(bool useCuda) {
+/// The map of a DCD or XTC trajectory is the mean of the maps of its frames as the file
+/// stores them (DCD: float Angstrom; XTC: the 0.001 nm grid).
+void checkMapOfTrajectory(bool useCuda, TrajectoryFormat format = TrajectoryFormat::Dcd) {
   const Box box = Box::rectangular(2.0, 2.0, 2.0);
   const System sys = smallSystem(300, box);
-  const auto dir = tempDir(useCuda ? "traj_gpu" : "traj_cpu");
+  const bool xtc = format == TrajectoryFormat::Xtc;
+  const auto dir = tempDir(std::string(useCuda ? "traj_gpu" : "traj_cpu") + (xtc ? "_xtc" : ""));
   Config cfg = mapConfig(dir, "direct", "traj.dx");
-  cfg.map.trajectory = (dir / "t.dcd").string();
+  cfg.map.trajectory = (dir / (xtc ? "t.xtc" : "t.dcd")).string();
   const auto f = frames(sys.size(), box, 4);
-  writeDcd(cfg.map.trajectory, f, box);
+  if (xtc)
+    writeXtc(cfg.map.trajectory, f, box);
+  else
+    writeDcd(cfg.map.trajectory, f, box);
   ASSERT_EQ(mapMain(cfg, sys, useCuda), 0);
   const Lattice l = Lattice::fromBox(box, 0.2);
   std::vector<double> sum;
   for (const auto& frame : f) {
     std::vector<Vec3> p = frame;
-    for (Vec3& r : p) r = Vec3{float(r.x * 10), float(r.y * 10), float(r.z * 10)} / 10.0;  // DCD stores float Angstrom
+    for (Vec3& r : p)
+      for (int k = 0; k < 3; ++k) r[k] = xtc ? double(std::llround(r[k] * 1000)) / 1000 : double(float(r[k] * 10)) / 10;
     cpuDirectMap(l, p, sys.charge, directOptions(true, box), sum);
   }
   for (double& v : sum) v /= 4.0;
   EXPECT_LT(relRms(readDx(dir / "traj.dx").values, sum), useCuda ? tol::kDcsGpuRelRms : tol::kDxRoundTripRel);
 }
 
-TEST(DcsCpu, MapOfTrajectoryAveragesEveryFrame) { checkMapOfTrajectory(false); }
+TEST(DcsCpu, MapOfTrajectoryAveragesEveryFrame) {
+  checkMapOfTrajectory(false);
+  checkMapOfTrajectory(false, TrajectoryFormat::Xtc);
+}
 
 TEST(DcsGpu, MapOfTrajectoryAveragesEveryFrame) {
   FARADAY_REQUIRE_GPU();
   checkMapOfTrajectory(true);
+  checkMapOfTrajectory(true, TrajectoryFormat::Xtc);
 }
 
 /// `faraday map CONFIG`: the config loader, the coordinate reader and the DCD reader of the

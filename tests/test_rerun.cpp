@@ -32,19 +32,6 @@ Npy readNpy(const fs::path& file) {
   return npy;
 }
 
-/// Column `k` of the data rows of a CSV file.
-std::vector<double> column(const fs::path& file, int k) {
-  std::vector<double> out;
-  for (const std::string& row : lines(readText(file))) {
-    if (row.empty() || row[0] == '#') continue;
-    std::stringstream s(row);
-    std::string field;
-    for (int i = 0; i <= k; ++i) std::getline(s, field, ',');
-    out.push_back(std::stod(field));
-  }
-  return out;
-}
-
 using RerunTest = ArgonFolderTest;
 
 /// The energies and forces of the frames of a run's trajectory are those the run had, up
@@ -56,8 +43,8 @@ TEST_F(RerunTest, FramesOfARunGiveItsEnergiesAndForces) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_HAS(r.out, "rerun: 3 frame(s) x 108 atoms");
   EXPECT_EQ(lines(readText(dir / "out" / "rerun.csv"))[0].rfind("#\"Frame\",\"Step\",\"Time (ps)\",\"Potential Energy (kJ/mole)\",\"LJ (kJ/mole)\"", 0), 0u);
-  EXPECT_EQ(column(dir / "out" / "rerun.csv", 1), (std::vector<double>{0, 10, 20}));
-  const std::vector<double> rerun = column(dir / "out" / "rerun.csv", 3), run = column(dir / "out" / "energy.csv", 2);
+  EXPECT_EQ(csvColumn(dir / "out" / "rerun.csv", 1), (std::vector<double>{0, 10, 20}));
+  const std::vector<double> rerun = csvColumn(dir / "out" / "rerun.csv", 3), run = csvColumn(dir / "out" / "energy.csv", 2);
   ASSERT_EQ(rerun.size(), run.size());
   for (std::size_t f = 0; f < run.size(); ++f)
     EXPECT_NEAR(rerun[f], run[f], tol::kFloat32TrajectoryEnergy * std::fabs(run[f])) << "frame " << f;
@@ -85,7 +72,7 @@ TEST_F(RerunTest, SinglePointForcesFromRunAndRerunAgree) {
   EXPECT_HAS(b.header, "'shape': (1, 108, 3)");
   ASSERT_EQ(a.data.size(), b.data.size());
   EXPECT_EQ(std::memcmp(a.data.data(), b.data.data(), a.data.size() * 8), 0);
-  EXPECT_EQ(column(dir / "out" / "rerun.csv", 3), std::vector<double>{column(dir / "out" / "energy.csv", 2)[0]});
+  EXPECT_EQ(csvColumn(dir / "out" / "rerun.csv", 3), std::vector<double>{csvColumn(dir / "out" / "energy.csv", 2)[0]});
 }
 
 /// A bad frame stops the rerun naming the frame and atom, and nothing is written.
