@@ -6,15 +6,23 @@
 #include "engine/CudaBackend.h"
 #include "engine/Error.h"
 #include "kernels/common/Device.h"
+#include "kernels/multigpu/GpuGroup.h"
 
 namespace faraday {
 namespace {
 
 bool cudaUsable() { return builtWithCuda() && cudaDeviceCount() > 0; }
 
-/// The CUDA platform: the whole step on the GPU.
+/// The CUDA platform: the whole step on the GPU (run.devices: which one).
 std::unique_ptr<Backend> makeCudaBackend(const Config& config, const System& system, Timers* timers) {
 #if defined(FARADAY_HAVE_CUDA)
+  if (!config.run.devices.empty()) {
+    const std::vector<int> devices = parseDevices("run.devices", config.run.devices, cudaDeviceCount());
+    if (devices.size() > 1)
+      throw keyError("run.devices", "'" + config.run.devices +
+                                        "': an MD run takes one GPU (faraday map splits its frames across several)");
+    useCudaDevice(devices[0]);
+  }
   return std::make_unique<CudaBackend>(config, system, timers);
 #else
   (void)config, (void)system, (void)timers;

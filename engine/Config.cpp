@@ -240,6 +240,9 @@ const std::vector<KeySpec>& keySpecs() {
          c.run.threads = int(n);
        },
        [](const C& c) { return std::to_string(c.run.threads); }},
+      {"run.devices", "", "GPUs: empty = the first; an index; or a list (0,1,...) or all: faraday map splits the frames across them",
+       [](C& c, const V& v) { c.run.devices = v.text; },
+       [](const C& c) { return c.run.devices; }},
       {"run.progress_interval", "s", "seconds between progress lines (0 = off)",
        [](C& c, const V& v) { c.run.progressInterval = nonNegative(toDouble(v.text), "s"); },
        [](const C& c) { return formatNumber(c.run.progressInterval); }},

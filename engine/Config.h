@@ -46,6 +46,7 @@ struct Config {
     long long steps = 1000;              ///< run.steps
     std::string platform = "auto";       ///< run.platform: auto | cpu | cuda
     int threads = 0;                     ///< run.threads: OpenMP threads for the CPU path (0 = all cores)
+    std::string devices;                 ///< run.devices: "" (the first GPU), "2", "0,1,3" or "all"
     double progressInterval = 2.0;       ///< run.progress_interval, s between progress lines (0 = off)
   } run;
 

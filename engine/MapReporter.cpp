@@ -101,23 +101,35 @@ void PotentialMapAverager::addFrame(const DeviceFrame& frame, const Box& box) {
 
 double PotentialMapAverager::deviceMsPerFrame() const { return gpuPme_ ? gpuPme_->deviceMsPerFrame() : 0.0; }
 
-std::vector<double> PotentialMapAverager::average() const {
+void PotentialMapAverager::startWith(const std::vector<Vec3>& firstFrame) {
+  if (!started_) start(firstFrame);
+}
+
+std::vector<double> PotentialMapAverager::sum() const {
   if (frames_ == 0) return {};
-  std::vector<double> avg = gpu_ ? gpu_->sum() : gpuPme_ ? gpuPme_->sum() : sum_;
+  return gpu_ ? gpu_->sum() : gpuPme_ ? gpuPme_->sum() : sum_;
+}
+
+std::vector<double> PotentialMapAverager::average() const {
+  std::vector<double> avg = sum();
   for (double& v : avg) v /= double(frames_);
   return avg;
 }
 
 void PotentialMapAverager::write(const std::filesystem::path& file) const {
   if (frames_ == 0) throw Error("potential map: no frame was sampled, nothing to write to " + file.string());
-  const double factor = mapUnitFactor(map_.units, map_.temperature);
-  std::vector<double> v = average();
+  writeMapAverage(map_, lattice_, average(), frames_, file);
+}
+
+void writeMapAverage(const Config::MapSection& map, const Lattice& lattice, std::vector<double> v, long long frames,
+                     const std::filesystem::path& file) {
+  const double factor = mapUnitFactor(map.units, map.temperature);
   for (double& x : v) x *= factor;
   char comment[256];
   std::snprintf(comment, sizeof comment, "Faraday electrostatic potential (%s, %s), average of %lld frames, units %s%s",
-                map_.method.c_str(), map_.periodic ? "periodic" : "non-periodic", frames_, map_.units.c_str(),
-                map_.units == "kT/e" ? (" at " + std::to_string(map_.temperature) + " K").c_str() : "");
-  writeMap(file, lattice_, v, comment);
+                map.method.c_str(), map.periodic ? "periodic" : "non-periodic", frames, map.units.c_str(),
+                map.units == "kT/e" ? (" at " + std::to_string(map.temperature) + " K").c_str() : "");
+  writeMap(file, lattice, v, comment);
 }
 
 EwaldSetup mapEwaldSetup(const Config& config, const System& system) {

@@ -46,6 +46,11 @@ class PotentialMapAverager {
   const Lattice& lattice() const { return lattice_; }
   MapMethod method() const { return options_.method; }
   bool usesCuda() const { return useCuda_; }
+  /// Fixes the lattice as `firstFrame` would (map.extent = atoms) before any frame is added,
+  /// so that averagers fed different frames share one lattice.
+  void startWith(const std::vector<Vec3>& firstFrame);
+  /// The sum over frames, kJ/(mol e), x fastest (empty before the first frame).
+  std::vector<double> sum() const;
   /// The mean over frames, kJ/(mol e), x fastest (empty when no frame was added).
   std::vector<double> average() const;
   /// Writes the average in map.units to `file` (format from the extension), atomically.
@@ -67,6 +72,11 @@ class PotentialMapAverager {
   std::unique_ptr<CudaPmeMap> gpuPme_;
   long long frames_ = 0;
 };
+
+/// Writes `average` (kJ/(mol e) on `lattice`, the mean of `frames` frames) to `file` in
+/// map.units, atomically (format from the extension).
+void writeMapAverage(const Config::MapSection& map, const Lattice& lattice, std::vector<double> average,
+                     long long frames, const std::filesystem::path& file);
 
 /// Reporter that samples a frame every map.interval steps and writes the average over the
 /// sampled frames to map.file (relative to output.directory) in finish(). With a GPU

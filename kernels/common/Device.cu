@@ -41,4 +41,6 @@ std::string cudaDeviceDescription() {
   return buf;
 }
 
+void useCudaDevice(int device) { FARADAY_CUDA_CHECK(cudaSetDevice(device)); }
+
 }  // namespace faraday

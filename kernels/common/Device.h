@@ -9,5 +9,8 @@ bool builtWithCuda();
 int cudaDeviceCount();
 /// One line describing device 0 (name, SMs, memory, compute capability), or why there is none.
 std::string cudaDeviceDescription();
+/// Makes `device` the calling thread's current CUDA device (what it allocates and launches
+/// goes there). Throws Error when it cannot.
+void useCudaDevice(int device);
 
 }  // namespace faraday

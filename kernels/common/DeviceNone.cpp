@@ -6,5 +6,6 @@ namespace faraday {
 bool builtWithCuda() { return false; }
 int cudaDeviceCount() { return 0; }
 std::string cudaDeviceDescription() { return "this build has no CUDA support (FARADAY_CUDA=OFF or nvcc not found)"; }
+void useCudaDevice(int) {}
 }  // namespace faraday
 #endif
