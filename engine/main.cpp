@@ -25,7 +25,7 @@ const char* const kUsage =
     "       faraday run --help        list every configuration key with default and unit\n"
     "       faraday map CONFIG [--section.key=value ...]  average a potential map over map.trajectory\n"
     "       faraday rerun CONFIG [--section.key=value ...]  energies (and forces) of every frame of rerun.trajectory\n"
-    "       faraday bench md|pme|dcs  benchmarks\n"
+    "       faraday bench md|pme|dcs|nbody  benchmarks\n"
     "       faraday --version | --help\n";
 
 struct RunArguments {
@@ -118,6 +118,7 @@ int benchCommand(const std::vector<std::string>& args) {
   if (args[0] == "md") return faraday::benchMd(rest);
   if (args[0] == "pme") return faraday::benchPme(rest);
   if (args[0] == "dcs") return faraday::benchDcs(rest);
+  if (args[0] == "nbody") return faraday::benchNbody(rest);
   std::cerr << "faraday bench: no '" << args[0] << "' benchmark in this build\n" << faraday::benchUsage();
   return 1;
 }

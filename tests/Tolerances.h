@@ -58,6 +58,12 @@ inline constexpr double kGpuForceRelRms = 1e-5;
 /// float energies (1e-7 relative) summed per tile in float, then double; fixed-point sums
 /// (6e-8 kJ/mol per tile); the PME's energy bound 1e-5.
 inline constexpr double kGpuEnergyRel = 1e-5;
+/// The all-pairs kernel against the CPU double loop, relative RMS of the forces: float
+/// positions (6e-8 relative), the hardware rsqrt (2 ulp), ~10 roundings per pair, float
+/// sums of at most 32 tiles of 32 terms per body before the fixed-point sum (the error grows
+/// as the square root of the terms: ~2e-6 at worst). Measured 2e-7 to 9e-7 for 1k to 1M
+/// bodies; 5e-6 keeps a factor 5, and a missing or doubled pair shows as 1e-3 or more.
+inline constexpr double kGpuAllPairsForceRelRms = 5e-6;
 /// Abramowitz & Stegun 7.1.26 bounds the error of erfc by 1.5e-7 in exact arithmetic; its
 /// float evaluation (exp, the reciprocal, the polynomial and two products: about four
 /// roundings of 6e-8 relative on values up to 1) adds up to 2.4e-7: 5e-7 (measured 3.6e-7).

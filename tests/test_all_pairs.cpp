@@ -308,7 +308,7 @@ TEST_P(AllPairsBackends, ForcesEnergyAndVirialMatchTheReference) {
       for (std::size_t i = 0; i < ref.size(); ++i) ASSERT_TRUE(backend->forces()[i] == ref[i]) << k.name << " " << i;
       continue;
     }
-    EXPECT_LT(relRmsVec(backend->forces(), ref), tol::kGpuForceRelRms) << k.name;
+    EXPECT_LT(relRmsVec(backend->forces(), ref), tol::kGpuAllPairsForceRelRms) << k.name;
     EXPECT_NEAR(e.pair, r.energy, tol::kGpuEnergyRel * std::fabs(r.energy)) << k.name;
     EXPECT_NEAR(e.virial.trace(), r.virial.trace(), tol::kGpuEnergyRel * std::fabs(r.virial.trace())) << k.name;
   }

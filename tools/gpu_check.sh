@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Runs the whole test suite (GPU tests included) and the benchmarks on a machine with a CUDA
 # device, then prints a short summary table last.
-#   tools/gpu_check.sh [BIN_DIR] [quick|full|md]
+#   tools/gpu_check.sh [BIN_DIR] [quick|full|md|nve]
 # BIN_DIR holds faraday and faraday_tests (default: build, with build/tests/faraday_tests).
 #   quick  tests, small PME/map benches, bench md at the smallest sizes
 #   full   tests, PME/map benches, bench md at every size with the OpenMM anchor, CPU phases,
 #          NVE drift (GPU and OpenMM 100 ps, CPU 10 ps) of the NaCl melt at dt 1 and 2 fs
 #   md     bench md with the OpenMM anchor only
+#   nve    the NVE drift alone; NVE_PLATFORMS (default "cuda cpu"), NVE_DTS (default
+#          "0.001 0.002") and NVE_CPU_PS (default 10; 100 ps on the CPU takes ~8 min at 1 fs
+#          on 16 cores, so run one dt per call) and NVE_OPENMM (default 1) choose what runs
 # The OpenMM anchor runs when `python3 -c "import openmm"` works (carry its wheels: see
 # openmm_anchor.py); it is looked up in BIN_DIR, then ../shared/tools.
 # Logs and CSV files go to $OUT (or out/gpu_check).
@@ -30,7 +33,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm 
 "$faraday" --version
 tests_rc=0
 
-if [ "$mode" != md ]; then
+if [ "$mode" != md ] && [ "$mode" != nve ]; then
   echo "== test suite"
   "$tests" --gtest_brief=1 >"$out/tests.log" 2>&1
   tests_rc=$?
@@ -45,8 +48,14 @@ if [ "$mode" != md ]; then
   echo "== bench dcs"
   (cd "$out" && "$faraday" bench dcs --quick) >"$out/bench_dcs.log" 2>&1
   tail -25 "$out/bench_dcs.log"
+
+  if [ "$mode" = quick ]; then bodies=4096,65536; else bodies=1024,4096,16384,65536,262144,1048576; fi
+  echo "== bench nbody"
+  (cd "$out" && "$faraday" bench nbody --sizes=$bodies --csv=nbody_bench.csv) >"$out/bench_nbody.log" 2>&1
+  tail -16 "$out/bench_nbody.log"
 fi
 
+if [ "$mode" != nve ]; then
 if [ "$mode" = quick ]; then nacl=4096,32768; argon=4000; else nacl=4096,32768,110592,1000000; argon=4000,256000; fi
 echo "== bench md (whole step on the GPU)"
 (cd "$out" && "$faraday" bench md --platforms=cuda --nacl=$nacl --argon=$argon --gro-dir="$out/gro" \
@@ -78,18 +87,21 @@ PY
 else
   echo "== OpenMM anchor: not run (no openmm module or no openmm_anchor.py)"
 fi
+fi
 
 if [ "$mode" = full ]; then
   echo "== bench md (CPU backend, all cores) for the per-phase speedups"
   (cd "$out" && "$faraday" bench md --platforms=cpu --nacl=4096,32768 --argon=4000 --csv=md_bench_cpu.csv) \
     >"$out/bench_md_cpu.log" 2>&1
   grep -vE "^electrostatics:" "$out/bench_md_cpu.log" | tail -5
+fi
 
+if [ "$mode" = full ] || [ "$mode" = nve ]; then
   echo "== NVE drift of the NaCl melt (4096 ions, 1300 K start, velocity Verlet)"
   melt="$root/systems/nacl_melt"
-  for dt in 0.001 0.002; do
-    for p in cuda cpu; do
-      ps=100; [ $p = cpu ] && ps=10
+  for dt in ${NVE_DTS:-0.001 0.002}; do
+    for p in ${NVE_PLATFORMS:-cuda cpu}; do
+      ps=100; [ $p = cpu ] && ps=${NVE_CPU_PS:-10}
       steps=$(python3 -c "print(round($ps / $dt))")
       "$faraday" run "$melt/sim.cfg" --run.platform=$p --integrator.type=verlet --integrator.dt=$dt \
         --run.steps=$steps --output.energy_interval=100 --output.trajectory_file= \
@@ -98,7 +110,7 @@ if [ "$mode" = full ]; then
       energy=$(ls "$out/nve_${p}_$dt"/*.csv | head -1)
       echo "dt $dt $p ($ps ps): $(python3 "$root/tools/nve_drift.py" faraday "$energy" --atoms 4096)"
     done
-    [ $have_openmm = 1 ] && echo "dt $dt openmm (100 ps): $(python3 "$root/tools/nve_drift.py" openmm "$melt/system.gro" \
+    [ $have_openmm = 1 ] && [ "${NVE_OPENMM:-1}" = 1 ] && echo "dt $dt openmm (100 ps): $(python3 "$root/tools/nve_drift.py" openmm "$melt/system.gro" \
       --anchor "$anchor" --dt $dt --ps 100 2>&1 | tail -1)"
   done | tee "$out/nve.txt"
 fi
@@ -106,12 +118,14 @@ fi
 echo
 echo "================ summary ================"
 printf "%-28s %s\n" "device" "$(nvidia-smi --query-gpu=name --format=csv,noheader)"
-if [ "$mode" != md ]; then
+if [ "$mode" != md ] && [ "$mode" != nve ]; then
   printf "%-28s %s\n" "test suite" "$(grep -E '^\[==========\].*ran' "$out/tests.log" | tail -1) rc=$tests_rc"
   printf "%-28s %s\n" "failed tests" "$(grep -c '^\[  FAILED  \]' "$out/tests.log")"
   awk '/^[0-9]+ ions, box/ {n = $1} /cuda vs cpu:/ {sub(/^ *cuda vs cpu: /, ""); print "pme: " n " cuda vs cpu: " $0}' \
     "$out/bench_pme.log"
   grep -iE "production|ceiling|cutoff-binned" "$out/bench_dcs.log" | head -6 | sed 's/^/dcs: /'
+  awk '$1 ~ /^[0-9]+$/ && NF >= 12 {print "nbody: N " $1 " triangular " $3 " int/s, one-sided " $6 ", sum=0 " $NF}
+       /uniform-mass path/ {print "nbody:   uniform masses " $5 " int/s"}' "$out/bench_nbody.log"
 fi
 [ -f "$out/ratio.txt" ] && sed 's/^/md: /' "$out/ratio.txt"
 [ -f "$out/nve.txt" ] && sed 's/^/nve: /' "$out/nve.txt"

@@ -1,0 +1,48 @@
+#pragma once
+// The GPUs of one host working together through NCCL: one communicator per GPU, made by
+// ncclCommInitAll in this process (a host thread drives each GPU). NCCL is loaded when a
+// group is first made (libnccl.so.2, found by the dynamic loader: LD_LIBRARY_PATH), so a
+// build and its single-GPU runs never need it. NVLink multicast (NVLS) stays off:
+// NCCL_NVLS_ENABLE=0 unless the environment already sets it.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace faraday {
+
+/// "0,1,3" -> {0, 1, 3}: distinct device indices below `available`; "all" -> every device.
+/// Throws Error naming `key` otherwise.
+std::vector<int> parseDevices(const std::string& key, const std::string& text, int available);
+
+/// Whether this build can use several GPUs (CUDA and NCCL's header were found).
+bool builtWithNccl();
+
+class GpuGroup {
+ public:
+  /// A communicator for each of `devices` (device indices). Throws Error when NCCL cannot be
+  /// loaded or initialised, with NCCL's message.
+  explicit GpuGroup(const std::vector<int>& devices);
+  ~GpuGroup();
+  GpuGroup(const GpuGroup&) = delete;
+  GpuGroup& operator=(const GpuGroup&) = delete;
+
+  int size() const;
+  int device(int rank) const;
+  /// NCCL's version as NCCL reports it (e.g. 22809).
+  int ncclVersion() const;
+
+  /// The deterministic sum of one array of `count` doubles per GPU: every rank's `partial`
+  /// (device memory of that rank's GPU) is gathered on every GPU by NCCL, then each GPU adds
+  /// the ranks' arrays in rank order into its `sum`. The result is the same on every GPU and
+  /// in every run with the same number of GPUs, whatever order NCCL moves data in.
+  /// `gathered[rank]` has room for size() * count doubles on that GPU. Returns when done.
+  void sumInRankOrder(const std::vector<const double*>& partial, const std::vector<double*>& gathered,
+                      const std::vector<double*>& sum, std::size_t count);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace faraday
