@@ -14,6 +14,9 @@ namespace faraday {
 /// Potential-energy terms in kJ/mol, and the virial.
 struct Energies {
   double lj = 0;                   ///< LJ within the cutoff (shifted if lj_shift)
+  /// nonbonded.potential = gravity or typed: every pair's softened gravity or typed pair energy
+  /// (all-pairs), or the typed pair energy within the cutoff, shifted to 0 there (cutoff).
+  double pair = 0;
   double dispersionCorrection = 0; ///< long-range LJ tail correction
   double coulombReal = 0;          ///< sum over pairs q_i q_j erfc(beta r)/r within the cutoff
   double coulombRecip = 0;         ///< reciprocal-space (PME or Ewald k-space) energy
@@ -24,7 +27,7 @@ struct Energies {
   Tensor3 virial;
   /// Virial contribution that does not come from forces (dispersion correction): trace only.
   double potential() const {
-    return lj + dispersionCorrection + coulombReal + coulombRecip + coulombSelf + coulombNetCharge;
+    return lj + pair + dispersionCorrection + coulombReal + coulombRecip + coulombSelf + coulombNetCharge;
   }
   double coulomb() const { return coulombReal + coulombRecip + coulombSelf + coulombNetCharge; }
 };

@@ -1,8 +1,11 @@
-// makeBackend: the platform choice (cpu | cuda | auto).
+// makeBackend: the platform choice (cpu | cuda | auto) and, for each, the backend of
+// nonbonded.mode (cutoff | all-pairs).
 #include <cstdio>
 
+#include "engine/AllPairsCpuBackend.h"
 #include "engine/Backend.h"
 #include "engine/CpuBackend.h"
+#include "engine/CudaAllPairsBackend.h"
 #include "engine/CudaBackend.h"
 #include "engine/Error.h"
 #include "kernels/common/Device.h"
@@ -12,6 +15,12 @@ namespace faraday {
 namespace {
 
 bool cudaUsable() { return builtWithCuda() && cudaDeviceCount() > 0; }
+
+/// The CPU platform: the double-precision oracle of the mode.
+std::unique_ptr<Backend> makeCpuBackend(const Config& config, const System& system, Timers* timers) {
+  if (config.nonbonded.allPairs()) return std::make_unique<AllPairsCpuBackend>(config, system, timers);
+  return std::make_unique<CpuBackend>(config, system, timers);
+}
 
 /// The CUDA platform: the whole step on the GPU (run.devices: which one).
 std::unique_ptr<Backend> makeCudaBackend(const Config& config, const System& system, Timers* timers) {
@@ -23,8 +32,10 @@ std::unique_ptr<Backend> makeCudaBackend(const Config& config, const System& sys
                                         "': an MD run takes one GPU (faraday map splits its frames across several)");
     useCudaDevice(devices[0]);
   }
+  if (config.nonbonded.allPairs()) return makeCudaAllPairsBackend(config, system, timers);
   return std::make_unique<CudaBackend>(config, system, timers);
 #else
+  if (config.nonbonded.allPairs()) return makeCudaAllPairsBackend(config, system, timers);
   (void)config, (void)system, (void)timers;
   throw Error("run.platform = cuda: this build has no CUDA backend");
 #endif
@@ -38,7 +49,7 @@ bool platformUsesCuda(const std::string& platform) {
 
 std::unique_ptr<Backend> makeBackend(const Config& config, const System& system, Timers* timers) {
   const std::string& platform = config.run.platform;
-  if (platform == "cpu") return std::make_unique<CpuBackend>(config, system, timers);
+  if (platform == "cpu") return makeCpuBackend(config, system, timers);
   if (platform == "cuda") {
     if (!cudaUsable()) throw Error("run.platform = cuda: " + cudaDeviceDescription());
     return makeCudaBackend(config, system, timers);
@@ -47,7 +58,7 @@ std::unique_ptr<Backend> makeBackend(const Config& config, const System& system,
     if (cudaUsable()) return makeCudaBackend(config, system, timers);
     std::fprintf(stderr, "run.platform = auto: no usable CUDA device (%s); using the CPU backend\n",
                  cudaDeviceDescription().c_str());
-    return std::make_unique<CpuBackend>(config, system, timers);
+    return makeCpuBackend(config, system, timers);
   }
   throw keyError("run.platform", "'" + platform + "' is not one of auto, cpu, cuda");
 }

@@ -120,7 +120,8 @@ std::string physicsDescription(const Config& config, const System& system) {
   s << "atom_names_hash=" << fnv1a(names.data(), names.size()) << '\n';
   for (const auto& [key, value] : config.effective) {
     const bool physics = key.rfind("atom.", 0) == 0 || key.rfind("nonbonded.", 0) == 0 ||
-                         key.rfind("electrostatics.", 0) == 0 || key.rfind("integrator.", 0) == 0;
+                         key.rfind("electrostatics.", 0) == 0 || key.rfind("integrator.", 0) == 0 ||
+                         key.rfind("gravity.", 0) == 0 || key.rfind("typed.", 0) == 0;
     if (physics) s << key << '=' << value << '\n';
   }
   return s.str();

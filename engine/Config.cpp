@@ -140,6 +140,15 @@ const std::vector<KeySpec>& keySpecs() {
        [](C& c, const V& v) { c.system.velocitySeed = toSeed(v.text); },
        [](const C& c) { return std::to_string(c.system.velocitySeed); }},
 
+      {"nonbonded.mode", "", "cutoff (periodic box, pair list) | all-pairs (open boundaries, every pair, no cutoff)",
+       [](C& c, const V& v) { c.nonbonded.mode = oneOf(v.text, {"cutoff", "all-pairs"}); },
+       [](const C& c) { return c.nonbonded.mode; }},
+      {"nonbonded.potential", "", "lj-coulomb | gravity (all-pairs only) | typed ([typed.A-B] sections)",
+       [](C& c, const V& v) { c.nonbonded.potential = oneOf(v.text, {"lj-coulomb", "gravity", "typed"}); },
+       [](const C& c) { return c.nonbonded.potential; }},
+      {"nonbonded.typed_rmin", "nm", "the typed force's distance is clamped below it",
+       [](C& c, const V& v) { c.nonbonded.typedRmin = positive(toDouble(v.text), "nm"); },
+       [](const C& c) { return formatNumber(c.nonbonded.typedRmin); }},
       {"nonbonded.cutoff", "nm", "LJ and real-space Coulomb cutoff",
        [](C& c, const V& v) { c.nonbonded.cutoff = positive(toDouble(v.text), "nm"); },
        [](const C& c) { return formatNumber(c.nonbonded.cutoff); }},
@@ -155,6 +164,13 @@ const std::vector<KeySpec>& keySpecs() {
       {"nonbonded.dispersion_correction", "bool", "long-range LJ energy/pressure correction",
        [](C& c, const V& v) { c.nonbonded.dispersionCorrection = toBool(v.text); },
        [](const C& c) { return boolText(c.nonbonded.dispersionCorrection); }},
+
+      {"gravity.g", "kJ/mol nm/amu^2", "gravitational constant: F = G m_i m_j / r^2",
+       [](C& c, const V& v) { c.gravity.g = positive(toDouble(v.text), "kJ/mol nm/amu^2"); },
+       [](const C& c) { return formatNumber(c.gravity.g); }},
+      {"gravity.softening", "nm", "Plummer softening eps: r^2 -> r^2 + eps^2 (> 0, required with gravity)",
+       [](C& c, const V& v) { c.gravity.softening = positive(toDouble(v.text), "nm"); },
+       [](const C& c) { return formatNumber(c.gravity.softening); }},
 
       {"electrostatics.method", "", "pme | ewald | none",
        [](C& c, const V& v) { c.electrostatics.method = oneOf(v.text, {"pme", "ewald", "none"}); },
@@ -347,19 +363,35 @@ const KeySpec* findSpec(const std::string& key) {
   return nullptr;
 }
 
-// ---- [atom.NAME] keys ---------------------------------------------------------------------
+// ---- [atom.NAME] and [typed.A-B] keys ----------------------------------------------------
 
-const char* const kAtomFields[] = {"mass", "charge", "sigma", "epsilon"};
+/// A section whose name is chosen by the user ([atom.NA], [typed.NA-CL]) and the keys it takes.
+struct NamedSection {
+  const char* prefix;  ///< "atom." or "typed."
+  std::vector<const char*> fields;
+};
+const NamedSection kAtomSection{"atom.", {"mass", "charge", "sigma", "epsilon"}};
+const NamedSection kTypedSection{"typed.", {"c1", "c2", "c3"}};
+const NamedSection* const kNamedSections[] = {&kAtomSection, &kTypedSection};
 
-/// Splits "atom.NAME.field"; false when `key` is not of that form.
-bool splitAtomKey(const std::string& key, std::string& name, std::string& field) {
-  if (key.rfind("atom.", 0) != 0) return false;
+/// Splits "PREFIX.NAME.field" of `section`; false when `key` is not of that form.
+bool splitNamedKey(const std::string& key, const NamedSection& section, std::string& name, std::string& field) {
+  const std::string prefix = section.prefix;
+  if (key.rfind(prefix, 0) != 0) return false;
   const std::size_t dot = key.rfind('.');
-  if (dot <= 5) return false;
-  name = key.substr(5, dot - 5);
+  if (dot <= prefix.size()) return false;
+  name = key.substr(prefix.size(), dot - prefix.size());
   field = key.substr(dot + 1);
-  for (const char* f : kAtomFields)
+  for (const char* f : section.fields)
     if (field == f) return !name.empty();
+  return false;
+}
+
+/// Whether `key` belongs to a named section; `sectionName` is then "PREFIX.NAME" (e.g. "atom.NA").
+bool isNamedKey(const std::string& key, std::string& sectionName) {
+  std::string name, field;
+  for (const NamedSection* s : kNamedSections)
+    if (splitNamedKey(key, *s, name, field)) return sectionName = s->prefix + name, true;
   return false;
 }
 
@@ -379,18 +411,21 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
-std::vector<std::string> validKeys(const std::set<std::string>& atomNames) {
+/// Every fixed key, and every key of the named sections seen ("atom.NA", "typed.NA-CL").
+std::vector<std::string> validKeys(const std::set<std::string>& sectionNames) {
   std::vector<std::string> keys;
   for (const KeySpec& s : keySpecs()) keys.push_back(s.key);
-  for (const std::string& name : atomNames)
-    for (const char* f : kAtomFields) keys.push_back("atom." + name + "." + f);
+  for (const std::string& name : sectionNames)
+    for (const NamedSection* s : kNamedSections)
+      if (name.rfind(s->prefix, 0) == 0)
+        for (const char* f : s->fields) keys.push_back(name + "." + f);
   return keys;
 }
 
-std::string unknownKeyMessage(const std::string& key, const std::set<std::string>& atomNames) {
+std::string unknownKeyMessage(const std::string& key, const std::set<std::string>& sectionNames) {
   std::string best;
   std::size_t bestDistance = std::string::npos;
-  for (const std::string& k : validKeys(atomNames)) {
+  for (const std::string& k : validKeys(sectionNames)) {
     const std::size_t d = editDistance(key, k);
     if (d < bestDistance) bestDistance = d, best = k;
   }
@@ -537,57 +572,115 @@ std::vector<RawEntry> readCommandLine(const std::vector<std::string>& overrides)
 
 // ---- assembling the Config -----------------------------------------------------------------
 
-struct AtomFields {
+/// The keys of one named section ([atom.NA], [typed.NA-CL]), by field.
+struct NamedFields {
+  std::string name;
   std::map<std::string, Value> values;  ///< field -> value
   Origin firstSeen;
+
+  /// Field `f` converted by `convert` (which throws BadValue); errors name the key.
+  template <typename Convert>
+  double required(const NamedSection& section, const char* f, Convert convert) const {
+    const std::string key = section.prefix + name + "." + f;
+    const auto it = values.find(f);
+    if (it == values.end()) throw Error(firstSeen.where(key) + ": required key is missing");
+    try {
+      return convert(toDouble(it->second.text));
+    } catch (const BadValue& b) {
+      throw Error(it->second.origin.where(key) + ": " + b.what);
+    }
+  }
 };
 
-void checkKnown(const std::vector<RawEntry>& entries, const std::set<std::string>& atomNames) {
+/// The named sections of `section`'s kind, in the order they first appear.
+std::vector<NamedFields> namedSections(const std::vector<RawEntry>& entries, const NamedSection& section) {
+  std::vector<NamedFields> out;
   for (const RawEntry& e : entries) {
     std::string name, field;
-    if (findSpec(e.key) || splitAtomKey(e.key, name, field)) continue;
-    const std::string msg = unknownKeyMessage(e.key, atomNames);
+    if (!splitNamedKey(e.key, section, name, field)) continue;
+    auto it = std::find_if(out.begin(), out.end(), [&](const NamedFields& f) { return f.name == name; });
+    if (it == out.end()) it = out.insert(out.end(), NamedFields{name, {}, e.value.origin});
+    it->values[field] = e.value;
+  }
+  return out;
+}
+
+void checkKnown(const std::vector<RawEntry>& entries, const std::set<std::string>& sectionNames) {
+  for (const RawEntry& e : entries) {
+    std::string sectionName;
+    if (findSpec(e.key) || isNamedKey(e.key, sectionName)) continue;
+    const std::string msg = unknownKeyMessage(e.key, sectionNames);
     if (e.value.origin.file.empty()) throw Error("command line: " + msg);
     throw fileError(e.value.origin.file, e.value.origin.line, msg);
   }
 }
 
-AtomType makeAtomType(const std::string& name, const AtomFields& fields) {
-  AtomType t;
-  t.name = name;
-  for (const char* f : kAtomFields) {
-    const auto it = fields.values.find(f);
-    const std::string key = "atom." + name + "." + f;
-    if (it == fields.values.end()) throw Error(fields.firstSeen.where(key) + ": required key is missing");
-    try {
-      const double v = toDouble(it->second.text);
-      const std::string field = f;
-      if (field == "mass") t.mass = positive(v, "amu");
-      if (field == "charge") t.charge = v;
-      if (field == "sigma") t.sigma = nonNegative(v, "nm");
-      if (field == "epsilon") t.epsilon = nonNegative(v, "kJ/mol");
-    } catch (const BadValue& b) {
-      throw Error(it->second.origin.where(key) + ": " + b.what);
-    }
+std::vector<AtomType> buildAtomTypes(const std::vector<RawEntry>& entries) {
+  std::vector<AtomType> types;
+  const auto any = [](double v) { return v; };
+  for (const NamedFields& f : namedSections(entries, kAtomSection)) {
+    AtomType t;
+    t.name = f.name;
+    t.mass = f.required(kAtomSection, "mass", [](double v) { return positive(v, "amu"); });
+    t.charge = f.required(kAtomSection, "charge", any);
+    t.sigma = f.required(kAtomSection, "sigma", [](double v) { return nonNegative(v, "nm"); });
+    t.epsilon = f.required(kAtomSection, "epsilon", [](double v) { return nonNegative(v, "kJ/mol"); });
+    types.push_back(t);
   }
-  return t;
+  return types;
 }
 
-std::vector<AtomType> buildAtomTypes(const std::vector<RawEntry>& entries) {
-  std::vector<std::string> order;
-  std::map<std::string, AtomFields> atoms;
-  for (const RawEntry& e : entries) {
-    std::string name, field;
-    if (!splitAtomKey(e.key, name, field)) continue;
-    if (!atoms.count(name)) {
-      order.push_back(name);
-      atoms[name].firstSeen = e.value.origin;
+std::string knownAtomNames(const std::vector<AtomType>& types) {
+  std::string list;
+  for (const AtomType& t : types) list += (list.empty() ? "" : ", ") + t.name;
+  return list;
+}
+
+/// "A-B" split at the '-' that leaves two atom type names (names may hold '-' themselves).
+bool splitTypePair(const std::string& name, const std::vector<AtomType>& types, std::string& a, std::string& b) {
+  const auto known = [&types](const std::string& n) {
+    return std::any_of(types.begin(), types.end(), [&n](const AtomType& t) { return t.name == n; });
+  };
+  for (std::size_t dash = name.find('-'); dash != std::string::npos; dash = name.find('-', dash + 1))
+    if (known(name.substr(0, dash)) && known(name.substr(dash + 1))) {
+      a = name.substr(0, dash), b = name.substr(dash + 1);
+      return true;
     }
-    atoms[name].values[field] = e.value;
+  return false;
+}
+
+/// The [typed.A-B] sections: c1, c2 >= 0 and c3 > 2 each required, A and B atom types of the
+/// config; A-B and B-A are one entry (given both, they must agree).
+std::vector<Config::TypedPairSection> buildTypedPairs(const std::vector<RawEntry>& entries,
+                                                      const std::vector<AtomType>& types) {
+  std::vector<Config::TypedPairSection> out;
+  std::vector<std::string> sectionOf;
+  for (const NamedFields& f : namedSections(entries, kTypedSection)) {
+    Config::TypedPairSection p;
+    if (!splitTypePair(f.name, types, p.a, p.b))
+      throw Error(f.firstSeen.where("typed." + f.name + "." + f.values.begin()->first) + ": [typed." + f.name +
+                  "] does not name two atom types as A-B (known: " + knownAtomNames(types) + ")");
+    p.c1 = f.required(kTypedSection, "c1", [](double v) { return v; });
+    p.c2 = f.required(kTypedSection, "c2", [](double v) { return nonNegative(v, "nm (kJ/mol/nm^2)^(1/c3)"); });
+    p.c3 = f.required(kTypedSection, "c3", [](double v) {
+      if (!(v > 2)) throw BadValue{"must be > 2 (the repulsion (c2/r)^c3 r^2/(c3 - 2) must vanish at large r; got " +
+                                   formatNumber(v) + ")"};
+      return v;
+    });
+    bool duplicate = false;
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      const auto& q = out[k];
+      if (!(q.a == p.b && q.b == p.a)) continue;
+      if (q.c1 != p.c1 || q.c2 != p.c2 || q.c3 != p.c3)
+        throw Error(f.firstSeen.where("typed." + f.name + "." + f.values.begin()->first) + ": [typed." + f.name +
+                    "] differs from [typed." + sectionOf[k] + "]: the table is symmetric, give one of them");
+      duplicate = true;
+    }
+    if (duplicate) continue;
+    out.push_back(p);
+    sectionOf.push_back(f.name);
   }
-  std::vector<AtomType> types;
-  for (const std::string& name : order) types.push_back(makeAtomType(name, atoms[name]));
-  return types;
+  return out;
 }
 
 void applyValues(Config& config, const std::vector<RawEntry>& entries) {
@@ -614,6 +707,12 @@ void fillEffective(Config& config) {
     out.emplace_back("atom." + t.name + ".charge", formatNumber(t.charge));
     out.emplace_back("atom." + t.name + ".sigma", formatNumber(t.sigma));
     out.emplace_back("atom." + t.name + ".epsilon", formatNumber(t.epsilon));
+  }
+  for (const Config::TypedPairSection& p : config.typedPairs) {
+    const std::string section = "typed." + p.a + "-" + p.b;
+    out.emplace_back(section + ".c1", formatNumber(p.c1));
+    out.emplace_back(section + ".c2", formatNumber(p.c2));
+    out.emplace_back(section + ".c3", formatNumber(p.c3));
   }
   out.emplace_back("map.enabled", boolText(config.map.enabled));
   if (!config.map.enabled) return;
@@ -655,14 +754,15 @@ Config loadConfig(const fs::path& file, const std::vector<std::string>& override
   const std::vector<RawEntry> cli = readCommandLine(overrides);
   entries.insert(entries.end(), cli.begin(), cli.end());
 
-  std::set<std::string> atomNames;
+  std::set<std::string> sectionNames;
   for (const RawEntry& e : entries) {
-    std::string name, field;
-    if (splitAtomKey(e.key, name, field)) atomNames.insert(name);
+    std::string name;
+    if (isNamedKey(e.key, name)) sectionNames.insert(name);
   }
-  checkKnown(entries, atomNames);
+  checkKnown(entries, sectionNames);
   applyValues(config, entries);
   config.atomTypes = buildAtomTypes(entries);
+  config.typedPairs = buildTypedPairs(entries, config.atomTypes);
   const auto isSet = [&entries](const char* key) {
     return std::any_of(entries.begin(), entries.end(), [key](const RawEntry& e) { return e.key == key; });
   };
@@ -676,6 +776,7 @@ Config loadConfig(const fs::path& file, const std::vector<std::string>& override
   for (const RawEntry& e : entries) origins[e.key] = e.value.origin.where(e.key);
   checkOutputNames(config, origins);
   checkTrajectoryFormats(config, origins);
+  checkModeCombination(config, origins);
   config.warnings = ineffectiveKeyWarnings(config, origins);
   fillEffective(config);
   return config;
@@ -700,6 +801,7 @@ std::string configHelp() {
     }
     std::string def = s.get(defaults);
     if (key == "output.directory") def = "current folder";
+    if (key == "gravity.softening") def = "(required)";
     if (def.empty()) def = "\"\"";
     std::snprintf(line, sizeof line, "  %-34s default %-14s %-7s %s\n", key.c_str(), def.c_str(), s.unit, s.help);
     out += line;
@@ -711,6 +813,18 @@ std::string configHelp() {
                                {"epsilon", "kJ/mol", "LJ well depth (>= 0)"}};
   for (const auto& a : atomHelp) {
     std::snprintf(line, sizeof line, "  %-34s default %-14s %-7s %s\n", (std::string("atom.NAME.") + a[0]).c_str(),
+                  "(required)", a[1], a[2]);
+    out += line;
+  }
+  out += "\n[typed.A-B]  with nonbonded.potential = typed: one section per pair of atom types in the system\n"
+         "  (A-B and B-A are the same entry); F_i = R (c1 / r^3 + (c2 / r)^c3), R = x_i - x_j, r clamped\n"
+         "  below nonbonded.typed_rmin; U = c1 / r + (c2 / r)^c3 r^2 / (c3 - 2), shifted to 0 at the cutoff\n"
+         "  in nonbonded.mode = cutoff\n";
+  const char* typedHelp[][3] = {{"c1", "kJ/mol nm", "Coulomb-like term (U = c1 / r)"},
+                                {"c2", "nm (kJ/mol/nm^2)^(1/c3)", "repulsion length (>= 0)"},
+                                {"c3", "", "repulsion exponent (> 2)"}};
+  for (const auto& a : typedHelp) {
+    std::snprintf(line, sizeof line, "  %-34s default %-14s %-7s %s\n", (std::string("typed.A-B.") + a[0]).c_str(),
                   "(required)", a[1], a[2]);
     out += line;
   }

@@ -29,12 +29,34 @@ struct Config {
   std::vector<AtomType> atomTypes;
 
   struct NonbondedSection {
+    std::string mode = "cutoff";         ///< nonbonded.mode: cutoff (periodic, pair list) | all-pairs (open, no cutoff)
+    std::string potential = "lj-coulomb";  ///< nonbonded.potential: lj-coulomb | gravity (all-pairs) | typed
+    double typedRmin = 0.01;             ///< nonbonded.typed_rmin, nm: the typed force's r is clamped below it
     double cutoff = 1.0;                 ///< nonbonded.cutoff, nm (LJ and real-space Coulomb)
     double buffer = 0.1;                 ///< nonbonded.buffer, nm (Verlet list skin)
     bool ljShift = true;                 ///< nonbonded.lj_shift: potential-shift LJ at the cutoff
     std::string coulombModifier = "potential-shift";  ///< nonbonded.coulomb_modifier: potential-shift | none
     bool dispersionCorrection = false;   ///< nonbonded.dispersion_correction: long-range LJ energy/pressure
+    bool allPairs() const { return mode == "all-pairs"; }
+    bool typed() const { return potential == "typed"; }
   } nonbonded;
+
+  /// [gravity]: Plummer-softened gravity between all pairs (nonbonded.potential = gravity).
+  struct GravitySection {
+    double g = 1;          ///< gravity.g, kJ/mol nm / amu^2 (F = G m_i m_j / r^2)
+    double softening = 0;  ///< gravity.softening, nm (> 0, required with gravity; 0: not set)
+  } gravity;
+
+  /// One [typed.A-B] section: the typed pair force's parameters for atom types A and B
+  /// (TypedPairParams in kernels/nonbonded/PairEvaluators.h). The table is symmetric: A-B
+  /// and B-A are the same entry.
+  struct TypedPairSection {
+    std::string a, b;  ///< atom type names ([atom.NAME])
+    double c1 = 0;     ///< typed.A-B.c1, kJ/mol nm (U = c1 / r)
+    double c2 = 0;     ///< typed.A-B.c2, nm (kJ/mol/nm^2)^(1/c3) (>= 0)
+    double c3 = 0;     ///< typed.A-B.c3, exponent (> 2)
+  };
+  std::vector<TypedPairSection> typedPairs;
 
   /// [electrostatics] and [integrator]: the typed parameters the kernels and integrators take.
   using ElectrostaticsSection = ElectrostaticsParams;

@@ -87,8 +87,45 @@ void checkTrajectoryFormats(const Config& config, const KeyOrigins& origins) {
                   "' in " + *name + " (expected .dcd or .xtc)");
 }
 
+void checkModeCombination(const Config& c, const KeyOrigins& origins) {
+  const auto fail = [&origins](const std::string& key, const std::string& what) {
+    throw Error(whereSet(origins, key) + ": " + what);
+  };
+  const auto& nb = c.nonbonded;
+  if (nb.potential == "gravity" && !nb.allPairs())
+    fail("nonbonded.potential", "gravity needs nonbonded.mode = all-pairs (open boundaries, every pair; gravity has no "
+                                "cutoff)");
+  if (!nb.allPairs()) return;
+  if (nb.potential == "lj-coulomb")
+    fail("nonbonded.mode", "all-pairs needs nonbonded.potential = gravity or typed (LJ and Coulomb run in "
+                           "nonbonded.mode = cutoff, with PME)");
+  if (c.integrator.type != "verlet")
+    fail(origins.count("integrator.type") ? "integrator.type" : "nonbonded.mode",
+         "nonbonded.mode = all-pairs runs with integrator.type = verlet only (got " + c.integrator.type + ")");
+  if (nb.potential == "gravity" && !(c.gravity.softening > 0)) {
+    const std::string where = c.configFile.empty() ? "command line" : c.configFile.string();
+    throw Error(where + ": key 'gravity.softening': required key is missing: nonbonded.potential = gravity needs the "
+                        "Plummer softening length eps > 0 (nm)");
+  }
+  if (c.map.enabled)
+    fail(origins.count("map.enabled") ? "map.enabled" : "nonbonded.mode",
+         "potential maps need nonbonded.mode = cutoff (all-pairs has open boundaries and no electrostatics)");
+}
+
 std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigins& origins) {
   using Reason = std::function<std::string(const Config&)>;
+  const std::string allPairs = "nonbonded.mode = all-pairs (open boundaries, no cutoff, no electrostatics)";
+  // A key of the cutoff mode has no effect in all-pairs mode, whatever `reason` says.
+  const auto orAllPairs = [allPairs](Reason reason) -> Reason {
+    return [allPairs, reason](const Config& x) { return x.nonbonded.allPairs() ? allPairs : reason(x); };
+  };
+  const Reason never = [](const Config&) { return std::string(); };
+  const auto unlessPotential = [](const char* potential) -> Reason {
+    return [potential](const Config& x) {
+      return x.nonbonded.potential != potential ? "nonbonded.potential = " + x.nonbonded.potential : std::string();
+    };
+  };
+  const Reason ljOnly = orAllPairs(unlessPotential("lj-coulomb"));
   const Reason verlet = [](const Config& x) {
     return x.integrator.type == "verlet" ? std::string("integrator.type = verlet (no thermostat)") : "";
   };
@@ -107,14 +144,21 @@ std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigin
       {"integrator.temperature", verlet},
       {"integrator.friction", verlet},
       {"integrator.seed", verlet},
-      {"electrostatics.ewald_rtol", noEwald},
-      {"nonbonded.coulomb_modifier",
-       [](const Config& x) {
+      {"nonbonded.cutoff", orAllPairs(never)},
+      {"nonbonded.buffer", orAllPairs(never)},
+      {"nonbonded.lj_shift", ljOnly},
+      {"nonbonded.dispersion_correction", ljOnly},
+      {"nonbonded.typed_rmin", unlessPotential("typed")},
+      {"gravity.g", unlessPotential("gravity")},
+      {"gravity.softening", unlessPotential("gravity")},
+      {"electrostatics.method", orAllPairs(never)},
+      {"electrostatics.ewald_rtol", orAllPairs(noEwald)},
+      {"nonbonded.coulomb_modifier", orAllPairs([](const Config& x) {
          return x.electrostatics.method == "none" ? std::string("electrostatics.method = none") : "";
-       }},
-      {"electrostatics.pme_order", notPme},
-      {"electrostatics.grid", notPme},
-      {"electrostatics.fourier_spacing",
+       })},
+      {"electrostatics.pme_order", orAllPairs(notPme)},
+      {"electrostatics.grid", orAllPairs(notPme)},
+      {"electrostatics.fourier_spacing", orAllPairs(
        [notPme](const Config& x) {
          const std::string r = notPme(x);
          if (!r.empty()) return r;
@@ -122,12 +166,11 @@ std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigin
          return g[0] > 0 ? "electrostatics.grid = " + std::to_string(g[0]) + " " + std::to_string(g[1]) + " " +
                                std::to_string(g[2]) + " (an explicit grid)"
                          : std::string();
-       }},
-      {"electrostatics.ewald_kspace_rtol",
-       [](const Config& x) {
+       })},
+      {"electrostatics.ewald_kspace_rtol", orAllPairs([](const Config& x) {
          return x.electrostatics.method != "ewald" ? "electrostatics.method = " + x.electrostatics.method
                                                    : std::string();
-       }},
+       })},
       {"output.energy_interval",
        [](const Config& x) { return x.output.energyFile.empty() ? std::string("no output.energy_file") : ""; }},
       {"output.trajectory_interval",
@@ -156,6 +199,11 @@ std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigin
     const std::string why = reason(c);
     if (!why.empty()) warnings.push_back(it->second + ": has no effect with " + why);
   }
+  // The [typed.A-B] sections, in the order of their keys.
+  const std::string notTyped = unlessPotential("typed")(c);
+  if (!notTyped.empty())
+    for (const auto& [key, where] : origins)
+      if (key.rfind("typed.", 0) == 0) warnings.push_back(where + ": has no effect with " + notTyped);
   return warnings;
 }
 

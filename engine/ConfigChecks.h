@@ -34,6 +34,11 @@ void checkOutputNames(const Config& config, const KeyOrigins& origins);
 /// map.trajectory has an extension other than .dcd or .xtc.
 void checkTrajectoryFormats(const Config& config, const KeyOrigins& origins);
 
+/// Throws Error naming the key (where it was set) for combinations the engine does not run:
+/// gravity outside nonbonded.mode = all-pairs, all-pairs with LJ/Coulomb or without velocity
+/// Verlet, gravity without gravity.softening, a potential map with all-pairs.
+void checkModeCombination(const Config& config, const KeyOrigins& origins);
+
 /// One line for each explicitly set key that has no effect in the chosen mode
 /// (integrator.friction with the verlet integrator, fourier_spacing with an explicit grid, ...).
 std::vector<std::string> ineffectiveKeyWarnings(const Config& config, const KeyOrigins& origins);

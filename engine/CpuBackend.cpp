@@ -1,36 +1,22 @@
 #include "engine/CpuBackend.h"
 
-#include <omp.h>
-
 #include <cstdio>
 
 #include "engine/Error.h"
 #include "engine/KernelParams.h"
-#include "integrators/InitialVelocities.h"
 
 namespace faraday {
-namespace {
-
-int resolveThreads(int requested) {
-  if (requested < 0) throw keyError("run.threads", "must be >= 0 (0 = all cores)");
-  return requested > 0 ? requested : omp_get_max_threads();
-}
-
-}  // namespace
 
 CpuBackend::CpuBackend(const Config& config, const System& system, Timers* timers, bool useCudaReciprocal)
-    : system_(system),
-      timers_(timers),
-      threads_(resolveThreads(config.run.threads)),
+    : CpuBackendBase(config, system, timers),
       useCudaReciprocal_(useCudaReciprocal),
       ewald_(chooseEwaldSetup(config, system.box)),
       list_(config.nonbonded.cutoff, config.nonbonded.buffer, threads_),
-      nonbonded_(system, nonbondedOptions(config, ewald_, threads_)),
+      nonbonded_(system, nonbondedOptions(config, system, ewald_, threads_)),
       netCharge_(system.netCharge()) {
   validate(config);
-  if (config.nonbonded.dispersionCorrection)
+  if (config.nonbonded.dispersionCorrection && !config.nonbonded.typed())
     dispersionAtUnitVolume_ = dispersionCorrection(system, config.nonbonded.cutoff, config.nonbonded.ljShift, 1.0);
-  integrator_ = makeCpuIntegrator(config.integrator, system, threads_);
   reciprocal_ = makeReciprocalSolver(ewald_, system, useCudaReciprocal, threads_);
   if (ewald_.method != "none") {
     coulombSelf_ = ewaldSelfEnergy(ewald_.beta, system.charge);
@@ -45,8 +31,8 @@ void CpuBackend::validate(const Config& config) const {
   if (!(2 * config.nonbonded.cutoff < system_.box.shortestEdge()))
     throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
                                            std::to_string(0.5 * system_.box.shortestEdge()) + " nm)");
-  if (system_.mass.size() != system_.size() || system_.charge.size() != system_.size())
-    throw Error("system: mass and charge arrays must have one entry per particle");
+  if (config.nonbonded.allPairs())
+    throw keyError("nonbonded.mode", "all-pairs runs on the all-pairs backends (makeBackend chooses them)");
 }
 
 std::string CpuBackend::name() const {
@@ -54,13 +40,9 @@ std::string CpuBackend::name() const {
 }
 
 void CpuBackend::setState(const State& state, const std::vector<Vec3>& listReference) {
-  if (state.positions.size() != system_.size() || state.velocities.size() != system_.size())
-    throw Error("state: positions and velocities must have one entry per particle");
   if (!listReference.empty() && listReference.size() != system_.size())
     throw Error("state: the neighbor-list reference must have one entry per particle");
-  state_ = state;
-  // A State that never had a box (all zero) takes the system's.
-  if (state_.box.lengths() == Vec3{}) state_.box = system_.box;
+  takeState(state);
   if (!state_.box.isValid()) throw Error("state: the box must be rectangular with positive edges");
   if (!(2 * list_.cutoff() < state_.box.shortestEdge()))
     throw keyError("nonbonded.cutoff", "must be below half the shortest edge of the state's box");
@@ -68,7 +50,6 @@ void CpuBackend::setState(const State& state, const std::vector<Vec3>& listRefer
   // A restart rebuilds from the saved reference, so the list (and the steps at which it is
   // rebuilt later) match the uninterrupted run exactly.
   list_.build(listReference.empty() ? state_.positions : listReference, state_.box);
-  forces_.clear();  // forces of a previous state no longer apply
 }
 
 void CpuBackend::updateNeighborList() {
@@ -103,6 +84,7 @@ Energies CpuBackend::computeForces() {
     ScopedTimer t(timers_, "nonbonded");
     const NonbondedResult nb = nonbonded_.compute(state_.positions, state_.box, list_, forces_);
     e.lj = nb.lj;
+    e.pair = nb.typed;
     e.coulombReal = nb.coulombReal;
     e.virial = nb.virial;
   }
@@ -111,26 +93,5 @@ Energies CpuBackend::computeForces() {
   energies_ = e;
   return e;
 }
-
-void CpuBackend::advance(bool) {
-  if (forces_.size() != system_.size()) computeForces();  // first step without computeForces()
-  {
-    ScopedTimer t(timers_, "integrate");
-    integrator_->beforeForces(state_, forces_);
-  }
-  computeForces();
-  ScopedTimer t(timers_, "integrate");
-  integrator_->afterForces(state_, forces_);
-}
-
-long CpuBackend::nonFiniteParticle() {
-  for (std::size_t i = 0; i < state_.positions.size(); ++i)
-    if (!isFinite(state_.positions[i]) || !isFinite(state_.velocities[i]) ||
-        (i < forces_.size() && !isFinite(forces_[i])))
-      return long(i);
-  return -1;
-}
-
-double CpuBackend::kineticEnergy() { return faraday::kineticEnergy(system_, state_.velocities); }
 
 }  // namespace faraday

@@ -3,8 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/Backend.h"
-#include "integrators/Integrator.h"
+#include "engine/CpuBackendBase.h"
 #include "kernels/neighbor/NeighborList.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
 #include "kernels/pme/Electrostatics.h"
@@ -19,20 +18,14 @@ namespace faraday {
 /// terms that come from the volume dependence of energies rather than from forces: the
 /// dispersion correction (DispersionCorrection::virialDiagonal) and the net-charge term
 /// (E_net on each diagonal element, since E_net ~ 1/V).
-class CpuBackend : public Backend {
+class CpuBackend : public CpuBackendBase {
  public:
   CpuBackend(const Config& config, const System& system, Timers* timers, bool useCudaReciprocal = false);
 
   std::string name() const override;
   void setState(const State& state, const std::vector<Vec3>& listReference) override;
-  void getState(State& state) override { state = state_; }
   std::vector<Vec3> listReference() override { return list_.reference(); }
   Energies computeForces() override;
-  const std::vector<Vec3>& forces() override { return forces_; }
-  void advance(bool withEnergies) override;
-  Energies energies() override { return energies_; }
-  double kineticEnergy() override;
-  long nonFiniteParticle() override;
   long long neighborListBuilds() const override { return list_.builds(); }
 
   const EwaldSetup& ewaldSetup() const { return ewald_; }
@@ -43,23 +36,16 @@ class CpuBackend : public Backend {
   void addDispersionCorrection(Energies& e) const;
   void addReciprocal(Energies& e);
 
-  const System& system_;
-  Timers* timers_;
-  int threads_;
   bool useCudaReciprocal_;
   EwaldSetup ewald_;
   NeighborList list_;
   CpuNonbonded nonbonded_;
   std::unique_ptr<ReciprocalSolver> reciprocal_;
-  std::unique_ptr<CpuIntegrator> integrator_;
   /// Dispersion correction at V = 1 nm^3 (zero when off): both terms scale as 1/V, so a
   /// step only divides by the current volume.
   DispersionCorrection dispersionAtUnitVolume_;
   double coulombSelf_ = 0;  ///< constant Ewald self term, kJ/mol
   double netCharge_ = 0;    ///< e
-  State state_;
-  std::vector<Vec3> forces_;
-  Energies energies_;
 };
 
 }  // namespace faraday

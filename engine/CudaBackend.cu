@@ -104,6 +104,7 @@ struct CudaBackend::Impl {
   EwaldSetup ewald;
   CudaIntegratorParams integ;
   double cutoff, buffer;
+  bool typed = false;  ///< the typed pair force instead of LJ (its energy in Energies::pair)
   DispersionCorrection dispersionAtUnitVolume;
   double coulombSelf = 0, netCharge = 0;
 
@@ -194,7 +195,12 @@ struct CudaBackend::Impl {
     for (std::size_t i = 0; i < system.size(); ++i)
       if (!(system.mass[i] > 0))
         throw Error("particle " + std::to_string(i) + " has mass <= 0; every [atom.NAME] needs mass > 0");
-    if (config.nonbonded.dispersionCorrection)
+    if (config.nonbonded.allPairs())
+      throw keyError("nonbonded.mode", "all-pairs runs on the all-pairs backends (makeBackend chooses them)");
+    if (config.nonbonded.potential == "gravity")
+      throw keyError("nonbonded.potential", "gravity needs nonbonded.mode = all-pairs");
+    typed = config.nonbonded.typed();
+    if (config.nonbonded.dispersionCorrection && !typed)
       dispersionAtUnitVolume = dispersionCorrection(system, cutoff, config.nonbonded.ljShift, 1.0);
     netCharge = system.netCharge();
     if (ewald.method != "none") {
@@ -205,13 +211,13 @@ struct CudaBackend::Impl {
     }
 
     allocate();
-    const LjTable table = makeLjTable(system.types, cutoff, config.nonbonded.ljShift);
     CudaNonbondedParams np;
     np.cutoff = cutoff;
     np.ewaldBeta = ewald.method == "none" ? 0.0 : ewald.beta;
     if (np.ewaldBeta > 0 && config.nonbonded.coulombModifier == "potential-shift")
       np.coulombShift = ewaldRealShift(np.ewaldBeta, cutoff);
-    nonbonded = std::make_unique<CudaNonbonded>(table, np);
+    nonbonded = typed ? std::make_unique<CudaNonbonded>(typedPairTable(config, system), np)
+                      : std::make_unique<CudaNonbonded>(makeLjTable(system.types, cutoff, config.nonbonded.ljShift), np);
     if (exclusions) {
       exclusionOffsets_ = *exclusionOffsets;
       exclusions_ = *exclusions;
@@ -532,7 +538,7 @@ struct CudaBackend::Impl {
   Energies readEnergies() {
     const DeviceEnergies d = fromDevice(deviceEnergies.data());
     Energies e;
-    e.lj = d.nonbonded[kSumLj];
+    (typed ? e.pair : e.lj) = d.nonbonded[kSumLj];
     e.coulombReal = d.nonbonded[kSumCoulomb];
     const double* w = d.nonbonded + kSumWxx;
     e.virial.m[0][0] = w[0] + d.recip[1];

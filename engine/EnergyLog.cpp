@@ -18,8 +18,8 @@ double pressureBar(double kineticEnergy, const Energies& energies, double volume
 }
 
 EnergyLog::EnergyLog(const std::filesystem::path& file, double degreesOfFreedom, long long interval, double timestep,
-                     long long restartStep)
-    : path_(file), degreesOfFreedom_(degreesOfFreedom), interval_(interval), timestep_(timestep) {
+                     long long restartStep, bool periodic)
+    : path_(file), degreesOfFreedom_(degreesOfFreedom), interval_(interval), timestep_(timestep), periodic_(periodic) {
   if (restartStep >= 0 && std::filesystem::exists(file))
     continueAfter(restartStep);
   else
@@ -38,12 +38,14 @@ std::string EnergyLog::header() {
 
 std::string energyTermHeader() {
   return "\"LJ (kJ/mole)\",\"Dispersion Correction (kJ/mole)\",\"Coulomb Real Space (kJ/mole)\","
-         "\"Coulomb Reciprocal Space (kJ/mole)\",\"Coulomb Self (kJ/mole)\",\"Coulomb Net Charge (kJ/mole)\"";
+         "\"Coulomb Reciprocal Space (kJ/mole)\",\"Coulomb Self (kJ/mole)\",\"Coulomb Net Charge (kJ/mole)\","
+         "\"Gravity or Typed Pair (kJ/mole)\"";
 }
 
 std::string energyTermFields(const Energies& e) {
   std::string out;
-  for (const double v : {e.lj, e.dispersionCorrection, e.coulombReal, e.coulombRecip, e.coulombSelf, e.coulombNetCharge}) {
+  for (const double v :
+       {e.lj, e.dispersionCorrection, e.coulombReal, e.coulombRecip, e.coulombSelf, e.coulombNetCharge, e.pair}) {
     if (!out.empty()) out += ',';
     out += csvNumber("%.10g", v);
   }
@@ -105,7 +107,7 @@ void EnergyLog::report(const State& state, const Energies& e, double kinetic) {
   add(csvNumber("%.6f", temperatureOf(degreesOfFreedom_, kinetic)));
   add(speed(state.step));
   add(energyTermFields(e));
-  add(csvNumber("%.6f", pressureBar(kinetic, e, state.box.volume())));
+  add(periodic_ ? csvNumber("%.6f", pressureBar(kinetic, e, state.box.volume())) : "--");
   line += '\n';
   out_ << line << std::flush;
   if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());

@@ -12,14 +12,17 @@ namespace faraday {
 /// also has named as it names them: #"Step","Time (ps)","Potential Energy (kJ/mole)",
 /// "Kinetic Energy (kJ/mole)","Total Energy (kJ/mole)","Temperature (K)","Speed (ns/day)"
 /// (averaged since the start of this run; "--" before any step), then each term of Energies
-/// (kJ/mole) and "Pressure (bar)". No value prints as "-0". Rows are flushed as they are
-/// written. On a restart the rows after the restart step are dropped and the log continues.
+/// (kJ/mole) and "Pressure (bar)" ("--" without a periodic box: an open system in
+/// nonbonded.mode = all-pairs has no volume). No value prints as "-0". Rows are flushed as
+/// they are written. On a restart the rows after the restart step are dropped and the log
+/// continues.
 class EnergyLog : public Reporter {
  public:
   /// `degreesOfFreedom` of the temperature (degreesOfFreedom() of integrators/Integrator.h),
-  /// `timestep` ps; `restartStep` < 0 starts a new file.
+  /// `timestep` ps; `restartStep` < 0 starts a new file; `periodic`: whether the pressure of
+  /// the state's box means anything.
   EnergyLog(const std::filesystem::path& file, double degreesOfFreedom, long long interval, double timestep,
-            long long restartStep);
+            long long restartStep, bool periodic = true);
   const char* name() const override { return "energy"; }
   long long interval() const override { return interval_; }
   bool needsState() const override { return false; }
@@ -38,6 +41,7 @@ class EnergyLog : public Reporter {
   double degreesOfFreedom_;
   long long interval_;
   double timestep_;
+  bool periodic_;
   std::ofstream out_;
   long long startStep_ = 0;
   std::chrono::steady_clock::time_point startTime_;

@@ -1,19 +1,83 @@
 #include "engine/KernelParams.h"
 
+#include "engine/Error.h"
+#include "engine/TextParse.h"
+
 namespace faraday {
 
 EwaldSetup chooseEwaldSetup(const Config& config, const Box& box) {
   return chooseEwaldSetup(config.electrostatics, config.nonbonded.cutoff, box);
 }
 
-NonbondedOptions nonbondedOptions(const Config& config, const EwaldSetup& ewald, int threads) {
+NonbondedOptions nonbondedOptions(const Config& config, const System& system, const EwaldSetup& ewald, int threads) {
+  if (config.nonbonded.potential == "gravity")
+    throw keyError("nonbonded.potential", "gravity needs nonbonded.mode = all-pairs");
   NonbondedOptions o;
   o.cutoff = config.nonbonded.cutoff;
   o.ljShift = config.nonbonded.ljShift;
   o.ewaldBeta = ewald.method == "none" ? 0.0 : ewald.beta;
   o.coulombShift = config.nonbonded.coulombModifier == "potential-shift";
+  if (config.nonbonded.typed()) o.typed = typedPairTable(config, system);
   o.threads = threads;
   return o;
+}
+
+namespace {
+
+/// The section of types a and b, either way round; null when there is none.
+const Config::TypedPairSection* findTypedPair(const Config& config, const std::string& a, const std::string& b) {
+  for (const Config::TypedPairSection& p : config.typedPairs)
+    if ((p.a == a && p.b == b) || (p.a == b && p.b == a)) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+TypedPairTable typedPairTable(const Config& config, const System& system) {
+  const int types = int(system.types.size());
+  std::vector<bool> present(std::size_t(types), false);
+  for (int t : system.type) present[std::size_t(t)] = true;
+  TypedPairTable table;
+  table.types = types;
+  table.rmin = config.nonbonded.typedRmin;
+  // Never evaluated: a pair of types of which one is absent from the system.
+  table.params.assign(std::size_t(types) * types, TypedPairParams<double>{0.0, 0.0, 3.0});
+  for (int a = 0; a < types; ++a)
+    for (int b = a; b < types; ++b) {
+      const std::string& na = system.types[std::size_t(a)].name;
+      const std::string& nb = system.types[std::size_t(b)].name;
+      const Config::TypedPairSection* p = findTypedPair(config, na, nb);
+      if (!p) {
+        if (!present[std::size_t(a)] || !present[std::size_t(b)]) continue;
+        const std::string where = config.configFile.empty() ? "command line" : config.configFile.string();
+        throw Error(where + ": no [typed." + na + "-" + nb + "] section: nonbonded.potential = typed needs c1, c2, c3 for "
+                    "every pair of atom types in the system (" + na + " and " + nb + " are in " +
+                    (config.system.coordinates.empty() ? std::string("it") : config.system.coordinates.string()) + ")");
+      }
+      if (!(p->c3 > 2)) throw keyError("typed." + p->a + "-" + p->b + ".c3", "must be > 2 (got " + formatNumber(p->c3) + ")");
+      table.params[std::size_t(a) * types + b] = table.params[std::size_t(b) * types + a] = {p->c1, p->c2, p->c3};
+    }
+  return table;
+}
+
+AllPairsParams allPairsParams(const Config& config, const System& system) {
+  AllPairsParams p;
+  const std::string& potential = config.nonbonded.potential;
+  if (potential == "gravity") {
+    p.potential = AllPairsPotential::Gravity;
+    p.G = config.gravity.g;
+    p.softening = config.gravity.softening;
+    if (!(p.softening > 0))
+      throw keyError("gravity.softening", "must be > 0 nm with nonbonded.potential = gravity (got " +
+                                              formatNumber(p.softening) + ")");
+    if (!(p.G > 0)) throw keyError("gravity.g", "must be > 0");
+  } else if (potential == "typed") {
+    p.potential = AllPairsPotential::Typed;
+    p.typed = typedPairTable(config, system);
+  } else {
+    throw keyError("nonbonded.potential", "'" + potential + "' does not run in nonbonded.mode = all-pairs (gravity or typed)");
+  }
+  return p;
 }
 
 }  // namespace faraday

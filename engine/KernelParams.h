@@ -3,6 +3,7 @@
 // layer that reads the configuration.
 #include "engine/Box.h"
 #include "engine/Config.h"
+#include "kernels/nbody/AllPairs.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
 #include "kernels/pme/Electrostatics.h"
 
@@ -13,7 +14,18 @@ namespace faraday {
 EwaldSetup chooseEwaldSetup(const Config& config, const Box& box);
 
 /// The short-range options: nonbonded.cutoff and lj_shift, the Ewald splitting parameter of
-/// `ewald` (0 for method none) and `threads` OpenMP threads.
-NonbondedOptions nonbondedOptions(const Config& config, const EwaldSetup& ewald, int threads);
+/// `ewald` (0 for method none), the typed pair table with nonbonded.potential = typed, and
+/// `threads` OpenMP threads. Throws Error naming the key for a potential the cutoff mode
+/// does not run (gravity).
+NonbondedOptions nonbondedOptions(const Config& config, const System& system, const EwaldSetup& ewald, int threads);
+
+/// The typed pair force's table over `system`'s atom types, from the [typed.A-B] sections and
+/// nonbonded.typed_rmin. Throws Error naming the missing section when a pair of atom types
+/// present in the system has none (pairs of types absent from the system get a placeholder).
+TypedPairTable typedPairTable(const Config& config, const System& system);
+
+/// What nonbonded.mode = all-pairs computes: gravity (gravity.g, gravity.softening) or the
+/// typed pair force. Throws Error naming the key for another potential or a missing softening.
+AllPairsParams allPairsParams(const Config& config, const System& system);
 
 }  // namespace faraday

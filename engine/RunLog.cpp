@@ -72,6 +72,28 @@ void openRunLog(std::ostream& log, const std::filesystem::path& file, bool appen
   if (auto* runLog = dynamic_cast<RunLog*>(&log)) runLog->open(file, append);
 }
 
+namespace {
+
+/// nonbonded.mode = all-pairs: what every pair feels, and how many pairs a step takes.
+std::string allPairsSummary(const Config& config, const System& system) {
+  char line[512];
+  const double n = double(system.size());
+  const char* what = config.nonbonded.potential == "gravity" ? "Plummer-softened gravity" : "the typed pair force";
+  std::snprintf(line, sizeof line,
+                "All pairs: %s, open boundaries (the coordinate file's box is not used), %.0f pairs per step, no "
+                "electrostatics\n",
+                what, 0.5 * n * (n - 1));
+  std::string out = line;
+  if (config.nonbonded.potential == "gravity") {
+    std::snprintf(line, sizeof line, "  G = %g kJ/mol nm/amu^2, softening %g nm\n", config.gravity.g,
+                  config.gravity.softening);
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string runSetupSummary(const Config& config, const System& system) {
   char line[512];
   std::string out;
@@ -79,6 +101,7 @@ std::string runSetupSummary(const Config& config, const System& system) {
   std::snprintf(line, sizeof line, "OpenMP: %d threads (run.threads = %d), idle threads wait: %s\n", threads,
                 config.run.threads, openMpWaiting().c_str());
   out += line;
+  if (config.nonbonded.allPairs()) return out + allPairsSummary(config, system);
   const EwaldSetup ewald = chooseEwaldSetup(config, system.box);
   out += describe(ewald) + "\n";
   if (ewald.method == "none") return out;

@@ -52,7 +52,8 @@ void logFileOnly(std::ostream& log, const std::string& text);
 void openRunLog(std::ostream& log, const std::filesystem::path& file, bool append);
 
 /// The part of the run log that says how the run is set up: OpenMP threads and how idle
-/// threads wait, and the electrostatics (method, beta, grid, order, estimated force error).
+/// threads wait, and the electrostatics (method, beta, grid, order, estimated force error),
+/// or, in nonbonded.mode = all-pairs, the pair interaction and the pairs per step.
 std::string runSetupSummary(const Config& config, const System& system);
 
 }  // namespace faraday

@@ -42,14 +42,15 @@ std::optional<std::string> potentialRunaway(const System& system, double potenti
   return std::string(text);
 }
 
-std::string describeParticle(const System& system, const State& state, long particle) {
+std::string describeParticle(const System& system, const State& state, long particle, bool periodic) {
   const std::size_t p = std::size_t(particle);
   std::string out = "particle " + std::to_string(particle) + " (atom name " + system.atomName[p] + ", 0-based index)";
   long closest = -1;
   double best = HUGE_VAL;
   for (std::size_t j = 0; j < state.positions.size(); ++j) {
     if (j == p) continue;
-    const double r2 = norm2(state.box.minimumImage(state.positions[j] - state.positions[p]));
+    const Vec3 d = state.positions[j] - state.positions[p];
+    const double r2 = norm2(periodic ? state.box.minimumImage(d) : d);
     if (r2 < best) best = r2, closest = long(j);
   }
   if (closest >= 0 && std::isfinite(best)) {

@@ -31,8 +31,9 @@ std::optional<Runaway> findRunaway(const System& system, const State& state, con
 /// A reason when the potential energy exceeds kMaxPotentialPerParticle per particle.
 std::optional<std::string> potentialRunaway(const System& system, double potential);
 
-/// "particle I (atom name A, 0-based index); its closest neighbour is particle J (B) at R nm".
-std::string describeParticle(const System& system, const State& state, long particle);
+/// "particle I (atom name A, 0-based index); its closest neighbour is particle J (B) at R nm",
+/// the distance by minimum image in the state's box when `periodic`, else plain.
+std::string describeParticle(const System& system, const State& state, long particle, bool periodic = true);
 
 /// A pair of particles closer than its contact threshold.
 struct CloseContact {

@@ -100,9 +100,11 @@ void Simulation::createStandardReporters() {
   const auto& out = config_.output;
   if (!out.logFile.empty()) openRunLog(log_, outputPath(out.logFile), restart_.has_value());
   if (!out.energyFile.empty())
-    reporters_.insert(reporters_.begin(), std::make_unique<EnergyLog>(outputPath(out.energyFile),
-                                                                      degreesOfFreedom(setup_.system, config_.integrator.type),
-                                                                      out.energyInterval, config_.integrator.dt, restartStep));
+    reporters_.insert(reporters_.begin(),
+                      std::make_unique<EnergyLog>(outputPath(out.energyFile),
+                                                  degreesOfFreedom(setup_.system, config_.integrator.type),
+                                                  out.energyInterval, config_.integrator.dt, restartStep,
+                                                  !config_.nonbonded.allPairs()));
   if (!out.trajectoryFile.empty())
     reporters_.push_back(std::make_unique<TrajectoryReporter>(outputPath(out.trajectoryFile), setup_.system.size(),
                                                               out.trajectoryInterval, config_.integrator.dt, restartStep,
@@ -184,7 +186,7 @@ void Simulation::failRunaway(long long step, const std::string& reason, long par
   backend_->getState(bad);
   if (particle < 0) particle = largestForce(backend_->forces());
   std::string message = reason + " at step " + std::to_string(step);
-  if (particle >= 0) message += ": " + describeParticle(setup_.system, bad, particle);
+  if (particle >= 0) message += ": " + describeParticle(setup_.system, bad, particle, !config_.nonbonded.allPairs());
   stopWithLastGoodState(step, message);
 }
 
@@ -205,7 +207,7 @@ void Simulation::failNonFinite(long long step, const std::string& what) {
     message += "no particle has a non-finite position, velocity or force; ";
   }
   if (index >= 0)
-    message += describeParticle(setup_.system, bad, index) + "; it has " +
+    message += describeParticle(setup_.system, bad, index, !config_.nonbonded.allPairs()) + "; it has " +
                (kind == "largest force" ? "the largest force" : "a non-finite " + kind);
   stopWithLastGoodState(step, message);
 }
@@ -327,8 +329,10 @@ RunResult runFromConfig(const Config& config, const RunOptions& options, std::os
     log << "System (" << config.system.coordinates.string() << "):\n" << describeSystem(setup.system);
     log << "Velocities: " << (setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
     log << runSetupSummary(config, setup.system);
-    log << describeCloseContacts(setup.system, checkpoint ? checkpoint->positions : setup.state.positions,
-                                 checkpoint ? checkpoint->box : setup.system.box);
+    // Contacts are judged by LJ sizes in the periodic box; all pairs have neither.
+    if (!config.nonbonded.allPairs())
+      log << describeCloseContacts(setup.system, checkpoint ? checkpoint->positions : setup.state.positions,
+                                   checkpoint ? checkpoint->box : setup.system.box);
     if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";
     log << "Dry run: configuration and input are valid; nothing was written.\n";
     return {};

@@ -5,6 +5,7 @@
 
 #include "engine/Coordinates.h"
 #include "engine/Error.h"
+#include "engine/KernelParams.h"
 #include "engine/TextParse.h"
 #include "engine/Units.h"
 #include "integrators/InitialVelocities.h"
@@ -63,7 +64,9 @@ Setup buildSetup(const Config& config) {
   Setup setup;
   setup.title = c.title;
   setup.system = makeSystem(config, c);
-  checkCutoffFitsBox(config, c.box);
+  // All pairs: open boundaries, the file's box is carried along for the outputs only.
+  if (!config.nonbonded.allPairs()) checkCutoffFitsBox(config, c.box);
+  if (config.nonbonded.typed()) typedPairTable(config, setup.system);  // every pair of types present has a section
   setup.state.positions = c.positions;
   setup.state.box = c.box;
   setup.velocitiesFromFile = !c.velocities.empty();

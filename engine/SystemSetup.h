@@ -16,8 +16,10 @@ struct Setup {
 
 /// Reads config.system.coordinates, maps each atom name to its [atom.NAME] type, fills
 /// the System and the initial State (velocities from the .gro when present, else
-/// Maxwell-Boltzmann at system.temperature), and checks the cutoff against the box.
-/// Throws Error naming the file and line, or the key.
+/// Maxwell-Boltzmann at system.temperature), and checks the cutoff against the box (not in
+/// nonbonded.mode = all-pairs, which has open boundaries) and, with the typed pair force, that
+/// every pair of atom types in the system has its [typed.A-B] section. Throws Error naming
+/// the file and line, the key or the section.
 Setup buildSetup(const Config& config);
 
 /// Checks that the cutoff (and cutoff + buffer) is shorter than half the shortest box edge.

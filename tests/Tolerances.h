@@ -297,3 +297,63 @@ inline constexpr double kPmePotDefaultVsGaussianSum = 1e-3;
 inline constexpr double kPmePotTightVsGaussianSum = 1e-6;
 
 }  // namespace faraday::tol
+
+// ---- All pairs (open boundaries) and the typed pair force ------------------------------------
+namespace faraday::tol {
+
+/// The typed pair force in float against double, relative to |c1|/r^3 + (c2/r)^c3 (forces)
+/// or the sum of the terms' magnitudes (energies), so that the cancellation of an attractive
+/// c1 against the repulsion does not count: r^2 is rounded (6e-8 relative), 1/sqrt and
+/// c2 * (1/r) add three roundings, so c2/r is good to 1.8e-7, and the power multiplies that
+/// by c3 (12 at most here: 2.2e-6 worst case), powf adds an ulp. Measured 7.6e-7: 3e-6.
+inline constexpr double kFloatTypedPair = 3e-6;
+
+/// Two-body Kepler orbit (e = 0.5, softening eps = 1e-3 a, 5000 steps per period), period from
+/// pericentre passages, relative: the softening weakens the force by 1.5 (eps/r)^2, 6e-6 at
+/// pericentre (r = a/2) and 7e-7 at apocentre; the softened start changes a by 3e-7 (T by
+/// 4.4e-7); velocity Verlet's phase error is (omega dt)^2 / 12 with omega at pericentre
+/// 4.2 /ps and dt = 1.03e-3 ps, 1.6e-6. Together below 8e-6 (measured 1.4e-6); 2e-5. A wrong
+/// mass, G or reduced-mass handling is off by O(1).
+inline constexpr double kKeplerPeriod = 2e-5;
+/// The orbit's initial energy against -G m1 m2 / (2a), relative: the softened potential at
+/// apocentre r_a = 1.5 a differs from G m1 m2 / r_a by eps^2 / (2 r_a^2) of itself, 3.0e-7 of
+/// the orbit's energy (measured 2.96e-7); 1e-6 (float pair energies on the GPU add ~1e-7).
+inline constexpr double kKeplerInitialEnergy = 1e-6;
+/// Largest |E(t) - E0| over the orbit as a multiple of velocity Verlet's estimate: the shadow
+/// Hamiltonian H + dt^2 (p.V''.p / 12 m^2 - |V'|^2 / 24 m) per reduced mass at pericentre,
+/// where both terms are largest (1.5e-5 of |E| here). |E(t) - E0| is the swing of that
+/// correction between apocentre and pericentre, less than the estimate itself (measured 0.29
+/// of it); a kick of the wrong size or a force that is not the gradient of the energy grows
+/// without bound instead.
+inline constexpr double kKeplerEnergyOverVerletEstimate = 1.0;
+/// The centre of mass after 2.5 orbits, nm: it starts at rest and pair forces cancel exactly
+/// (also as fixed point on the GPU), so only the rounding of double positions of ~7 nm
+/// (1e-15 nm per step, 12500 steps) moves it; 1e-9 nm. A wrapped position moves it by a box
+/// edge (3 nm).
+inline constexpr double kKeplerCentreOfMass = 1e-9;
+
+/// Plummer sphere, 512 bodies, Henon units (G = M = 1, dynamical time 1 ps), softening 0.05,
+/// dt 1/128 ps, 4 ps. RMS of (E(t) - E0) / |E0|: velocity Verlet's shadow-energy oscillation,
+/// (dt / t_dyn)^2 / 12 = 5e-6; close pairs are resolved (their shortest time
+/// sqrt(eps^3 / 2 G m) = 0.18 ps is 23 steps). Measured 2.8e-6; 2e-5.
+inline constexpr double kPlummerEnergyError = 2e-5;
+/// Least-squares drift of (E(t) - E0) / |E0|, per ps, same run. Softened gravity is smooth (no
+/// cutoff), so Verlet has no secular drift: what a straight-line fit finds in an oscillation of
+/// RMS A over a window T is at most ~sqrt(12) A / T, 2.4e-6 /ps for A = 2.8e-6, T = 4 ps
+/// (measured 1.3e-7 /ps); 1e-5 /ps. A force that is not the energy's gradient drifts.
+inline constexpr double kPlummerDriftPerPs = 1e-5;
+/// The same sphere at dt = 1/64 and 1/128 ps: RMS energy error ratio, 4 for a second-order
+/// scheme. The two runs' trajectories part (N-body chaos, Lyapunov time about a crossing
+/// time), so their error histories differ in detail: +-15% (measured 4.22). A first-order
+/// scheme gives 2; unresolved close encounters, energy jumps that do not shrink with dt.
+inline constexpr double kPlummerScalingMin = 3.4;
+inline constexpr double kPlummerScalingMax = 4.6;
+
+/// systems/plummer's .gro: 2 K / -W against 1 (the generator scales the speeds to virial
+/// equilibrium in double) and the momentum against sum m |v|. The file keeps 7 decimals of
+/// position (5e-8 nm, 1e-7 of a typical 0.5 nm) and 8 of velocity: errors of ~1e-7 per body
+/// that average out over 1024 bodies (measured 1.0e-9 and 3.6e-11); 1e-6. A sphere not
+/// scaled to equilibrium misses by its sampling noise, ~1e-2.
+inline constexpr double kGroVirialRatio = 1e-6;
+
+}  // namespace faraday::tol

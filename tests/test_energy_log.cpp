@@ -59,8 +59,32 @@ TEST(EnergyLog, OpenMmColumnNamesSpeedSinceTheStartAndNoNegativeZero) {
   const double bound = 0.04 / 1000 * 86400 / 0.04;  // ns/day
   EXPECT_GT(at10, 0.0);
   EXPECT_LE(at20, bound * 1.0001);
-  EXPECT_EQ(fields(rows[1])[13], "0.000000");  // the pressure that rounds to zero
+  EXPECT_EQ(fields(rows[1])[14], "0.000000");  // the pressure that rounds to zero
   EXPECT_EQ(fields(rows[1])[7], "0");          // lj = -0.0
+}
+
+/// nonbonded.mode = all-pairs: the all-pairs energy in its column, no pressure (no volume).
+TEST(EnergyLog, OpenSystemLogsThePairEnergyAndNoPressure) {
+  TempDir dir;
+  State state;
+  state.box = Box::rectangular(2, 2, 2);
+  Energies e;
+  e.pair = -0.25;
+  e.virial.m[0][0] = e.virial.m[1][1] = e.virial.m[2][2] = -1;
+  {
+    EnergyLog log(dir / "e.csv", 3.0 * 10 - 3, 10, 0.005, -1, false);
+    log.report(state, e, 0.125);
+    log.finish(state);
+  }
+  const std::vector<std::string> rows = lines(readText(dir / "e.csv"));
+  ASSERT_EQ(rows.size(), 2u);
+  const std::vector<std::string> header = fields(rows[0]), f = fields(rows[1]);
+  ASSERT_EQ(f.size(), header.size());
+  EXPECT_EQ(header[13], "\"Gravity or Typed Pair (kJ/mole)\"");
+  EXPECT_EQ(f[13], "-0.25");
+  EXPECT_EQ(f[2], "-0.25");    // potential
+  EXPECT_EQ(f[4], "-0.125");   // total
+  EXPECT_EQ(f.back(), "--");   // pressure
 }
 
 }  // namespace

@@ -30,8 +30,25 @@ TEST_F(PlotToolTest, EnergyLogAndMapBecomePngPictures) {
   log.insert(log.find('\n') + 1, "0,0.0,1\n");
   writeText(dir / "bad.csv", log);
   EXPECT_NE(plot(dir.path(), "energy bad.csv --out pics"), 0);
-  EXPECT_NE(readText(dir / "plot.out").find("bad.csv:2: 3 fields, the header has 14"), std::string::npos)
+  EXPECT_NE(readText(dir / "plot.out").find("bad.csv:2: 3 fields, the header has 15"), std::string::npos)
       << readText(dir / "plot.out");
+}
+
+/// An all-pairs run's log has no pressure ("--"): the energies and the temperature are drawn,
+/// no pressure picture.
+TEST_F(PlotToolTest, AllPairsEnergyLogHasNoPressurePicture) {
+  if (std::system("python3 -c 'import matplotlib' > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 with matplotlib";
+  const CommandResult run = runFaraday(dir.path(), {"run", "sim.cfg", "--nonbonded.mode=all-pairs",
+                                                    "--nonbonded.potential=gravity", "--gravity.g=1e-6", "--gravity.softening=0.05",
+                                                    "--integrator.type=verlet"});
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const std::vector<std::string> rows = lines(readText(dir / "out" / "energy.csv"));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[1].substr(rows[1].rfind(',')), ",--");
+  ASSERT_EQ(plot(dir.path(), "energy out/energy.csv --out pics"), 0) << readText(dir / "plot.out");
+  EXPECT_TRUE(isPng(dir / "pics" / "energy.png"));
+  EXPECT_TRUE(isPng(dir / "pics" / "temperature.png"));
+  EXPECT_FALSE(fs::exists(dir / "pics" / "pressure.png"));
 }
 
 /// `faraday bench md` on the CPU writes the CSV; the OpenMM anchor's lines are written here.

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Plots of Faraday's outputs (matplotlib), where looking beats reading.
 
-  tools/plot.py energy out/energy.csv            energy.png, temperature.png, pressure.png
+  tools/plot.py energy out/energy.csv            energy.png, temperature.png, pressure.png (none for
+                                                 an all-pairs log: open boundaries have no pressure)
   tools/plot.py bench pme_bench.csv              pme_phases.png: median time per PME phase,
                                                  CPU against GPU, one panel per system size
   tools/plot.py md md_bench.csv [--openmm openmm.log]
@@ -18,6 +19,7 @@ Pictures go next to the input unless --out names a folder.
 """
 import argparse
 import csv
+import math
 import os
 import sys
 
@@ -51,12 +53,19 @@ def plot_energy(path, out):
         a.plot(t, c[name])
         a.set_ylabel(name.replace(" (kJ/mole)", "\n(kJ/mol)"))
         a.grid(alpha=0.3)
+    total = c["Total Energy (kJ/mole)"]
+    if total and total[0] != 0:
+        # How well the total is conserved, in the panel's corner (NVE runs, all-pairs mode).
+        change = max(abs(e - total[0]) for e in total) / abs(total[0])
+        ax[2].set_title(f"max |E - E(0)| / |E(0)| = {change:.2e}", loc="right", fontsize=8)
     ax[-1].set_xlabel("time (ps)")
     fig.suptitle(os.path.basename(path) + ": energies")
     fig.tight_layout()
     written = [save(fig, out, "energy.png")]
     for name, file, label in [("Temperature (K)", "temperature.png", "temperature (K)"),
                               ("Pressure (bar)", "pressure.png", "pressure (bar)")]:
+        if all(math.isnan(v) for v in c[name]):
+            continue  # "--" throughout: nonbonded.mode = all-pairs has no pressure
         fig, a = plt.subplots(figsize=(7, 3.5))
         a.plot(t, c[name])
         a.set_xlabel("time (ps)")

@@ -20,14 +20,27 @@ LjTable makeLjTable(const std::vector<AtomType>& types, double cutoff, bool shif
   return t;
 }
 
+std::vector<double> typedPairShifts(const TypedPairTable& table, double cutoff) {
+  std::vector<double> shift(table.params.size());
+  const double rmin2 = table.rmin * table.rmin;
+  for (std::size_t k = 0; k < shift.size(); ++k) shift[k] = typedPair(cutoff * cutoff, table.params[k], rmin2).energy;
+  return shift;
+}
+
 CpuNonbonded::CpuNonbonded(const System& system, const NonbondedOptions& options)
     : options_(options), table_(makeLjTable(system.types, options.cutoff, options.ljShift)), type_(system.type),
       charge_(system.charge) {
   if (!(options.cutoff > 0)) throw keyError("nonbonded.cutoff", "must be > 0");
+  if (options.typed) {
+    if (options.typed->types != table_.types)
+      throw Error("nonbonded: the typed pair table has " + std::to_string(options.typed->types) +
+                  " atom types, the system " + std::to_string(table_.types));
+    typedShift_ = typedPairShifts(*options.typed, options.cutoff);
+  }
   scaledCharge_.resize(charge_.size());
   for (std::size_t i = 0; i < charge_.size(); ++i) scaledCharge_[i] = units::kCoulomb * charge_[i];
   const std::size_t n = system.size();
-  energyLj_.assign(n, 0);
+  energyPair_.assign(n, 0);
   energyCoulomb_.assign(n, 0);
   virial_.assign(n, {});
 }
@@ -52,7 +65,7 @@ void CpuNonbonded::gatherSlots(const std::vector<Vec3>& positions, const Box& bo
   }
 }
 
-template <bool kCoulomb>
+template <bool kCoulomb, bool kTyped>
 void CpuNonbonded::computeRows(const Box& box, const NeighborList& list, std::vector<Vec3>& forces) {
   const long long n = (long long)wrapped_.size();
   const int* order = list.order().data();
@@ -61,23 +74,36 @@ void CpuNonbonded::computeRows(const Box& box, const NeighborList& list, std::ve
   const bool parallel = list.neighbors().size() >= 32768;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 64) if (parallel)
   for (long long slot = 0; slot < n; ++slot) {
-    const RowSums s = sumRow<kCoulomb>(int(slot), box, list);
+    const RowSums s = sumRow<kCoulomb, kTyped>(int(slot), box, list);
     forces[order[slot]] = s.force;
     // Each pair appears in two rows: half of its energy and virial belongs to each.
-    energyLj_[slot] = 0.5 * s.lj;
+    energyPair_[slot] = 0.5 * s.pair;
     energyCoulomb_[slot] = 0.5 * s.coulomb;
     for (int c = 0; c < 6; ++c) virial_[slot][c] = 0.5 * s.w[c];
   }
 }
 
+template <bool kTyped>
+PairResult<double> CpuNonbonded::shortRangePair(double r2, int a, int b) const {
+  const std::size_t k = std::size_t(a) * table_.types + b;
+  if constexpr (kTyped) {
+    const TypedPairTable& t = *options_.typed;
+    PairResult<double> p = typedPair(r2, t.params[k], t.rmin * t.rmin);
+    p.energy -= typedShift_[k];
+    return p;
+  } else {
+    return ljPair(r2, table_.pairs[k]);
+  }
+}
+
 /// Row of slot i in ascending slot j; pairs in the buffer (r >= cutoff) are skipped. (A
 /// branch-free masked variant that evaluates every listed pair measured 40% slower.)
-template <bool kCoulomb>
+template <bool kCoulomb, bool kTyped>
 RowSums CpuNonbonded::sumRow(int i, const Box& box, const NeighborList& list) const {
   const Vec3 L = box.lengths(), half = L * 0.5, xi = wrapped_[i];
   const double cutoff2 = options_.cutoff * options_.cutoff, beta = options_.ewaldBeta;
   const double shift = options_.coulombShift ? ewaldRealShift(beta, options_.cutoff) : 0.0;
-  const LjParams<double>* ljRow = &table_.pairs[std::size_t(slotType_[i]) * table_.types];
+  const int ti = slotType_[i];
   const double qi = slotScaledCharge_[i];
   const int* neighbors = list.neighbors().data();
   RowSums s;
@@ -87,9 +113,9 @@ RowSums CpuNonbonded::sumRow(int i, const Box& box, const NeighborList& list) co
                  nearestImage(xi.z - wrapped_[j].z, L.z, half.z)};  // r_ij = x_i - x_j
     const double r2 = norm2(d);
     if (r2 >= cutoff2) continue;
-    const PairResult<double> lj = ljPair(r2, ljRow[slotType_[j]]);
-    double fOverR = lj.fOverR;
-    s.lj += lj.energy;
+    const PairResult<double> p = shortRangePair<kTyped>(r2, ti, slotType_[j]);
+    double fOverR = p.fOverR;
+    s.pair += p.energy;
     if constexpr (kCoulomb) {
       const PairResult<double> c = ewaldRealPair(r2, qi * slotCharge_[j], beta, shift);
       fOverR += c.fOverR;
@@ -105,11 +131,13 @@ RowSums CpuNonbonded::sumRow(int i, const Box& box, const NeighborList& list) co
 NonbondedResult CpuNonbonded::sumParticles() const {
   NonbondedResult r;
   double w[6] = {0, 0, 0, 0, 0, 0};
-  for (std::size_t i = 0; i < energyLj_.size(); ++i) {  // sequential over slots: fixed order
-    r.lj += energyLj_[i];
+  double pair = 0;
+  for (std::size_t i = 0; i < energyPair_.size(); ++i) {  // sequential over slots: fixed order
+    pair += energyPair_[i];
     r.coulombReal += energyCoulomb_[i];
     for (int c = 0; c < 6; ++c) w[c] += virial_[i][c];
   }
+  (options_.typed ? r.typed : r.lj) = pair;
   r.virial.m[0][0] = w[0], r.virial.m[1][1] = w[1], r.virial.m[2][2] = w[2];
   r.virial.m[0][1] = r.virial.m[1][0] = w[3];
   r.virial.m[0][2] = r.virial.m[2][0] = w[4];
@@ -125,10 +153,11 @@ NonbondedResult CpuNonbonded::compute(const std::vector<Vec3>& positions, const 
   if (list.order().size() != positions.size()) throw Error("nonbonded: the neighbor list was never built");
   forces.resize(positions.size());
   gatherSlots(positions, box, list);
-  if (options_.ewaldBeta > 0)
-    computeRows<true>(box, list, forces);
+  const bool coulomb = options_.ewaldBeta > 0, typed = options_.typed.has_value();
+  if (coulomb)
+    typed ? computeRows<true, true>(box, list, forces) : computeRows<true, false>(box, list, forces);
   else
-    computeRows<false>(box, list, forces);
+    typed ? computeRows<false, true>(box, list, forces) : computeRows<false, false>(box, list, forces);
   return sumParticles();
 }
 

@@ -1,9 +1,11 @@
 #pragma once
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "engine/System.h"
 #include "engine/Vec3.h"
+#include "kernels/nbody/AllPairs.h"
 #include "kernels/neighbor/NeighborList.h"
 #include "kernels/nonbonded/PairEvaluators.h"
 
@@ -15,15 +17,23 @@ struct NonbondedOptions {
   bool ljShift = true;     ///< potential-shift LJ so that U(cutoff) = 0
   double ewaldBeta = 0;    ///< 1/nm; > 0 adds real-space Ewald Coulomb k_C q_i q_j erfc(beta r)/r
   bool coulombShift = true;  ///< potential-shift the real-space Coulomb so that U(cutoff) = 0
+  /// Set: the typed pair force (typedPair, shifted so that U(cutoff) = 0) replaces LJ.
+  std::optional<TypedPairTable> typed;
   int threads = 0;         ///< OpenMP threads (0 = all)
 };
 
 /// Short-range energies (kJ/mol) and virial W = sum over pairs r_ij (x) F_ij (kJ/mol).
 struct NonbondedResult {
   double lj = 0;
+  double typed = 0;  ///< the typed pair force (options.typed set; lj is then 0)
   double coulombReal = 0;
   Tensor3 virial;
 };
+
+/// The typed pair energy at the cutoff rc (nm) for every type pair, row-major like the table:
+/// subtracted from each pair inside the cutoff so that the energy is continuous there (the
+/// force is not: it jumps by F(rc), as LJ's does under the potential shift).
+std::vector<double> typedPairShifts(const TypedPairTable& table, double cutoff);
 
 /// LJ parameters of every type pair (Lorentz-Berthelot mixed), row-major types x types.
 struct LjTable {
@@ -33,11 +43,11 @@ struct LjTable {
 };
 LjTable makeLjTable(const std::vector<AtomType>& types, double cutoff, bool shift);
 
-/// Sums over one row of the full list: force on i (kJ/mol/nm), pair energies (kJ/mol) and
-/// pair virials r_ij (x) F_ij (kJ/mol: xx yy zz xy xz yz).
+/// Sums over one row of the full list: force on i (kJ/mol/nm), pair energies (kJ/mol: `pair`
+/// is LJ or the typed force) and pair virials r_ij (x) F_ij (kJ/mol: xx yy zz xy xz yz).
 struct RowSums {
   Vec3 force;
-  double lj = 0, coulomb = 0;
+  double pair = 0, coulomb = 0;
   double w[6] = {0, 0, 0, 0, 0, 0};
 };
 
@@ -56,14 +66,18 @@ class CpuNonbonded {
 
  private:
   void gatherSlots(const std::vector<Vec3>& positions, const Box& box, const NeighborList& list);
-  template <bool kCoulomb>
+  template <bool kCoulomb, bool kTyped>
   void computeRows(const Box& box, const NeighborList& list, std::vector<Vec3>& forces);
-  template <bool kCoulomb>
+  template <bool kCoulomb, bool kTyped>
   RowSums sumRow(int i, const Box& box, const NeighborList& list) const;
+  /// The pair energy and F/r of LJ or the typed force (shifted) for types a and b.
+  template <bool kTyped>
+  PairResult<double> shortRangePair(double r2, int a, int b) const;
   NonbondedResult sumParticles() const;
 
   NonbondedOptions options_;
   LjTable table_;
+  std::vector<double> typedShift_;     ///< per type pair, kJ/mol (options_.typed set)
   std::vector<int> type_;              ///< per particle
   std::vector<double> charge_;         ///< per particle, e
   std::vector<double> scaledCharge_;   ///< per particle k_C q_i, so that qq = k_C q_i * q_j
@@ -71,7 +85,7 @@ class CpuNonbonded {
   std::vector<Vec3> wrapped_;                    ///< positions wrapped into the box, nm
   std::vector<int> slotType_;
   std::vector<double> slotCharge_, slotScaledCharge_;
-  std::vector<double> energyLj_, energyCoulomb_;  ///< half of the slot's pair energies
+  std::vector<double> energyPair_, energyCoulomb_;  ///< half of the slot's pair energies (LJ or typed, Coulomb)
   std::vector<std::array<double, 6>> virial_;     ///< half of its pair virials (xx yy zz xy xz yz)
 };
 

@@ -33,6 +33,7 @@ struct TileArgs {
   const float4* table;
   float3 length, invLength;
   float cutoff2, beta, coulombShift;
+  float typedRmin2;  ///< nm^2 (typed force)
   unsigned long long* force;
   std::size_t stride;
   unsigned long long* sums;
@@ -47,8 +48,26 @@ __device__ __forceinline__ double warpSum(double v) {
   return v;
 }
 
+/// One pair: LJ (p = c6, c12, shift) or the typed force (p = c1, c2, c3, shift), plus the
+/// real-space Coulomb of qq = k_C q_i q_j; energies apart (the short-range term in `lj`).
+template <bool kCoulomb, bool kTyped>
+__device__ __forceinline__ PairResult2<float> shortRangePair(float r2, float4 p, float qq, float beta, float rmin2) {
+  if constexpr (kTyped) {
+    const PairResult<float> t = typedPair<float>(r2, TypedPairParams<float>{p.x, p.y, p.z}, rmin2);
+    PairResult2<float> out{t.energy - p.w, 0.f, t.fOverR};
+    if constexpr (kCoulomb) {
+      const PairResult<float> c = ewaldRealPairFast<float>(r2, qq, beta);
+      out.coulomb = c.energy;
+      out.fOverR += c.fOverR;
+    }
+    return out;
+  } else {
+    return ljEwaldPairFast<float, kCoulomb>(r2, LjParams<float>{p.x, p.y, p.z}, qq, beta);
+  }
+}
+
 /// One tile by one warp.
-template <bool kEnergy, bool kCoulomb, bool kExclusions>
+template <bool kEnergy, bool kCoulomb, bool kExclusions, bool kTyped>
 __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
   const int info = a.info[t];
   const int block = tileBlock(info);
@@ -70,7 +89,7 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
   // Energies and virial (only in the energy variant) add up in double per lane: their sum
   // then does not depend on the tiles' composition beyond the pairs' own float rounding.
   double eLj = 0, eCoulomb = 0, w[6] = {0, 0, 0, 0, 0, 0};
-  const float4* ljRow = table + ti * a.types;
+  const float4* pairRow = table + ti * a.types;
   const int next = (lane + 1) & 31;
 #pragma unroll 4
   for (int k = 0; k < 32; ++k) {
@@ -83,9 +102,8 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
     dz -= a.length.z * rintf(dz * a.invLength.z);
     const float r2 = dx * dx + dy * dy + dz * dz;
     if (active && r2 < a.cutoff2) {
-      const float4 p = ljRow[tj];
       const float qq = pi.w * pj.w;
-      const PairResult2<float> r = ljEwaldPairFast<float, kCoulomb>(r2, LjParams<float>{p.x, p.y, p.z}, qq, a.beta);
+      const PairResult2<float> r = shortRangePair<kCoulomb, kTyped>(r2, pairRow[tj], qq, a.beta, a.typedRmin2);
       const float fOverR = r.fOverR;
       if constexpr (kEnergy) {
         eLj += double(r.lj);
@@ -133,7 +151,7 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
   }
 }
 
-template <bool kEnergy, bool kCoulomb, bool kExclusions>
+template <bool kEnergy, bool kCoulomb, bool kExclusions, bool kTyped>
 __global__ void __launch_bounds__(kThreads) tileKernel(TileArgs a) {
   extern __shared__ float4 table[];
   for (int k = threadIdx.x; k < a.types * a.types; k += blockDim.x) table[k] = a.table[k];
@@ -146,26 +164,47 @@ __global__ void __launch_bounds__(kThreads) tileKernel(TileArgs a) {
   const int tiles = min(c.tiles, a.capacity);
   const int lane = threadIdx.x & 31;
   const int warps = gridDim.x * (kThreads / 32);
-  for (int t = (blockIdx.x * kThreads + threadIdx.x) >> 5; t < tiles; t += warps) tile<kEnergy, kCoulomb, kExclusions>(a, table, t, lane);
+  for (int t = (blockIdx.x * kThreads + threadIdx.x) >> 5; t < tiles; t += warps)
+    tile<kEnergy, kCoulomb, kExclusions, kTyped>(a, table, t, lane);
 }
 
 using TileKernel = void (*)(TileArgs);
-template <bool kExclusions>
+template <bool kExclusions, bool kTyped>
 TileKernel kernelFor(bool energies, bool coulomb) {
-  if (energies) return coulomb ? tileKernel<true, true, kExclusions> : tileKernel<true, false, kExclusions>;
-  return coulomb ? tileKernel<false, true, kExclusions> : tileKernel<false, false, kExclusions>;
+  if (energies)
+    return coulomb ? tileKernel<true, true, kExclusions, kTyped> : tileKernel<true, false, kExclusions, kTyped>;
+  return coulomb ? tileKernel<false, true, kExclusions, kTyped> : tileKernel<false, false, kExclusions, kTyped>;
+}
+TileKernel kernelFor(bool energies, bool coulomb, bool exclusions, bool typed) {
+  if (typed) return exclusions ? kernelFor<true, true>(energies, coulomb) : kernelFor<false, true>(energies, coulomb);
+  return exclusions ? kernelFor<true, false>(energies, coulomb) : kernelFor<false, false>(energies, coulomb);
 }
 
 }  // namespace
 
-CudaNonbonded::CudaNonbonded(const LjTable& table, const CudaNonbondedParams& params)
-    : params_(params), types_(table.types) {
+CudaNonbonded::CudaNonbonded(const LjTable& table, const CudaNonbondedParams& params) : params_(params) {
+  std::vector<float4> t(table.pairs.size());
+  for (std::size_t k = 0; k < t.size(); ++k)
+    t[k] = make_float4(float(table.pairs[k].c6), float(table.pairs[k].c12), float(table.pairs[k].shift), 0.f);
+  setUp(table.types, t);
+}
+
+CudaNonbonded::CudaNonbonded(const TypedPairTable& table, const CudaNonbondedParams& params)
+    : params_(params), typed_(true), typedRmin2_(float(table.rmin * table.rmin)) {
+  const std::vector<double> shift = typedPairShifts(table, params.cutoff);
+  std::vector<float4> t(table.params.size());
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    const TypedPairParams<double>& p = table.params[k];
+    t[k] = make_float4(float(p.c1), float(p.c2), float(p.c3), float(shift[k]));
+  }
+  setUp(table.types, t);
+}
+
+void CudaNonbonded::setUp(int types, const std::vector<float4>& t) {
+  types_ = types;
   if (types_ < 1 || types_ > kMaxTypes)
     throw Error("the CUDA short-range kernel takes 1 to " + std::to_string(kMaxTypes) + " atom types, not " +
                 std::to_string(types_));
-  std::vector<float4> t(std::size_t(types_) * types_);
-  for (std::size_t k = 0; k < t.size(); ++k)
-    t[k] = make_float4(float(table.pairs[k].c6), float(table.pairs[k].c12), float(table.pairs[k].shift), 0.f);
   table_.upload(t);
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   int device = 0, sms = 1;
@@ -194,12 +233,13 @@ void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& li
              float(params_.cutoff * params_.cutoff),
              float(params_.ewaldBeta),
              float(params_.coulombShift),
+             typedRmin2_,
              force,
              stride,
              sums};
   const std::size_t shared = std::size_t(types_) * types_ * sizeof(float4);
   const bool coulomb = params_.ewaldBeta > 0;
-  const auto kernel = list.hasExclusions() ? kernelFor<true>(energies, coulomb) : kernelFor<false>(energies, coulomb);
+  const auto kernel = kernelFor(energies, coulomb, list.hasExclusions(), typed_);
   kernel<<<blocks_, kThreads, shared, stream>>>(a);
   FARADAY_CUDA_CHECK_LAUNCH("tileKernel");
 }

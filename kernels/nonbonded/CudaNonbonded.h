@@ -1,6 +1,7 @@
 #pragma once
-// Short-range forces on the GPU over the tile list (CudaTileList): LJ with its shift and
-// real-space Ewald Coulomb, each pair once, forces summed in 64-bit fixed point.
+// Short-range forces on the GPU over the tile list (CudaTileList): LJ with its shift (or the
+// typed pair force with its shift) and real-space Ewald Coulomb, each pair once, forces
+// summed in 64-bit fixed point.
 #if defined(FARADAY_HAVE_CUDA)
 #include <cuda_runtime.h>
 
@@ -11,7 +12,8 @@
 
 namespace faraday {
 
-/// Fixed-point energy and virial slots of the short-range kernel (fixed::kEnergyScale).
+/// Fixed-point energy and virial slots of the short-range kernel (fixed::kEnergyScale);
+/// kSumLj holds the typed pair energy when the kernel runs the typed force.
 enum NonbondedSum { kSumLj = 0, kSumCoulomb, kSumWxx, kSumWyy, kSumWzz, kSumWxy, kSumWxz, kSumWyz, kNonbondedSums };
 
 /// What the tile kernel computes.
@@ -26,6 +28,9 @@ class CudaNonbonded {
   /// At most kMaxTypes atom types (their LJ table sits in shared memory).
   static constexpr int kMaxTypes = 32;
   CudaNonbonded(const LjTable& table, const CudaNonbondedParams& params);
+  /// The typed pair force (typedPair, shifted so that U(cutoff) = 0: typedPairShifts)
+  /// instead of LJ; its table (c1, c2, c3, shift per type pair) sits in shared memory.
+  CudaNonbonded(const TypedPairTable& table, const CudaNonbondedParams& params);
 
   /// Adds the forces of every tile to `force` (x, y, z planes of `stride` entries, fixed
   /// point, fixed::kScale); with `energies`, adds the energies and virial to `sums`
@@ -36,10 +41,15 @@ class CudaNonbonded {
                const Box& box, unsigned long long* force, std::size_t stride, unsigned long long* sums) const;
 
  private:
+  /// Uploads the per-type-pair table of `types` x `types` entries.
+  void setUp(int types, const std::vector<float4>& table);
+
   CudaNonbondedParams params_;
-  int types_;
-  int blocks_;
-  DeviceBuffer<float4> table_;  ///< per type pair: c6, c12, shift
+  bool typed_ = false;
+  float typedRmin2_ = 0;  ///< nm^2
+  int types_ = 0;
+  int blocks_ = 0;
+  DeviceBuffer<float4> table_;  ///< per type pair: c6, c12, shift (LJ) or c1, c2, c3, shift (typed)
 };
 
 }  // namespace faraday

@@ -1,0 +1,336 @@
+// nonbonded.mode = all-pairs on the GPU (see CudaAllPairsBackend.h): velocity Verlet around
+// the triangular all-pairs kernel, state in double on the device, nothing back to the host
+// except on reporting steps and checks.
+#include "engine/CudaAllPairsBackend.h"
+
+#include <cuda_runtime.h>
+
+#include <array>
+#include <climits>
+#include <cmath>
+
+#include "engine/Error.h"
+#include "engine/KernelParams.h"
+#include "kernels/common/CudaCheck.h"
+#include "kernels/common/CudaOwners.h"
+#include "kernels/common/DeviceBuffer.h"
+#include "kernels/common/FixedPoint.h"
+#include "kernels/nbody/CudaAllPairs.h"
+
+namespace faraday {
+namespace {
+
+constexpr int kThreads = 256;
+/// Steps between the host's reads of the non-finite flag outside reporting steps.
+constexpr long long kCheckInterval = 200;
+/// Every kTimedEvery-th step is timed by events; the phase table scales the samples.
+constexpr long long kTimedEvery = 10;
+
+int blocksFor(long long n) { return int((n + kThreads - 1) / kThreads); }
+
+struct Atoms {
+  int n;
+  double4_32a* pos;  ///< x, y, z (nm)
+  double4_32a* vel;  ///< vx, vy, vz (nm/ps); w = 1/m (1/amu)
+  float4* body;      ///< float x, y, z; w = mass or type (kept)
+  unsigned long long* force;
+  std::size_t stride;
+  double invScale;   ///< 1 / fixed-point scale
+  int* firstBad;
+};
+
+__device__ __forceinline__ double forceOf(const Atoms& a, int c, int i) {
+  return double(static_cast<long long>(a.force[c * a.stride + i])) * a.invScale;
+}
+
+/// B then A: v += dt/2 F/m, x += dt v; the float bodies follow; the forces are cleared.
+__global__ void kickDriftKernel(Atoms a, double dt) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  double4_32a v = a.vel[i], x = a.pos[i];
+  const double h = 0.5 * dt * v.w;
+  v.x += h * forceOf(a, 0, i), v.y += h * forceOf(a, 1, i), v.z += h * forceOf(a, 2, i);
+  x.x += dt * v.x, x.y += dt * v.y, x.z += dt * v.z;
+  a.vel[i] = v;
+  a.pos[i] = x;
+  for (int c = 0; c < 3; ++c) a.force[c * a.stride + i] = 0ull;
+  float4 b = a.body[i];
+  b.x = float(x.x), b.y = float(x.y), b.z = float(x.z);
+  a.body[i] = b;
+  if (!isfinite(x.x + x.y + x.z)) atomicMin(a.firstBad, i);
+}
+
+/// B: v += dt/2 F/m; with keParts, each block's kinetic energy (fixed order).
+__global__ void kickKernel(Atoms a, double dt, double* keParts) {
+  __shared__ double partial[kThreads];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double ke = 0;
+  if (i < a.n) {
+    double4_32a v = a.vel[i];
+    const double h = 0.5 * dt * v.w;
+    v.x += h * forceOf(a, 0, i), v.y += h * forceOf(a, 1, i), v.z += h * forceOf(a, 2, i);
+    a.vel[i] = v;
+    if (!isfinite(v.x + v.y + v.z)) atomicMin(a.firstBad, i);
+    ke = 0.5 * (v.x * v.x + v.y * v.y + v.z * v.z) / v.w;
+  }
+  if (!keParts) return;
+  partial[threadIdx.x] = ke;
+  __syncthreads();
+  for (int s = kThreads / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) keParts[blockIdx.x] = partial[0];
+}
+
+/// The float bodies from the double positions (after setState).
+__global__ void bodiesKernel(Atoms a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const double4_32a x = a.pos[i];
+  float4 b = a.body[i];
+  b.x = float(x.x), b.y = float(x.y), b.z = float(x.z);
+  a.body[i] = b;
+}
+
+const std::array<const char*, 2> kPhaseNames = {"allpairs", "integrate"};
+
+/// Gravity with every mass equal: that mass (the kernel's uniform-mass path); else 0.
+double uniformMass(const System& system, const AllPairsParams& params) {
+  if (params.potential != AllPairsPotential::Gravity || system.mass.empty()) return 0;
+  for (double m : system.mass)
+    if (m != system.mass[0]) return 0;
+  return system.mass[0];
+}
+
+class CudaAllPairsBackend : public Backend {
+ public:
+  CudaAllPairsBackend(const Config& config, const System& system, Timers* timers, const AllPairsParams& params)
+      : system_(system),
+        timers_(timers),
+        params_(params),
+        dt_(config.integrator.dt),
+        n_(int(system.size())),
+        stride_((system.size() + 31) / 32 * 32),
+        kernel_(int(system.size()), params, uniformMass(system, params)),
+        pos_("all-pairs positions", system.size()),
+        vel_("all-pairs velocities", system.size()),
+        body_("all-pairs bodies", system.size()),
+        force_("all-pairs forces", 3 * stride_),
+        energy_("all-pairs energy", 1),
+        keParts_("all-pairs kinetic partials", std::size_t(blocksFor(n_))),
+        firstBad_("all-pairs first bad", 1) {
+    if (config.integrator.type != "verlet")
+      throw keyError("integrator.type", "nonbonded.mode = all-pairs runs velocity Verlet only (verlet)");
+    for (double m : system.mass)
+      if (!(m > 0)) throw Error("all-pairs: every particle needs a positive mass");
+    scale_ = allPairsForceScale(params, system.mass, system.type);
+    std::vector<float4> body(system.size());
+    for (std::size_t i = 0; i < system.size(); ++i)
+      body[i] = make_float4(0.f, 0.f, 0.f,
+                            params.potential == AllPairsPotential::Gravity ? float(system.mass[i])
+                                                                           : float(system.type[i]));
+    body_.upload(body, stream_.get());
+    force_.zero(stream_.get());
+    const int none = INT_MAX;
+    firstBad_.upload(&none, 1, stream_.get());
+  }
+
+  std::string name() const override { return "cuda (all pairs)"; }
+
+  void setState(const State& state, const std::vector<Vec3>&) override {
+    if (state.positions.size() != system_.size() || state.velocities.size() != system_.size())
+      throw Error("state: positions and velocities must have one entry per particle");
+    std::vector<double4_32a> x(system_.size()), v(system_.size());
+    for (std::size_t i = 0; i < system_.size(); ++i) {
+      x[i] = double4_32a{state.positions[i].x, state.positions[i].y, state.positions[i].z, 0.0};
+      v[i] = double4_32a{state.velocities[i].x, state.velocities[i].y, state.velocities[i].z, 1.0 / system_.mass[i]};
+    }
+    pos_.upload(x, stream_.get());
+    vel_.upload(v, stream_.get());
+    state_ = state;
+    state_.positions.clear();
+    state_.velocities.clear();
+    bodiesKernel<<<blocksFor(n_), kThreads, 0, stream_.get()>>>(atoms());
+    FARADAY_CUDA_CHECK_LAUNCH("bodiesKernel");
+    force_.zero(stream_.get());
+    evaluate(true);
+    forcesValid_ = true;
+    kineticValid_ = false;
+  }
+
+  void getState(State& state) override {
+    const std::vector<double4_32a> x = pos_.toHost(stream_.get()), v = vel_.toHost(stream_.get());
+    state = state_;
+    state.positions.resize(x.size());
+    state.velocities.resize(v.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      state.positions[i] = Vec3{x[i].x, x[i].y, x[i].z};
+      state.velocities[i] = Vec3{v[i].x, v[i].y, v[i].z};
+    }
+  }
+
+  std::vector<Vec3> listReference() override { return {}; }
+
+  Energies computeForces() override {
+    requireState();
+    force_.zero(stream_.get());
+    evaluate(true);
+    return energies();
+  }
+
+  const std::vector<Vec3>& forces() override {
+    requireState();
+    const std::vector<unsigned long long> f = force_.toHost(stream_.get());
+    forces_.resize(system_.size());
+    for (std::size_t i = 0; i < system_.size(); ++i)
+      forces_[i] = Vec3{double((long long)f[i]), double((long long)f[stride_ + i]), double((long long)f[2 * stride_ + i])} *
+                   (1.0 / scale_);
+    return forces_;
+  }
+
+  void advance(bool withEnergies) override {
+    requireState();
+    const bool timed = timers_ && state_.step % kTimedEvery == 0;
+    if (timed) {
+      collectTimes();
+      FARADAY_CUDA_CHECK(cudaEventRecord(events_[0].get(), stream_.get()));
+    }
+    kickDriftKernel<<<blocksFor(n_), kThreads, 0, stream_.get()>>>(atoms(), dt_);
+    FARADAY_CUDA_CHECK_LAUNCH("kickDriftKernel");
+    if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[1].get(), stream_.get()));
+    evaluate(withEnergies);
+    if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[2].get(), stream_.get()));
+    kickKernel<<<blocksFor(n_), kThreads, 0, stream_.get()>>>(atoms(), dt_, withEnergies ? keParts_.data() : nullptr);
+    FARADAY_CUDA_CHECK_LAUNCH("kickKernel");
+    if (timed) {
+      FARADAY_CUDA_CHECK(cudaEventRecord(events_[3].get(), stream_.get()));
+      timedPending_ = true;
+    }
+    ++state_.step;
+    state_.time += dt_;
+    kineticValid_ = withEnergies;
+    if (withEnergies || state_.step % kCheckInterval == 0) checkFlags();
+  }
+
+  Energies energies() override {
+    requireState();
+    if (!energiesPending_) return energies_;
+    unsigned long long e = 0;
+    energy_.download(&e, 1, stream_.get());
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    energies_ = Energies{};
+    energies_.pair = fixed::energyFromFixed(static_cast<long long>(e));
+    energiesPending_ = false;
+    return energies_;
+  }
+
+  double kineticEnergy() override {
+    requireState();
+    if (!kineticValid_) {
+      launchKinetic();
+      kineticValid_ = true;
+    }
+    const std::vector<double> parts = keParts_.toHost(stream_.get());
+    double ke = 0;
+    for (double p : parts) ke += p;
+    return ke;
+  }
+
+  long nonFiniteParticle() override {
+    checkFlags();
+    return firstBadHost_;
+  }
+
+  long long neighborListBuilds() const override { return 0; }
+
+  ~CudaAllPairsBackend() override {
+    if (timers_) {
+      try {
+        collectTimes();
+      } catch (...) {
+      }
+    }
+  }
+
+ private:
+  Atoms atoms() {
+    return Atoms{n_, pos_.data(), vel_.data(), body_.data(), force_.data(), stride_, 1.0 / scale_, firstBadDevice()};
+  }
+  int* firstBadDevice() { return firstBad_.data(); }
+  void requireState() const {
+    if (!forcesValid_) throw Error("CudaAllPairsBackend: setState() first");
+  }
+
+  /// Adds the all-pairs forces (and the energy) of the current bodies to the force buffer.
+  void evaluate(bool withEnergy) {
+    AllPairsDeviceInput in;
+    in.n = n_;
+    in.body = body_.data();
+    in.force = force_.data();
+    in.stride = stride_;
+    in.scale = scale_;
+    if (withEnergy) {
+      energy_.zero(stream_.get());
+      in.energy = energy_.data();
+      energiesPending_ = true;
+    }
+    kernel_.enqueue(stream_.get(), in);
+  }
+
+  void launchKinetic() {
+    // B with dt = 0 leaves the velocities and writes the partials.
+    kickKernel<<<blocksFor(n_), kThreads, 0, stream_.get()>>>(atoms(), 0.0, keParts_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("kickKernel");
+  }
+
+  void checkFlags() {
+    int bad = INT_MAX;
+    firstBad_.download(&bad, 1, stream_.get());
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    if (bad != INT_MAX && firstBadHost_ < 0) firstBadHost_ = bad;
+    if (timers_) collectTimes();
+  }
+
+  void collectTimes() {
+    if (!timedPending_) return;
+    FARADAY_CUDA_CHECK(cudaEventSynchronize(events_[3].get()));
+    timers_->add(kPhaseNames[1], 1e-3 * kTimedEvery *
+                                     (CudaEvent::elapsedMs(events_[0], events_[1]) +
+                                      CudaEvent::elapsedMs(events_[2], events_[3])));
+    timers_->add(kPhaseNames[0], 1e-3 * kTimedEvery * CudaEvent::elapsedMs(events_[1], events_[2]));
+    timedPending_ = false;
+  }
+
+  const System& system_;
+  Timers* timers_;
+  AllPairsParams params_;
+  double dt_;
+  int n_;
+  std::size_t stride_;
+  double scale_ = fixed::kScale;
+  CudaStream stream_;
+  CudaAllPairs kernel_;
+  DeviceBuffer<double4_32a> pos_, vel_;
+  DeviceBuffer<float4> body_;
+  DeviceBuffer<unsigned long long> force_, energy_;
+  DeviceBuffer<double> keParts_;
+  DeviceBuffer<int> firstBad_;
+  std::array<CudaEvent, 4> events_ = makeCudaEvents<4>();
+  bool timedPending_ = false;
+  bool forcesValid_ = false;
+  bool energiesPending_ = false;
+  bool kineticValid_ = false;
+  long firstBadHost_ = -1;
+  State state_;
+  std::vector<Vec3> forces_;
+  Energies energies_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> makeCudaAllPairsBackend(const Config& config, const System& system, Timers* timers) {
+  return std::make_unique<CudaAllPairsBackend>(config, system, timers, allPairsParams(config, system));
+}
+
+}  // namespace faraday
