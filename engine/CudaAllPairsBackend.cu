@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cmath>
@@ -27,15 +28,19 @@ constexpr long long kCheckInterval = 200;
 constexpr long long kTimedEvery = 10;
 
 int blocksFor(long long n) { return int((n + kThreads - 1) / kThreads); }
+/// 2^62: the fixed-point forces' range (allPairsForceScale keeps the bound below it).
+constexpr double kFixedRange = 4.611686018427388e18;
 
 struct Atoms {
   int n;
   double4_32a* pos;  ///< x, y, z (nm)
   double4_32a* vel;  ///< vx, vy, vz (nm/ps); w = 1/m (1/amu)
-  float4* body;      ///< float x, y, z; w = mass or type (kept)
+  float4* body;      ///< float x, y, z relative to `origin`; w = mass or type (kept)
+  double3 origin;    ///< the bodies' reference point (their centroid at setState), nm
   unsigned long long* force;
   std::size_t stride;
   double invScale;   ///< 1 / fixed-point scale
+  double forceLimit; ///< |F| component (kJ/mol/nm) beyond which the fixed point nears overflow
   int* firstBad;
 };
 
@@ -55,7 +60,7 @@ __global__ void kickDriftKernel(Atoms a, double dt) {
   a.pos[i] = x;
   for (int c = 0; c < 3; ++c) a.force[c * a.stride + i] = 0ull;
   float4 b = a.body[i];
-  b.x = float(x.x), b.y = float(x.y), b.z = float(x.z);
+  b.x = float(x.x - a.origin.x), b.y = float(x.y - a.origin.y), b.z = float(x.z - a.origin.z);
   a.body[i] = b;
   if (!isfinite(x.x + x.y + x.z)) atomicMin(a.firstBad, i);
 }
@@ -70,7 +75,8 @@ __global__ void kickKernel(Atoms a, double dt, double* keParts) {
     const double h = 0.5 * dt * v.w;
     v.x += h * forceOf(a, 0, i), v.y += h * forceOf(a, 1, i), v.z += h * forceOf(a, 2, i);
     a.vel[i] = v;
-    if (!isfinite(v.x + v.y + v.z)) atomicMin(a.firstBad, i);
+    const double fMax = fmax(fabs(forceOf(a, 0, i)), fmax(fabs(forceOf(a, 1, i)), fabs(forceOf(a, 2, i))));
+    if (!isfinite(v.x + v.y + v.z) || fMax > a.forceLimit) atomicMin(a.firstBad, i);
     ke = 0.5 * (v.x * v.x + v.y * v.y + v.z * v.z) / v.w;
   }
   if (!keParts) return;
@@ -89,8 +95,32 @@ __global__ void bodiesKernel(Atoms a) {
   if (i >= a.n) return;
   const double4_32a x = a.pos[i];
   float4 b = a.body[i];
-  b.x = float(x.x), b.y = float(x.y), b.z = float(x.z);
+  b.x = float(x.x - a.origin.x), b.y = float(x.y - a.origin.y), b.z = float(x.z - a.origin.z);
   a.body[i] = b;
+}
+
+/// Per-block sums of x_i (x) F_i (9 components, row-major): without periodic images the pair
+/// virial sum over pairs r_ij (x) F_ij equals sum over i of x_i (x) F_i.
+__global__ void virialKernel(Atoms a, double* parts) {
+  __shared__ double partial[9][kThreads];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double w[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  if (i < a.n) {
+    const double4_32a x = a.pos[i];
+    const double xs[3] = {x.x - a.origin.x, x.y - a.origin.y, x.z - a.origin.z};
+    const double f[3] = {forceOf(a, 0, i), forceOf(a, 1, i), forceOf(a, 2, i)};
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) w[3 * r + c] = xs[r] * f[c];
+  }
+  for (int k = 0; k < 9; ++k) partial[k][threadIdx.x] = w[k];
+  __syncthreads();
+  for (int s = kThreads / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      for (int k = 0; k < 9; ++k) partial[k][threadIdx.x] += partial[k][threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    for (int k = 0; k < 9; ++k) parts[9 * blockIdx.x + k] = partial[k][0];
 }
 
 const std::array<const char*, 2> kPhaseNames = {"allpairs", "integrate"};
@@ -119,6 +149,7 @@ class CudaAllPairsBackend : public Backend {
         force_("all-pairs forces", 3 * stride_),
         energy_("all-pairs energy", 1),
         keParts_("all-pairs kinetic partials", std::size_t(blocksFor(n_))),
+        virialParts_("all-pairs virial partials", 9 * std::size_t(blocksFor(n_))),
         firstBad_("all-pairs first bad", 1) {
     if (config.integrator.type != "verlet")
       throw keyError("integrator.type", "nonbonded.mode = all-pairs runs velocity Verlet only (verlet)");
@@ -146,6 +177,12 @@ class CudaAllPairsBackend : public Backend {
       x[i] = double4_32a{state.positions[i].x, state.positions[i].y, state.positions[i].z, 0.0};
       v[i] = double4_32a{state.velocities[i].x, state.velocities[i].y, state.velocities[i].z, 1.0 / system_.mass[i]};
     }
+    // Float bodies relative to the centroid: the pair math sees differences, and a system far
+    // from the coordinate origin keeps its float resolution.
+    origin_ = double3{0, 0, 0};
+    for (const Vec3& p : state.positions) origin_.x += p.x, origin_.y += p.y, origin_.z += p.z;
+    const double inv = state.positions.empty() ? 0.0 : 1.0 / double(state.positions.size());
+    origin_.x *= inv, origin_.y *= inv, origin_.z *= inv;
     pos_.upload(x, stream_.get());
     vel_.upload(v, stream_.get());
     state_ = state;
@@ -157,6 +194,7 @@ class CudaAllPairsBackend : public Backend {
     evaluate(true);
     forcesValid_ = true;
     kineticValid_ = false;
+    if (params_.potential == AllPairsPotential::Typed) fitTypedScale();
   }
 
   void getState(State& state) override {
@@ -218,9 +256,13 @@ class CudaAllPairsBackend : public Backend {
     if (!energiesPending_) return energies_;
     unsigned long long e = 0;
     energy_.download(&e, 1, stream_.get());
+    std::vector<double> parts(virialParts_.size());
+    virialParts_.download(parts.data(), parts.size(), stream_.get());
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
     energies_ = Energies{};
     energies_.pair = fixed::energyFromFixed(static_cast<long long>(e));
+    for (std::size_t b = 0; b < parts.size() / 9; ++b)  // blocks in order: the same sum every time
+      for (int k = 0; k < 9; ++k) energies_.virial.m[k / 3][k % 3] += parts[9 * b + k];
     energiesPending_ = false;
     return energies_;
   }
@@ -255,11 +297,27 @@ class CudaAllPairsBackend : public Backend {
 
  private:
   Atoms atoms() {
-    return Atoms{n_, pos_.data(), vel_.data(), body_.data(), force_.data(), stride_, 1.0 / scale_, firstBadDevice()};
+    return Atoms{n_,           pos_.data(), vel_.data(),        body_.data(), origin_, force_.data(), stride_,
+                 1.0 / scale_, 0.125 * kFixedRange / scale_, firstBadDevice()};
   }
   int* firstBadDevice() { return firstBad_.data(); }
   void requireState() const {
     if (!forcesValid_) throw Error("CudaAllPairsBackend: setState() first");
+  }
+
+  /// The typed force's only hard bound (N times the pair force at the clamp) is far above what
+  /// a system meets, and would leave a coarse fixed point: the scale is fitted instead to the
+  /// largest force of the starting state with a margin of 2^20, and a force that later comes
+  /// within 1/8 of the fixed-point range stops the run as a runaway (kickKernel).
+  void fitTypedScale() {
+    double largest = 0;
+    for (const Vec3& f : forces()) largest = std::max({largest, std::fabs(f.x), std::fabs(f.y), std::fabs(f.z)});
+    if (!(largest > 0) || !std::isfinite(largest)) return;
+    const int e = std::clamp(int(std::floor(std::log2(kFixedRange / (largest * 1048576.0)))), 0, 80);
+    if (std::ldexp(1.0, e) == scale_) return;
+    scale_ = std::ldexp(1.0, e);
+    force_.zero(stream_.get());
+    evaluate(true);
   }
 
   /// Adds the all-pairs forces (and the energy) of the current bodies to the force buffer.
@@ -276,6 +334,10 @@ class CudaAllPairsBackend : public Backend {
       energiesPending_ = true;
     }
     kernel_.enqueue(stream_.get(), in);
+    if (withEnergy) {
+      virialKernel<<<blocksFor(n_), kThreads, 0, stream_.get()>>>(atoms(), virialParts_.data());
+      FARADAY_CUDA_CHECK_LAUNCH("virialKernel");
+    }
   }
 
   void launchKinetic() {
@@ -309,12 +371,13 @@ class CudaAllPairsBackend : public Backend {
   int n_;
   std::size_t stride_;
   double scale_ = fixed::kScale;
+  double3 origin_{0, 0, 0};
   CudaStream stream_;
   CudaAllPairs kernel_;
   DeviceBuffer<double4_32a> pos_, vel_;
   DeviceBuffer<float4> body_;
   DeviceBuffer<unsigned long long> force_, energy_;
-  DeviceBuffer<double> keParts_;
+  DeviceBuffer<double> keParts_, virialParts_;
   DeviceBuffer<int> firstBad_;
   std::array<CudaEvent, 4> events_ = makeCudaEvents<4>();
   bool timedPending_ = false;

@@ -58,11 +58,13 @@ inline constexpr double kGpuForceRelRms = 1e-5;
 /// float energies (1e-7 relative) summed per tile in float, then double; fixed-point sums
 /// (6e-8 kJ/mol per tile); the PME's energy bound 1e-5.
 inline constexpr double kGpuEnergyRel = 1e-5;
-/// The all-pairs kernel against the CPU double loop, relative RMS of the forces: float
-/// positions (6e-8 relative), the hardware rsqrt (2 ulp), ~10 roundings per pair, float
-/// sums of at most 32 tiles of 32 terms per body before the fixed-point sum (the error grows
-/// as the square root of the terms: ~2e-6 at worst). Measured 2e-7 to 9e-7 for 1k to 1M
-/// bodies; 5e-6 keeps a factor 5, and a missing or doubled pair shows as 1e-3 or more.
+/// The all-pairs kernel against the CPU double loop, relative RMS of the forces (relative to
+/// the summed magnitudes of the pair terms where signs mix and the net force cancels: a float
+/// sum's rounding scales with its terms): float positions relative to the bodies' centroid
+/// (6e-8 relative), the hardware rsqrt (2 ulp), ~10 roundings per pair, float sums of at most
+/// 32 tiles of 32 terms per body before the fixed-point sum (the error grows as the square
+/// root of the terms: ~2e-6 at worst). Measured 2e-7 to 9e-7 for 1k to 1M bodies; 5e-6
+/// keeps a factor 5, and a missing or doubled pair shows as 1e-3 or more.
 inline constexpr double kGpuAllPairsForceRelRms = 5e-6;
 /// A map averaged across GPUs against one GPU's, relative to its largest value: the same
 /// frames' maps (each computed alike on its GPU) summed in another grouping, double
