@@ -2,7 +2,16 @@
 # Installs the Debian packages Faraday builds with, when they are missing:
 # a C++20 compiler, CMake, Ninja, FFTW 3 (static libraries included), Boost.Program_options,
 # GoogleTest. The CUDA toolkit is optional (the CUDA backend is built when nvcc is found).
+# Then, best effort, MDAnalysis from PyPI: the XTC tests check Faraday's files against it (they
+# skip with a message where it is missing).
 set -euo pipefail
+python_tools() {
+  python3 -c "import MDAnalysis" 2>/dev/null && return 0
+  echo "install_deps: installing MDAnalysis (PyPI) for the XTC cross-checks"
+  python3 -m pip install --quiet MDAnalysis 2>/dev/null ||
+    python3 -m pip install --quiet --break-system-packages MDAnalysis 2>/dev/null ||
+    echo "install_deps: MDAnalysis could not be installed; the XTC cross-checks will skip"
+}
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 for pkg in g++ cmake ninja-build libfftw3-dev libboost-program-options-dev libgtest-dev python3; do
@@ -10,6 +19,7 @@ for pkg in g++ cmake ninja-build libfftw3-dev libboost-program-options-dev libgt
 done
 if [ ${#need[@]} -eq 0 ]; then
   echo "install_deps: all build dependencies present"
+  python_tools
   exit 0
 fi
 echo "install_deps: installing ${need[*]}"
@@ -18,3 +28,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
+python_tools
