@@ -9,9 +9,6 @@ namespace faraday {
 
 AllPairsCpuBackend::AllPairsCpuBackend(const Config& config, const System& system, Timers* timers)
     : CpuBackendBase(config, system, timers), params_(allPairsParams(config, system)) {
-  if (config.integrator.type != "verlet")
-    throw keyError("integrator.type", "nonbonded.mode = all-pairs runs with verlet only (got " +
-                                          config.integrator.type + ")");
   if (system.hasCharges())
     std::fprintf(stderr, "nonbonded.mode = all-pairs: the particles' charges are ignored\n");
 }

@@ -16,6 +16,7 @@
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
 #include "kernels/common/FixedPoint.h"
+#include "kernels/common/Launch.h"
 #include "kernels/nbody/CudaAllPairs.h"
 
 namespace faraday {
@@ -27,7 +28,6 @@ constexpr long long kCheckInterval = 200;
 /// Every kTimedEvery-th step is timed by events; the phase table scales the samples.
 constexpr long long kTimedEvery = 10;
 
-int blocksFor(long long n) { return int((n + kThreads - 1) / kThreads); }
 /// 2^62: the fixed-point forces' range (allPairsForceScale keeps the bound below it).
 constexpr double kFixedRange = 4.611686018427388e18;
 
@@ -73,9 +73,10 @@ __global__ void kickKernel(Atoms a, double dt, double* keParts) {
   if (i < a.n) {
     double4_32a v = a.vel[i];
     const double h = 0.5 * dt * v.w;
-    v.x += h * forceOf(a, 0, i), v.y += h * forceOf(a, 1, i), v.z += h * forceOf(a, 2, i);
+    const double fx = forceOf(a, 0, i), fy = forceOf(a, 1, i), fz = forceOf(a, 2, i);
+    v.x += h * fx, v.y += h * fy, v.z += h * fz;
     a.vel[i] = v;
-    const double fMax = fmax(fabs(forceOf(a, 0, i)), fmax(fabs(forceOf(a, 1, i)), fabs(forceOf(a, 2, i))));
+    const double fMax = fmax(fabs(fx), fmax(fabs(fy), fabs(fz)));
     if (!isfinite(v.x + v.y + v.z) || fMax > a.forceLimit) atomicMin(a.firstBad, i);
     ke = 0.5 * (v.x * v.x + v.y * v.y + v.z * v.z) / v.w;
   }
@@ -123,7 +124,7 @@ __global__ void virialKernel(Atoms a, double* parts) {
     for (int k = 0; k < 9; ++k) parts[9 * blockIdx.x + k] = partial[k][0];
 }
 
-const std::array<const char*, 2> kPhaseNames = {"allpairs", "integrate"};
+const std::array<const char*, 2> kPhaseNames = {"all-pairs", "integrate"};
 
 /// Gravity with every mass equal: that mass (the kernel's uniform-mass path); else 0.
 double uniformMass(const System& system, const AllPairsParams& params) {
@@ -148,11 +149,9 @@ class CudaAllPairsBackend : public Backend {
         body_("all-pairs bodies", system.size()),
         force_("all-pairs forces", 3 * stride_),
         energy_("all-pairs energy", 1),
-        keParts_("all-pairs kinetic partials", std::size_t(blocksFor(n_))),
-        virialParts_("all-pairs virial partials", 9 * std::size_t(blocksFor(n_))),
+        keParts_("all-pairs kinetic partials", std::size_t(blocksFor(n_, kThreads))),
+        virialParts_("all-pairs virial partials", 9 * std::size_t(blocksFor(n_, kThreads))),
         firstBad_("all-pairs first bad", 1) {
-    if (config.integrator.type != "verlet")
-      throw keyError("integrator.type", "nonbonded.mode = all-pairs runs velocity Verlet only (verlet)");
     for (double m : system.mass)
       if (!(m > 0)) throw Error("all-pairs: every particle needs a positive mass");
     scale_ = allPairsForceScale(params, system.mass, system.type);
@@ -188,7 +187,7 @@ class CudaAllPairsBackend : public Backend {
     state_ = state;
     state_.positions.clear();
     state_.velocities.clear();
-    bodiesKernel<<<blocksFor(n_), kThreads, 0, stream_.get()>>>(atoms());
+    bodiesKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream_.get()>>>(atoms());
     FARADAY_CUDA_CHECK_LAUNCH("bodiesKernel");
     force_.zero(stream_.get());
     evaluate(true);
@@ -234,12 +233,12 @@ class CudaAllPairsBackend : public Backend {
       collectTimes();
       FARADAY_CUDA_CHECK(cudaEventRecord(events_[0].get(), stream_.get()));
     }
-    kickDriftKernel<<<blocksFor(n_), kThreads, 0, stream_.get()>>>(atoms(), dt_);
+    kickDriftKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream_.get()>>>(atoms(), dt_);
     FARADAY_CUDA_CHECK_LAUNCH("kickDriftKernel");
     if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[1].get(), stream_.get()));
     evaluate(withEnergies);
     if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[2].get(), stream_.get()));
-    kickKernel<<<blocksFor(n_), kThreads, 0, stream_.get()>>>(atoms(), dt_, withEnergies ? keParts_.data() : nullptr);
+    kickKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream_.get()>>>(atoms(), dt_, withEnergies ? keParts_.data() : nullptr);
     FARADAY_CUDA_CHECK_LAUNCH("kickKernel");
     if (timed) {
       FARADAY_CUDA_CHECK(cudaEventRecord(events_[3].get(), stream_.get()));
@@ -298,9 +297,8 @@ class CudaAllPairsBackend : public Backend {
  private:
   Atoms atoms() {
     return Atoms{n_,           pos_.data(), vel_.data(),        body_.data(), origin_, force_.data(), stride_,
-                 1.0 / scale_, 0.125 * kFixedRange / scale_, firstBadDevice()};
+                 1.0 / scale_, 0.125 * kFixedRange / scale_, firstBad_.data()};
   }
-  int* firstBadDevice() { return firstBad_.data(); }
   void requireState() const {
     if (!forcesValid_) throw Error("CudaAllPairsBackend: setState() first");
   }
@@ -335,14 +333,14 @@ class CudaAllPairsBackend : public Backend {
     }
     kernel_.enqueue(stream_.get(), in);
     if (withEnergy) {
-      virialKernel<<<blocksFor(n_), kThreads, 0, stream_.get()>>>(atoms(), virialParts_.data());
+      virialKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream_.get()>>>(atoms(), virialParts_.data());
       FARADAY_CUDA_CHECK_LAUNCH("virialKernel");
     }
   }
 
   void launchKinetic() {
     // B with dt = 0 leaves the velocities and writes the partials.
-    kickKernel<<<blocksFor(n_), kThreads, 0, stream_.get()>>>(atoms(), 0.0, keParts_.data());
+    kickKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream_.get()>>>(atoms(), 0.0, keParts_.data());
     FARADAY_CUDA_CHECK_LAUNCH("kickKernel");
   }
 

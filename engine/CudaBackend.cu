@@ -16,6 +16,7 @@
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
 #include "kernels/common/FixedPoint.h"
+#include "kernels/common/Launch.h"
 #include "kernels/neighbor/CudaTileList.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
 #include "kernels/nonbonded/CpuTileWalker.h"
@@ -35,7 +36,6 @@ constexpr long long kCheckInterval = 200;
 /// table scales those samples to all steps.
 constexpr long long kTimedEvery = 10;
 
-int blocksFor(long long n) { return int((n + kThreads - 1) / kThreads); }
 
 /// Energies summed on the device: kinetic, then the fixed-point short-range sums, then PME's.
 struct DeviceEnergies {
@@ -307,7 +307,7 @@ struct CudaBackend::Impl {
     PermuteArgs p{n,           list->newToOld(), pos.data(),  vel.data(),   ref.data(),    posq.data(),
                   atom.data(), type.data(),      charge.data(), pos2.data(), vel2.data(),  ref2.data(),
                   posq2.data(), atom2.data(),    type2.data(),  charge2.data(), slotOfAtom.data()};
-    permuteKernel<<<blocksFor(n), kThreads, 0, stream>>>(p);
+    permuteKernel<<<blocksFor(n, kThreads), kThreads, 0, stream>>>(p);
     FARADAY_CUDA_CHECK_LAUNCH("permuteKernel");
     copyInto(pos, pos2);
     copyInto(vel, vel2);

@@ -61,6 +61,9 @@ TypedPairTable typedPairTable(const Config& config, const System& system) {
 }
 
 AllPairsParams allPairsParams(const Config& config, const System& system) {
+  if (config.integrator.type != "verlet")
+    throw keyError("integrator.type", "nonbonded.mode = all-pairs runs with verlet only (got " +
+                                          config.integrator.type + ")");
   AllPairsParams p;
   const std::string& potential = config.nonbonded.potential;
   if (potential == "gravity") {

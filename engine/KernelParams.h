@@ -25,7 +25,8 @@ NonbondedOptions nonbondedOptions(const Config& config, const System& system, co
 TypedPairTable typedPairTable(const Config& config, const System& system);
 
 /// What nonbonded.mode = all-pairs computes: gravity (gravity.g, gravity.softening) or the
-/// typed pair force. Throws Error naming the key for another potential or a missing softening.
+/// typed pair force. Throws Error naming the key for another potential, a missing softening
+/// or an integrator other than verlet (the one both all-pairs backends run).
 AllPairsParams allPairsParams(const Config& config, const System& system);
 
 }  // namespace faraday

@@ -8,6 +8,7 @@
 #include "integrators/Langevin.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/FixedPoint.h"
+#include "kernels/common/Launch.h"
 #include "kernels/pme/PmeGridGeometry.h"
 
 namespace faraday {
@@ -18,7 +19,6 @@ constexpr int kThreads = 256;
 /// negative fixed-point value (-2^31), and no physical force comes near 1e9.
 constexpr double kRunawayForce = 1e9;
 
-int blocksFor(int n) { return (n + kThreads - 1) / kThreads; }
 
 __device__ double3 forceOf(const DeviceAtoms& a, int s) {
   return make_double3(fixed::fromFixed(static_cast<long long>(a.force[s])),
@@ -123,31 +123,31 @@ __global__ void wrapKernel(DeviceAtoms a, CudaIntegratorParams q) {
 
 }  // namespace
 
-int kineticBlocks(int n) { return blocksFor(n); }
+int kineticBlocks(int n) { return blocksFor(n, kThreads); }
 
 void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                      StepStatus* status, unsigned long long conditionHandle) {
-  firstHalfKernel<<<blocksFor(atoms.n), kThreads, 0, stream>>>(atoms, params, status, conditionHandle);
+  firstHalfKernel<<<blocksFor(atoms.n, kThreads), kThreads, 0, stream>>>(atoms, params, status, conditionHandle);
   FARADAY_CUDA_CHECK_LAUNCH("firstHalfKernel");
 }
 
 void launchSecondHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                       StepStatus* status, const int* pmeBinsNeeded, double* keParts) {
   if (keParts)
-    secondHalfKernel<true><<<blocksFor(atoms.n), kThreads, 0, stream>>>(atoms, params, status, pmeBinsNeeded, keParts, true);
+    secondHalfKernel<true><<<blocksFor(atoms.n, kThreads), kThreads, 0, stream>>>(atoms, params, status, pmeBinsNeeded, keParts, true);
   else
-    secondHalfKernel<false><<<blocksFor(atoms.n), kThreads, 0, stream>>>(atoms, params, status, pmeBinsNeeded, keParts, true);
+    secondHalfKernel<false><<<blocksFor(atoms.n, kThreads), kThreads, 0, stream>>>(atoms, params, status, pmeBinsNeeded, keParts, true);
   FARADAY_CUDA_CHECK_LAUNCH("secondHalfKernel");
 }
 
 void launchKineticEnergy(cudaStream_t stream, const DeviceAtoms& atoms, double* keParts) {
-  secondHalfKernel<true><<<blocksFor(atoms.n), kThreads, 0, stream>>>(atoms, CudaIntegratorParams{}, nullptr, nullptr,
+  secondHalfKernel<true><<<blocksFor(atoms.n, kThreads), kThreads, 0, stream>>>(atoms, CudaIntegratorParams{}, nullptr, nullptr,
                                                                       keParts, false);
   FARADAY_CUDA_CHECK_LAUNCH("secondHalfKernel");
 }
 
 void launchWrapPositions(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params) {
-  wrapKernel<<<blocksFor(atoms.n), kThreads, 0, stream>>>(atoms, params);
+  wrapKernel<<<blocksFor(atoms.n, kThreads), kThreads, 0, stream>>>(atoms, params);
   FARADAY_CUDA_CHECK_LAUNCH("wrapKernel");
 }
 

@@ -16,6 +16,7 @@
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
+#include "kernels/common/Launch.h"
 #include "kernels/dcs/DcsPair.h"
 #include "kernels/dcs/PmeMap.h"
 #include "kernels/dcs/PmeMapDetail.h"
@@ -35,7 +36,6 @@ constexpr double kGridScale = 1099511627776.0;
 // The lattice kernel's block: 4 warps, each 8 x 4 points of one z-plane.
 constexpr int kWarpX = 8, kWarpY = 4, kWarpsPerBlock = 4;
 
-int blocksFor(std::size_t n) { return int((n + kThreads - 1) / kThreads); }
 
 /// floor(a / b) for b > 0.
 __device__ __forceinline__ int floorDiv(int a, int b) {
@@ -393,7 +393,7 @@ struct CudaPmeMap::Impl {
       p.rank = rank.data();
       p.cellCount = cellCount.data();
     }
-    prepareSites<<<blocksFor(atoms), kThreads, 0, s>>>(p);
+    prepareSites<<<blocksFor(atoms, kThreads), kThreads, 0, s>>>(p);
     FARADAY_CUDA_CHECK_LAUNCH("prepareSites");
   }
 
@@ -401,12 +401,12 @@ struct CudaPmeMap::Impl {
   void enqueueFrame(cudaStream_t s) {
     const pmemap::GridView grid = gridView();
     fixedGrid.zero(s);
-    spreadFixed<<<blocksFor(atoms), kThreads, 0, s>>>(sites.data(), atoms, grid, fixedGrid.data());
+    spreadFixed<<<blocksFor(atoms, kThreads), kThreads, 0, s>>>(sites.data(), atoms, grid, fixedGrid.data());
     FARADAY_CUDA_CHECK_LAUNCH("spreadFixed");
-    fixedToDouble<<<blocksFor(realCount), kThreads, 0, s>>>(fixedGrid.data(), realGrid.data(), (long long)realCount);
+    fixedToDouble<<<blocksFor(realCount, kThreads), kThreads, 0, s>>>(fixedGrid.data(), realGrid.data(), (long long)realCount);
     FARADAY_CUDA_CHECK_LAUNCH("fixedToDouble");
     FARADAY_CUDA_CHECK(cufftExecD2Z(forward.get(), realGrid.data(), complexGrid.data()));
-    applyInfluence<<<blocksFor(complexCount), kThreads, 0, s>>>(complexGrid.data(), eterm.data(),
+    applyInfluence<<<blocksFor(complexCount, kThreads), kThreads, 0, s>>>(complexGrid.data(), eterm.data(),
                                                                (long long)complexCount);
     FARADAY_CUDA_CHECK_LAUNCH("applyInfluence");
     FARADAY_CUDA_CHECK(cufftExecZ2D(inverse.get(), complexGrid.data(), realGrid.data()));
@@ -434,11 +434,11 @@ struct CudaPmeMap::Impl {
     const int nCells = cells.count();
     FARADAY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanScratch.data(), scanBytes, cellCount.data(),
                                                      cellStart.data(), nCells + 1, s));
-    scatterSites<<<blocksFor(atoms), kThreads, 0, s>>>(atoms, sites.data(), cellOf.data(), rank.data(),
+    scatterSites<<<blocksFor(atoms, kThreads), kThreads, 0, s>>>(atoms, sites.data(), cellOf.data(), rank.data(),
                                                        cellStart.data(), cellCount.data(), sorted.data(),
                                                        sortKey.data());
     FARADAY_CUDA_CHECK_LAUNCH("scatterSites");
-    sortCells<<<blocksFor(nCells), kThreads, 0, s>>>(nCells, cellStart.data(), sorted.data(), sortKey.data());
+    sortCells<<<blocksFor(nCells, kThreads), kThreads, 0, s>>>(nCells, cellStart.data(), sorted.data(), sortKey.data());
     FARADAY_CUDA_CHECK_LAUNCH("sortCells");
     a.cutoff = options.ewaldCutoff;
     a.rc2 = float(options.ewaldCutoff * options.ewaldCutoff);

@@ -24,6 +24,7 @@
 
 #include "engine/Error.h"
 #include "kernels/common/CudaCheck.h"
+#include "kernels/common/Launch.h"
 #include "kernels/neighbor/CudaTileList.h"
 
 namespace faraday {
@@ -35,7 +36,6 @@ constexpr int kSubCellBits = 11;
 constexpr int kSubBoxes = 4;  ///< groups of 8 slots per block with their own bounding boxes
 constexpr unsigned kFull = 0xffffffffu;
 
-int blocksFor(long long threads, int perBlock) { return int((threads + perBlock - 1) / perBlock); }
 
 /// Spreads the low 21 bits of v to every third bit.
 __device__ unsigned long long spreadBits3(unsigned long long v) {

@@ -11,6 +11,7 @@
 
 #include "kernels/pme/LineFft.h"
 #include "kernels/pme/PmeGridGeometry.h"
+#include "kernels/common/Launch.h"
 
 namespace faraday::pme::gpu {
 
@@ -49,7 +50,6 @@ struct BoxTerms {
 };
 
 /// Blocks of perBlock threads for `threads` threads.
-inline int blocksFor(std::size_t threads, int perBlock) { return int((threads + perBlock - 1) / perBlock); }
 
 /// Where the bins live: nb bins per dimension (total of them), cap record slots per bin.
 struct BinLayout {
