@@ -33,7 +33,7 @@ struct Config {
     std::string potential = "lj-coulomb";  ///< nonbonded.potential: lj-coulomb | gravity (all-pairs) | typed
     double typedRmin = 0.01;             ///< nonbonded.typed_rmin, nm: the typed force's r is clamped below it
     double cutoff = 1.0;                 ///< nonbonded.cutoff, nm (LJ and real-space Coulomb)
-    double buffer = 0.1;                 ///< nonbonded.buffer, nm (Verlet list skin)
+    double buffer = -1;                  ///< nonbonded.buffer, nm (pair-list skin); < 0: auto (pairListBuffer)
     bool ljShift = true;                 ///< nonbonded.lj_shift: potential-shift LJ at the cutoff
     std::string coulombModifier = "potential-shift";  ///< nonbonded.coulomb_modifier: potential-shift | none
     bool dispersionCorrection = false;   ///< nonbonded.dispersion_correction: long-range LJ energy/pressure

@@ -11,7 +11,7 @@ CpuBackend::CpuBackend(const Config& config, const System& system, Timers* timer
     : CpuBackendBase(config, system, timers),
       useCudaReciprocal_(useCudaReciprocal),
       ewald_(chooseEwaldSetup(config, system.box)),
-      list_(config.nonbonded.cutoff, config.nonbonded.buffer, threads_),
+      list_(config.nonbonded.cutoff, pairListBuffer(config, system, false), threads_),
       nonbonded_(system, nonbondedOptions(config, system, ewald_, threads_)),
       netCharge_(system.netCharge()) {
   validate(config);

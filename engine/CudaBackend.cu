@@ -91,6 +91,13 @@ __global__ void finalizeKernel(const double* keParts, int keCount, unsigned long
   if (threadIdx.x < 7) out->recip[threadIdx.x] = pme ? pme[threadIdx.x] : 0.0;
 }
 
+/// The device's highest stream priority: PME's kernels take SMs before the waiting tile blocks.
+int highestPriority() {
+  int least = 0, greatest = 0;
+  FARADAY_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  return greatest;
+}
+
 constexpr int kPhaseEvents = 6;
 const char* const kPhaseNames[kPhaseEvents - 1] = {"integrate", "neighbor", "nonbonded", "pme", "integrate"};
 
@@ -109,7 +116,7 @@ struct CudaBackend::Impl {
   double coulombSelf = 0, netCharge = 0;
 
   // First, so that they are destroyed last (a stream's release waits for its work).
-  CudaStream mainStream, bodyStream, pmeStream;
+  CudaStream mainStream, bodyStream, pmeStream{highestPriority()};
   /// The stream every enqueue function uses: mainStream, or bodyStream while the list
   /// build is captured into the conditional node's body.
   cudaStream_t stream = mainStream.get();
@@ -165,7 +172,9 @@ struct CudaBackend::Impl {
     if (!system.box.isValid()) throw Error("the box must be rectangular with positive edges");
     checkMemory();
     cutoff = config.nonbonded.cutoff;
-    buffer = config.nonbonded.buffer;
+    buffer = pairListBuffer(config, system, true);
+    if (config.nonbonded.buffer < 0)
+      std::fprintf(stderr, "nonbonded.buffer = auto: %g nm on the GPU\n", buffer);
     if (!(2 * cutoff < system.box.shortestEdge()))
       throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
                                              std::to_string(0.5 * system.box.shortestEdge()) + " nm)");
@@ -381,7 +390,7 @@ struct CudaBackend::Impl {
                        energies ? keParts.data() : nullptr);
       if (energies) enqueueFinalize();
       mark(timedSet, 5);
-    });
+    }, cudaGraphInstantiateFlagUseNodePriority);
   }
 
   /// The list build (reference := positions, sort, permute, tiles) into `body`, on bodyStream.

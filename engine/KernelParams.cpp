@@ -1,7 +1,12 @@
 #include "engine/KernelParams.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "engine/Error.h"
 #include "engine/TextParse.h"
+#include "engine/Units.h"
 
 namespace faraday {
 
@@ -32,6 +37,23 @@ const Config::TypedPairSection* findTypedPair(const Config& config, const std::s
 }
 
 }  // namespace
+
+double pairListBuffer(const Config& config, const System& system, bool gpu) {
+  if (config.nonbonded.buffer >= 0) return config.nonbonded.buffer;
+  if (!gpu) return kCpuPairListBuffer;
+  double temperature = config.system.temperature;
+  if (config.integrator.type == "langevin") temperature = std::max(temperature, config.integrator.temperature);
+  double lightest = std::numeric_limits<double>::infinity();
+  for (double m : system.mass) lightest = std::min(lightest, m);
+  const double room = std::max(0.0, 0.5 * system.box.shortestEdge() - config.nonbonded.cutoff);
+  if (!(temperature > 0) || !(lightest > 0) || !std::isfinite(lightest) || !(config.integrator.dt > 0))
+    return std::min(kCpuPairListBuffer, room);
+  const double fastest = 4 * std::sqrt(units::kBoltzmann * temperature / lightest);  // nm/ps
+  const double wanted = 2 * kStepsPerGpuBuild * fastest * config.integrator.dt;
+  const double step = 0.05;
+  const double buffer = std::clamp(std::ceil(wanted / step - 1e-9) * step, kCpuPairListBuffer, 0.25);
+  return std::min(buffer, room);
+}
 
 TypedPairTable typedPairTable(const Config& config, const System& system) {
   const int types = int(system.types.size());

@@ -50,7 +50,9 @@ System makeSystem(const Config& config, const Coordinates& c) {
 
 void checkCutoffFitsBox(const Config& config, const Box& box) {
   const double half = 0.5 * box.shortestEdge();
-  const double rc = config.nonbonded.cutoff, rb = config.nonbonded.buffer;
+  // auto is at least kCpuPairListBuffer and, on the GPU, at most what fits (pairListBuffer).
+  const double rc = config.nonbonded.cutoff,
+               rb = config.nonbonded.buffer < 0 ? kCpuPairListBuffer : config.nonbonded.buffer;
   if (!(rc < half))
     throw keyError("nonbonded.cutoff", "cutoff " + formatNumber(rc) + " nm must be shorter than half the shortest box edge (" +
                    formatNumber(half) + " nm) of " + config.system.coordinates.string());

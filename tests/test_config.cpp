@@ -3,6 +3,8 @@
 
 #include "engine/Config.h"
 #include "engine/Error.h"
+#include "engine/KernelParams.h"
+#include "engine/SystemSetup.h"
 #include "tests/EngineTestSupport.h"
 
 namespace faraday::test {
@@ -59,6 +61,38 @@ TEST_F(ConfigTest, FourierSpacingAcceptsAuto) {
   EXPECT_TRUE(shown);
   EXPECT_THROW(loadConfig(file, {"--electrostatics.fourier_spacing=-0.1"}), Error);
   EXPECT_THROW(loadConfig(file, {"--electrostatics.fourier_spacing=automatic"}), Error);
+}
+
+TEST_F(ConfigTest, BufferAutoIsAFixedSkinOnTheCpuAndFollowsTheAtomsSpeedsOnTheGpu) {
+  const Config melt = loadConfig(sourceDir() + "/systems/nacl_melt/sim.cfg", {});
+  EXPECT_LT(melt.nonbonded.buffer, 0);
+  bool shown = false;
+  for (const auto& [key, value] : melt.effective)
+    if (key == "nonbonded.buffer") shown = value == "auto";
+  EXPECT_TRUE(shown);
+  const faraday::Setup meltSetup = buildSetup(melt);
+  EXPECT_DOUBLE_EQ(pairListBuffer(melt, meltSetup.system, false), kCpuPairListBuffer);
+  // Na+ at 1300 K: 4 sigma of the speeds is 2.74 nm/ps, 5.5e-3 nm per 2 fs step; half the
+  // buffer must last 10 steps: 0.11 nm, rounded up to 0.15.
+  EXPECT_NEAR(pairListBuffer(melt, meltSetup.system, true), 0.15, 1e-12);
+  // Argon at 86.6 K and 4 fs: 0.043 nm wanted, 0.1 at least.
+  const Config argon = loadConfig(sourceDir() + "/systems/argon/sim.cfg", {});
+  EXPECT_NEAR(pairListBuffer(argon, buildSetup(argon).system, true), 0.1, 1e-12);
+  // A set value is used as it is, on both platforms.
+  const Config set = loadConfig(sourceDir() + "/systems/nacl_melt/sim.cfg", {"--nonbonded.buffer=0.12"});
+  EXPECT_DOUBLE_EQ(pairListBuffer(set, meltSetup.system, true), 0.12);
+  EXPECT_DOUBLE_EQ(pairListBuffer(set, meltSetup.system, false), 0.12);
+  // No temperature to go by (velocities from a file, system.temperature 0, verlet): 0.1.
+  Config cold = melt;
+  cold.system.temperature = 0;
+  cold.integrator.type = "verlet";
+  EXPECT_DOUBLE_EQ(pairListBuffer(cold, meltSetup.system, true), kCpuPairListBuffer);
+  // Never more than half the shortest edge less the cutoff.
+  Config hot = melt;
+  hot.integrator.temperature = hot.system.temperature = 1e6;
+  const double room = 0.5 * meltSetup.system.box.shortestEdge() - melt.nonbonded.cutoff;
+  EXPECT_DOUBLE_EQ(pairListBuffer(hot, meltSetup.system, true), std::min(0.25, room));
+  EXPECT_THROW(loadConfig(sourceDir() + "/systems/nacl_melt/sim.cfg", {"--nonbonded.buffer=automatic"}), Error);
 }
 
 TEST_F(ConfigTest, RelativePathsInTheFileUseItsFolderOnTheCommandLineTheCwd) {

@@ -40,6 +40,8 @@ struct MdOptions {
   std::string groDir;                               ///< write the systems here ("" = no)
   std::string csv = "md_bench.csv";
   bool kernels = true;                              ///< the GPU list build and tile kernel alone
+  std::string buffer = "auto";                     ///< pair-list buffer: nm or auto
+  double bufferNm = -1;                             ///< parsed (< 0: auto)
   std::vector<long long> naclSizes, argonSizes;     ///< parsed from nacl, argon
 };
 
@@ -55,8 +57,13 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   parser.add("threads", o.threads, "", "OpenMP threads of the CPU backend (0 = all cores)");
   parser.add("gro-dir", o.groDir, "path", "write each system as nacl_N.gro / argon_N.gro here (\"\" = no)");
   parser.add("kernels", o.kernels, "0 or 1", "also time the GPU list build and tile kernel alone");
+  parser.add("buffer", o.buffer, "nm or auto", "pair-list buffer beyond the 1.0 nm cutoff (nonbonded.buffer)");
   parser.add("csv", o.csv, "path", "CSV output (\"\" = none)");
   if (!parser.parse(args, std::cout)) return false;
+  if (o.buffer != "auto") {
+    o.bufferNm = parser.numberList("buffer", o.buffer).at(0);
+    if (!(o.bufferNm >= 0 && o.bufferNm < 1)) throw Error("faraday bench md: --buffer must be auto or in [0, 1) nm");
+  }
   if (o.platforms != "cuda" && o.platforms != "cpu" && o.platforms != "both")
     throw Error("faraday bench md: --platforms must be cuda, cpu or both");
   if (!o.nacl.empty())
@@ -83,12 +90,12 @@ int cellsFor(long long count, int perCell, const char* option) {
 }
 
 /// The parameters of systems/nacl_melt/sim.cfg and systems/argon/sim.cfg.
-BenchSystem makeSystem(const std::string& name, long long count) {
+BenchSystem makeSystem(const std::string& name, long long count, double buffer) {
   BenchSystem s;
   s.name = name;
   Config& c = s.config;
   c.nonbonded.cutoff = 1.0;
-  c.nonbonded.buffer = 0.1;
+  c.nonbonded.buffer = buffer;
   c.nonbonded.ljShift = true;
   c.nonbonded.dispersionCorrection = true;
   c.integrator.type = "langevin";
@@ -110,6 +117,7 @@ BenchSystem makeSystem(const std::string& name, long long count) {
     s.temperature = 86.6404;
   }
   c.integrator.temperature = s.temperature;
+  c.system.temperature = s.temperature;
   return s;
 }
 
@@ -237,16 +245,16 @@ int benchMd(const std::vector<std::string>& args) {
     csv << "system,atoms,platform,steps,ms_per_step,ns_per_day,builds_per_1000_steps,neighbor_ms,nonbonded_ms,pme_ms,"
            "integrate_ms,list_build_ms,tile_kernel_ms,pairs_evaluated,pairs_in_cutoff,useful_fraction\n";
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
-  std::printf("faraday bench md: Langevin BAOAB, cutoff 1.0 nm + buffer 0.1 nm, dispersion correction; NaCl: PME "
+  std::printf("faraday bench md: Langevin BAOAB, cutoff 1.0 nm + buffer %s nm, dispersion correction; NaCl: PME "
               "(rtol 1e-5, 0.12 nm, order 4), dt 2 fs; argon: dt 4 fs. CPU backend: %d threads.\n"
               "Phase columns are ms per step (GPU: CUDA events around the phases of every 10th step).\n",
-              threads);
+              o.buffer.c_str(), threads);
   std::printf("%-6s %8s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s | %8s %8s %7s %9s %9s\n", "system", "atoms", "plat",
               "steps", "ms/step", "ns/day", "builds/k", "neighbor", "nonbond", "pme", "integr", "build ms",
               "tiles ms", "useful", "pairs/s", "useful/s");
   for (const std::string system : {"nacl", "argon"})
     for (long long count : system == "nacl" ? o.naclSizes : o.argonSizes) {
-      const BenchSystem s = makeSystem(system, count);
+      const BenchSystem s = makeSystem(system, count, o.bufferNm);
       if (!o.groDir.empty()) {
         std::filesystem::create_directories(o.groDir);
         State st = startState(s);

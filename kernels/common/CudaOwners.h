@@ -129,9 +129,10 @@ class CufftPlan {
 /// buffers released after it are no longer in use.
 class CudaStream {
  public:
-  CudaStream() {
+  /// `priority`: as cudaStreamCreateWithPriority (lower numbers run first; 0 is the default).
+  explicit CudaStream(int priority = 0) {
     cudaStream_t s = nullptr;
-    FARADAY_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    FARADAY_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority));
     stream_.reset(s);
   }
   cudaStream_t get() const { return stream_.get(); }
@@ -175,8 +176,10 @@ class CudaGraphExec {
  public:
   /// Captures what `record` enqueues on `stream` and instantiates it, replacing the graph
   /// held; the captured graph is destroyed whether or not `record` or the capture throws.
+  /// `flags`: as cudaGraphInstantiateWithFlags (cudaGraphInstantiateFlagUseNodePriority: the
+  /// kernels keep the priorities of the streams they were captured from).
   template <typename Record>
-  void capture(cudaStream_t stream, Record&& record) {
+  void capture(cudaStream_t stream, Record&& record, unsigned long long flags = 0) {
     reset();
     cudaGraph_t captured = nullptr;
     FARADAY_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
@@ -189,7 +192,7 @@ class CudaGraphExec {
     }
     FARADAY_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
     cudaGraphExec_t exec = nullptr;
-    const cudaError_t made = cudaGraphInstantiate(&exec, captured, 0);
+    const cudaError_t made = cudaGraphInstantiateWithFlags(&exec, captured, flags);
     cudaGraphDestroy(captured);
     FARADAY_CUDA_CHECK(made);
     exec_.reset(exec);

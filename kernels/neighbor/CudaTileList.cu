@@ -1,22 +1,20 @@
 // The GPU tile list, in four steps (see TileList.h for what the list holds):
-//   sort    per slot a 63-bit key: the Morton code of the atom's cell (a power of 2 per box
-//           edge, edge within sqrt(2) of cutoff + buffer) above the Morton code of its sub-cell (2^11
-//           per cell edge), i.e. a Morton code on one uniform fine grid; CUB radix
-//           sort of (key, slot). The keys depend on the positions alone, so the order (and
-//           with it every sum of the force kernels) does not depend on the input's order.
+//   sort    per slot a key: the atom's index along a Hilbert curve through a uniform fine
+//           grid (the cells, a power of 2 per box edge with edge within sqrt(2) of cutoff +
+//           buffer, each cut into 2^11 sub-cells per edge); CUB radix sort of (key, slot)
+//           over the key's significant bits. The keys depend on the positions alone, so the
+//           order (and with it every sum of the force kernels) does not depend on the
+//           input's order.
 //   cells   each cell's range of slots, from the sorted keys
 //   bounds  one warp per block of 32 slots: its bounding box (minimum image around its
 //           first atom)
-//   tiles   one warp per block I: its diagonal tile, then the cells within cutoff + buffer
-//           of its box (cells farther than that are skipped whole), 32 candidate slots at a
-//           time; a candidate in a later block within cutoff + buffer of the box and then of
-//           the box of one of the block's four groups of 8 slots is appended (ballot and
-//           prefix count), and every 32 appended atoms make a tile. The group boxes remove
-//           pairs that only the whole box's corners and edges reached (NaCl melt: useful
-//           pairs 10% -> 12%; testing every atom of the block too reached 19% but made the
-//           build 2-2.6x slower, a net loss at a rebuild every 8 steps). Tile slots come from an integer counter: the order of
-//           the tiles varies, their contents do not. A count beyond the capacity is recorded
-//           (TileCounters), never written.
+//   tiles   one warp per block I: its diagonal tile, then the candidates (slots in later
+//           blocks, in the cells whose gap to I's box is within cutoff + buffer), 32 at a
+//           time; a candidate within cutoff + buffer of I's box and of one of I's atoms is
+//           appended (ballot and prefix count), and every 32 appended atoms make a tile.
+//           Tile slots come from an integer counter: the order of the tiles varies, their
+//           contents do not. A count beyond the capacity is recorded (TileCounters), never
+//           written.
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -33,7 +31,6 @@ namespace {
 constexpr int kThreads = 128;
 constexpr int kWarpsPerBlock = kThreads / 32;
 constexpr int kSubCellBits = 11;
-constexpr int kSubBoxes = 4;  ///< groups of 8 slots per block with their own bounding boxes
 constexpr unsigned kFull = 0xffffffffu;
 
 
@@ -72,13 +69,46 @@ __device__ void cellsOf(const double4_32a& r, const CellGrid& g, int c[3], int f
   cellOf(r.z, g.invLength.z, g.n.z, c[2], f[2]);
 }
 
-__global__ void keysKernel(int n, const double4_32a* __restrict__ ref, CellGrid g, unsigned long long* __restrict__ keys,
-                           int* __restrict__ slots) {
+/// The Hilbert index of the point x (each coordinate below 2^bits) as its "transpose": after
+/// the call, interleaving the bits of x[0], x[1], x[2] (x[0] most significant) gives the
+/// index (J. Skilling, "Programming the Hilbert curve", AIP Conf. Proc. 707, 2004).
+__device__ void hilbertTranspose(unsigned x[3], int bits) {
+  const unsigned top = 1u << (bits - 1);
+  for (unsigned q = top; q > 1; q >>= 1) {  // undo the excess work
+    const unsigned p = q - 1;
+    for (int i = 0; i < 3; ++i) {
+      if (x[i] & q) {
+        x[0] ^= p;  // invert
+      } else {      // exchange
+        const unsigned t = (x[0] ^ x[i]) & p;
+        x[0] ^= t;
+        x[i] ^= t;
+      }
+    }
+  }
+  x[1] ^= x[0];  // Gray encode
+  x[2] ^= x[1];
+  unsigned t = 0;
+  for (unsigned q = top; q > 1; q >>= 1)
+    if (x[2] & q) t ^= q - 1;
+  for (int i = 0; i < 3; ++i) x[i] ^= t;
+}
+
+/// Keys along a Hilbert curve through the fine grid (2^kSubCellBits sub-cells per cell edge):
+/// consecutive sub-cells are neighbours, so a run of 32 atoms is compact (a Morton curve
+/// jumps across the box between octants, and the blocks that straddle such a jump reach
+/// most of the box). Every cell is an aligned sub-cube of the fine grid, so its atoms stay
+/// contiguous.
+__global__ void keysKernel(int n, const double4_32a* __restrict__ ref, CellGrid g, int bits,
+                           unsigned long long* __restrict__ keys, int* __restrict__ slots) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
   int c[3], f[3];
   cellsOf(ref[s], g, c, f);
-  keys[s] = morton3(c[0], c[1], c[2]) << (3 * kSubCellBits) | morton3(f[0], f[1], f[2]);
+  unsigned x[3];
+  for (int d = 0; d < 3; ++d) x[d] = unsigned(c[d]) << kSubCellBits | unsigned(f[d]);
+  hilbertTranspose(x, bits);
+  keys[s] = morton3(x[0], x[1], x[2]);
   slots[s] = s;
 }
 
@@ -103,7 +133,19 @@ __device__ float minimumImage(float d, float length, float invLength) { return d
 
 struct BoxF {
   float3 length, invLength;
+  double3 lengthD, invLengthD;
 };
+
+/// x (nm, unwrapped: it may lie far outside the box) from the box center c by minimum
+/// image, taken in double before the rounding to float (float(x) alone loses ~1e-3 nm at
+/// |x| ~ 10^4 nm).
+__device__ float3 offsetFrom(const double4_32a& x, float4 c, const BoxF& b) {
+  double dx = x.x - double(c.x), dy = x.y - double(c.y), dz = x.z - double(c.z);
+  dx -= b.lengthD.x * rint(dx * b.invLengthD.x);
+  dy -= b.lengthD.y * rint(dy * b.invLengthD.y);
+  dz -= b.lengthD.z * rint(dz * b.invLengthD.z);
+  return make_float3(float(dx), float(dy), float(dz));
+}
 
 /// One warp per block: bounding box of its atoms, around the first atom by minimum image
 /// (in double, then rounded outwards to float).
@@ -187,14 +229,6 @@ __device__ void emitTile(const TileStore& t, int block, bool diagonal, int slot,
   if (lane == 0) t.exclusionIndex[tile] = index;
 }
 
-/// Squared distance (nm^2) from x to the box (center c, half-extents h), minimum image.
-__device__ float distanceToBox2(float3 x, float4 c, float4 h, const BoxF& b) {
-  const float dx = fmaxf(fabsf(minimumImage(x.x - c.x, b.length.x, b.invLength.x)) - h.x, 0.f);
-  const float dy = fmaxf(fabsf(minimumImage(x.y - c.y, b.length.y, b.invLength.y)) - h.y, 0.f);
-  const float dz = fmaxf(fabsf(minimumImage(x.z - c.z, b.length.z, b.invLength.z)) - h.z, 0.f);
-  return dx * dx + dy * dy + dz * dz;
-}
-
 /// Gap (nm, >= 0) along one dimension between the box [c - h, c + h] and cell k of edge
 /// `edge`, by minimum image.
 __device__ float gapToCell(float c, float h, int k, float edge, float length, float invLength) {
@@ -217,11 +251,21 @@ __device__ void cellSpan(float center, float reach, float length, int cells, int
   }
 }
 
+/// One warp per block I, in two levels:
+///  - cells: 32 at a time, one per lane, from the span around I's box (x, then y, then z);
+///    a cell whose gap to the box exceeds the reach contributes no candidate, the others
+///    their slots after block I. A warp prefix sum lays those runs end to end.
+///  - candidates: 32 at a time from the runs (each lane finds its run by a binary search over
+///    the prefix sums), so every pass is full whatever the cells hold. A candidate within
+///    reach of I's box is then tested against each atom of I (the atoms in the lanes, the
+///    candidates broadcast in turn, one ballot each): it is kept when one is within reach.
+/// Candidates are taken in a fixed order (cells, then slots), so the tiles' contents are fixed.
 __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, const double4_32a* __restrict__ ref,
-                                                       const float4* __restrict__ center,
-                                                       const float4* __restrict__ half, const int2* __restrict__ range,
-                                                       int3 cells, BoxF b, float reach2, float reach, TileStore t) {
+                                                       const float4* __restrict__ center, const float4* __restrict__ half,
+                                                       const int2* __restrict__ range, int3 cells, BoxF b, float reach2,
+                                                       float reach, TileStore t) {
   __shared__ int buffer[kWarpsPerBlock][64];
+  __shared__ float4 atomsOfI[kWarpsPerBlock][32];
   const int warpInBlock = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int block = blockIdx.x * kWarpsPerBlock + warpInBlock;
   if (block >= blocks) return;
@@ -230,79 +274,97 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, const
   emitTile(t, block, true, own < n ? own : kNoAtom, lane);
 
   const float4 c = center[block], h = half[block];
-  // Bounding boxes of the block's four groups of 8 slots (empty slots repeat the first atom),
-  // around the block's center by minimum image: a candidate must be near one of them.
-  float4 subCenter[kSubBoxes], subHalf[kSubBoxes];
+  // I's atoms from the box's center by minimum image (empty slots repeat the first).
   {
-    const double4_32a mine = ref[own < n ? own : block * 32];
-    const float3 myAtom = make_float3(float(mine.x), float(mine.y), float(mine.z));
-    const float p[3] = {c.x + minimumImage(myAtom.x - c.x, b.length.x, b.invLength.x),
-                        c.y + minimumImage(myAtom.y - c.y, b.length.y, b.invLength.y),
-                        c.z + minimumImage(myAtom.z - c.z, b.length.z, b.invLength.z)};
-    float lo[3] = {p[0], p[1], p[2]}, hi[3] = {p[0], p[1], p[2]};
-    for (int o = 4; o > 0; o >>= 1)
-      for (int d = 0; d < 3; ++d) {
-        lo[d] = fminf(lo[d], __shfl_xor_sync(kFull, lo[d], o));
-        hi[d] = fmaxf(hi[d], __shfl_xor_sync(kFull, hi[d], o));
-      }
-    for (int g = 0; g < kSubBoxes; ++g) {
-      float v[6];
-      for (int d = 0; d < 3; ++d) {
-        v[d] = __shfl_sync(kFull, lo[d], 8 * g);
-        v[3 + d] = __shfl_sync(kFull, hi[d], 8 * g);
-      }
-      // Outwards by the float rounding of the positions (~1e-6 of the box).
-      const float pad = 1e-6f * fmaxf(b.length.x, fmaxf(b.length.y, b.length.z));
-      subCenter[g] = make_float4(0.5f * (v[0] + v[3]), 0.5f * (v[1] + v[4]), 0.5f * (v[2] + v[5]), 0.f);
-      subHalf[g] = make_float4(0.5f * (v[3] - v[0]) + pad, 0.5f * (v[4] - v[1]) + pad, 0.5f * (v[5] - v[2]) + pad, 0.f);
-    }
+    const float3 a = offsetFrom(ref[own < n ? own : block * 32], c, b);
+    atomsOfI[warpInBlock][lane] = make_float4(a.x, a.y, a.z, 0.f);
+    __syncwarp();
   }
-  int first[3], count[3];
-  cellSpan(c.x, h.x + reach, b.length.x, cells.x, first[0], count[0]);
-  cellSpan(c.y, h.y + reach, b.length.y, cells.y, first[1], count[1]);
-  cellSpan(c.z, h.z + reach, b.length.z, cells.z, first[2], count[2]);
+  // A candidate within reach of the box lies within reach + 2h of each atom of I along each
+  // edge; where that is at most half the edge, the plain difference is the minimum image.
+  const bool wrapPairs = 2.f * (reach + 2.f * h.x) > b.length.x || 2.f * (reach + 2.f * h.y) > b.length.y ||
+                         2.f * (reach + 2.f * h.z) > b.length.z;
+  int3 first, count;
+  cellSpan(c.x, h.x + reach, b.length.x, cells.x, first.x, count.x);
+  cellSpan(c.y, h.y + reach, b.length.y, cells.y, first.y, count.y);
+  cellSpan(c.z, h.z + reach, b.length.z, cells.z, first.z, count.z);
   const float3 cellEdge = make_float3(b.length.x / cells.x, b.length.y / cells.y, b.length.z / cells.z);
   const int laterSlots = (block + 1) * 32;  // candidates must be in later blocks
+  const int spanCells = count.x * count.y * count.z;
   int held = 0;
-  for (int ix = 0; ix < count[0]; ++ix) {
-    const int cx = (first[0] + ix) % cells.x;
-    const float gx = gapToCell(c.x, h.x, cx, cellEdge.x, b.length.x, b.invLength.x);
-    for (int iy = 0; iy < count[1]; ++iy) {
-      const int cy = (first[1] + iy) % cells.y;
+  for (int cellBase = 0; cellBase < spanCells; cellBase += 32) {
+    // This lane's cell: its run of candidate slots [start, start + size).
+    int start = 0, size = 0;
+    const int q = cellBase + lane;
+    if (q < spanCells) {
+      const int iz = q % count.z, iy = (q / count.z) % count.y, ix = q / (count.z * count.y);
+      const int cx = (first.x + ix) % cells.x, cy = (first.y + iy) % cells.y, cz = (first.z + iz) % cells.z;
+      const float gx = gapToCell(c.x, h.x, cx, cellEdge.x, b.length.x, b.invLength.x);
       const float gy = gapToCell(c.y, h.y, cy, cellEdge.y, b.length.y, b.invLength.y);
-      if (gx * gx + gy * gy >= reach2) continue;
-      for (int iz = 0; iz < count[2]; ++iz) {
-        const int cz = (first[2] + iz) % cells.z;
-        const float gz = gapToCell(c.z, h.z, cz, cellEdge.z, b.length.z, b.invLength.z);
-        if (gx * gx + gy * gy + gz * gz >= reach2) continue;  // no atom of this cell can be near the box
+      const float gz = gapToCell(c.z, h.z, cz, cellEdge.z, b.length.z, b.invLength.z);
+      if (gx * gx + gy * gy + gz * gz < reach2) {
         const int2 r = range[(cx * cells.y + cy) * cells.z + cz];
-        for (int base = max(r.x, laterSlots); base < r.y; base += 32) {
-          const int s = base + lane;
-          bool take = false;
-          float3 xs = make_float3(0.f, 0.f, 0.f);
-          if (s < r.y) {
-            const double4_32a x = ref[s];
-            xs = make_float3(float(x.x), float(x.y), float(x.z));
-            take = distanceToBox2(xs, c, h, b) < reach2;
+        start = max(r.x, laterSlots);
+        size = max(r.y - start, 0);
+      }
+    }
+    int end = size;  // inclusive prefix sum of the run sizes
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int v = __shfl_up_sync(kFull, end, o);
+      if (lane >= o) end += v;
+    }
+    const int total = __shfl_sync(kFull, end, 31);
+    const int slotBase = start - (end - size);  // slot of candidate k of this run: slotBase + k
+    for (int base = 0; base < total; base += 32) {
+      const int k = base + lane;
+      // The run holding candidate k: the number of runs that end at or before it.
+      int run = 0;
+#pragma unroll
+      for (int step = 16; step > 0; step >>= 1)
+        if (__shfl_sync(kFull, end, run + step - 1) <= k) run += step;
+      const int s = __shfl_sync(kFull, slotBase, min(run, 31)) + k;
+      bool take = false;
+      float3 d = make_float3(0.f, 0.f, 0.f);  // the candidate from the box's center, minimum image
+      if (k < total) {
+        d = offsetFrom(ref[s], c, b);
+        const float ex = fmaxf(fabsf(d.x) - h.x, 0.f), ey = fmaxf(fabsf(d.y) - h.y, 0.f),
+                    ez = fmaxf(fabsf(d.z) - h.z, 0.f);
+        take = ex * ex + ey * ey + ez * ez < reach2;
+      }
+      // Near the box: near one of I's atoms? (I's atoms from shared memory, each load the same
+      // address for the whole warp.)
+      bool near = false;
+      if (__any_sync(kFull, take) && take) {
+        const float4* a = atomsOfI[warpInBlock];
+        if (!wrapPairs) {
+#pragma unroll 8
+          for (int i = 0; i < 32; ++i) {
+            const float4 p = a[i];
+            const float ux = d.x - p.x, uy = d.y - p.y, uz = d.z - p.z;
+            near |= ux * ux + uy * uy + uz * uz < reach2;
           }
-          // Near the box, the candidate must also be within reach of one of its four parts.
-          if (take) {
-            float nearest = distanceToBox2(xs, subCenter[0], subHalf[0], b);
-            for (int g = 1; g < kSubBoxes; ++g) nearest = fminf(nearest, distanceToBox2(xs, subCenter[g], subHalf[g], b));
-            take = nearest < reach2;
-          }
-          const unsigned mask = __ballot_sync(kFull, take);
-          if (take) buf[held + __popc(mask & ((1u << lane) - 1))] = s;
-          held += __popc(mask);
-          __syncwarp();
-          if (held >= 32) {
-            emitTile(t, block, false, buf[lane], lane);
-            __syncwarp();
-            if (lane < held - 32) buf[lane] = buf[lane + 32];
-            held -= 32;
-            __syncwarp();
+        } else {
+#pragma unroll 4
+          for (int i = 0; i < 32; ++i) {
+            const float4 p = a[i];
+            const float ux = minimumImage(d.x - p.x, b.length.x, b.invLength.x),
+                        uy = minimumImage(d.y - p.y, b.length.y, b.invLength.y),
+                        uz = minimumImage(d.z - p.z, b.length.z, b.invLength.z);
+            near |= ux * ux + uy * uy + uz * uz < reach2;
           }
         }
+      }
+      const unsigned mask = __ballot_sync(kFull, near);
+      if (near) buf[held + __popc(mask & ((1u << lane) - 1))] = s;
+      held += __popc(mask);
+      __syncwarp();
+      if (held >= 32) {
+        emitTile(t, block, false, buf[lane], lane);
+        __syncwarp();
+        if (lane < held - 32) buf[lane] = buf[lane + 32];
+        held -= 32;
+        __syncwarp();
       }
     }
   }
@@ -338,12 +400,18 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
     nCells_[d] /= 2;
     total /= 2;
   }
+  // The keys' significant bits: 3 per level of the fine grid. Sorting only those saves
+  // radix passes (110k atoms: 45 bits, 6 passes instead of 8).
+  int cellBits = 0;
+  for (int d = 0; d < 3; ++d)
+    while ((1 << cellBits) < nCells_[d]) ++cellBits;
+  keyBits_ = 3 * (cellBits + kSubCellBits);
   keys_ = DeviceBuffer<unsigned long long>("tile list sort keys", n);
   sortedKeys_ = DeviceBuffer<unsigned long long>("tile list sorted keys", n);
   slots_ = DeviceBuffer<int>("tile list slots", n);
   sortedSlots_ = DeviceBuffer<int>("tile list sorted slots", n);
   FARADAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortTempBytes_, keys_.data(), sortedKeys_.data(),
-                                                      slots_.data(), sortedSlots_.data(), n, 0, 63));
+                                                      slots_.data(), sortedSlots_.data(), n, 0, keyBits_));
   sortTemp_ = DeviceBuffer<unsigned char>("tile list sort scratch", std::max<std::size_t>(sortTempBytes_, 1));
   cellOfSlot_ = DeviceBuffer<int>("tile list cell of slot", n);
   cellRange_ = DeviceBuffer<int2>("tile list cell ranges", std::size_t(total));
@@ -394,11 +462,11 @@ std::size_t CudaTileList::deviceBytes() const {
 void CudaTileList::enqueueSort(cudaStream_t stream, const double4_32a* ref) {
   const Vec3 L = box_.lengths();
   const CellGrid g{make_int3(nCells_[0], nCells_[1], nCells_[2]), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
-  keysKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, ref, g, keys_.data(), slots_.data());
+  keysKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, ref, g, keyBits_ / 3, keys_.data(), slots_.data());
   FARADAY_CUDA_CHECK_LAUNCH("keysKernel");
   std::size_t bytes = sortTempBytes_;
   FARADAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_.data(), bytes, keys_.data(), sortedKeys_.data(),
-                                                      slots_.data(), sortedSlots_.data(), n_, 0, 63, stream));
+                                                      slots_.data(), sortedSlots_.data(), n_, 0, keyBits_, stream));
 }
 
 void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot,
@@ -416,7 +484,8 @@ void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, con
   // Only the per-build counts are cleared; the "needed" maxima stay for the host to read.
   FARADAY_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, 2 * sizeof(int), stream));
   const BoxF b{make_float3(float(L.x), float(L.y), float(L.z)),
-               make_float3(float(1 / L.x), float(1 / L.y), float(1 / L.z))};
+               make_float3(float(1 / L.x), float(1 / L.y), float(1 / L.z)), make_double3(L.x, L.y, L.z),
+               make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
   // Float rounding of the distances (~1e-6 of the box) must not drop a pair: a small margin.
   const float reach = float((params_.cutoff + params_.buffer) * (1 + 1e-5) + 1e-5);
   const TileStore t{tileCapacity_,        exclusionCapacity_,

@@ -69,6 +69,7 @@ class CudaTileList {
   int nCells_[3];
   bool hasExclusions_;
   int tileCapacity_ = 0, exclusionCapacity_ = 0;
+  int keyBits_ = 63;  ///< significant bits of the sort keys
   std::size_t sortTempBytes_ = 0;
   DeviceBuffer<unsigned long long> keys_, sortedKeys_;
   DeviceBuffer<int> slots_, sortedSlots_;

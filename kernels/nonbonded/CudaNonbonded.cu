@@ -1,11 +1,12 @@
 // The short-range tile kernel, in layers: one pair (PairEvaluators.h, shared with the CPU)
 // -> one tile (a warp; lane l owns atom i = 32 I + l, the tile's j atoms rotate through the
 // warp by shuffles, so every lane meets every j once; the pair's force goes to i's
-// registers and, negated, to j's, which rotate with j) -> the kernel (warps take tiles in a
-// grid-stride loop) -> the host call.
+// registers and, negated, to j's, which rotate with j) -> the kernel (one tile per warp) -> the host call.
 // Forces leave a tile once per atom as 64-bit fixed point through integer atomics, so the
 // totals do not depend on the order in which tiles run. Energies and virial (only when
 // asked) are summed per lane and per tile in double and added as fixed point.
+#include <algorithm>
+
 #include "engine/Error.h"
 #include "engine/Units.h"
 #include "kernels/common/CudaCheck.h"
@@ -154,14 +155,15 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
 template <bool kEnergy, bool kCoulomb, bool kExclusions, bool kTyped>
 __global__ void __launch_bounds__(kThreads) tileKernel(TileArgs a) {
   extern __shared__ float4 table[];
-  for (int k = threadIdx.x; k < a.types * a.types; k += blockDim.x) table[k] = a.table[k];
-  __syncthreads();
   const TileCounters c = *a.counters;
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     atomicMax(&a.counters->tilesNeeded, c.tiles);
     atomicMax(&a.counters->exclusionNeeded, c.exclusionTiles);
   }
   const int tiles = min(c.tiles, a.capacity);
+  if (blockIdx.x * (kThreads / 32) >= tiles) return;  // the whole block: no tile of this list
+  for (int k = threadIdx.x; k < a.types * a.types; k += blockDim.x) table[k] = a.table[k];
+  __syncthreads();
   const int lane = threadIdx.x & 31;
   const int warps = gridDim.x * (kThreads / 32);
   for (int t = (blockIdx.x * kThreads + threadIdx.x) >> 5; t < tiles; t += warps)
@@ -207,10 +209,6 @@ void CudaNonbonded::setUp(int types, const std::vector<float4>& t) {
                 std::to_string(types_));
   table_.upload(t);
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-  int device = 0, sms = 1;
-  FARADAY_CUDA_CHECK(cudaGetDevice(&device));
-  FARADAY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  blocks_ = 8 * sms;
 }
 
 void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& list, const float4* posq,
@@ -240,7 +238,10 @@ void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& li
   const std::size_t shared = std::size_t(types_) * types_ * sizeof(float4);
   const bool coulomb = params_.ewaldBeta > 0;
   const auto kernel = kernelFor(energies, coulomb, list.hasExclusions(), typed_);
-  kernel<<<blocks_, kThreads, shared, stream>>>(a);
+  // One tile per warp, blocks for the whole capacity (those past the count return at once):
+  // short blocks let the PME stream's kernels, at a higher priority, take SMs as they retire.
+  const long long blocks = std::max(1LL, (static_cast<long long>(list.tileCapacity()) + kThreads / 32 - 1) / (kThreads / 32));
+  kernel<<<static_cast<unsigned>(blocks), kThreads, shared, stream>>>(a);
   FARADAY_CUDA_CHECK_LAUNCH("tileKernel");
 }
 

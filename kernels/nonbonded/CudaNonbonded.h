@@ -48,7 +48,6 @@ class CudaNonbonded {
   bool typed_ = false;
   float typedRmin2_ = 0;  ///< nm^2
   int types_ = 0;
-  int blocks_ = 0;
   DeviceBuffer<float4> table_;  ///< per type pair: c6, c12, shift (LJ) or c1, c2, c3, shift (typed)
 };
 
