@@ -102,6 +102,8 @@ TEST_F(CudaMd, TilesCoverEveryPairOnceInManyGeometries) {
   cases.push_back({"dense cluster", clusterSystem(700, 5.0, {2.5, 2.5, 2.5}, 1.2, 0.12, 12)});
   cases.push_back({"crowded corner", clusterSystem(400, 4.5, {0.05, 4.45, 0.0}, 0.9, 0.14, 13)});
   cases.push_back({"smallest legal box", randomLjSystem(300, {2.0 + 1e-3, 2.3, 2.1}, 14)});
+  // 8 x 4 x 2 cells: the Hilbert curve of the slots runs through a cube larger than the grid.
+  cases.push_back({"elongated box", randomLjSystem(2000, {9.0, 4.4, 2.4}, 15)});
   for (int n : {1, 31, 33}) cases.push_back({std::to_string(n) + " atoms", randomLjSystem(n, {2.5, 2.5, 2.5}, 20 + n)});
   const Config c = ljConfig("cuda", 1.0, 0.1);
   for (auto& k : cases) {
