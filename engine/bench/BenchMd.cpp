@@ -64,8 +64,7 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
     o.bufferNm = parser.numberList("buffer", o.buffer).at(0);
     if (!(o.bufferNm >= 0 && o.bufferNm < 1)) throw Error("faraday bench md: --buffer must be auto or in [0, 1) nm");
   }
-  if (o.platforms != "cuda" && o.platforms != "cpu" && o.platforms != "both")
-    throw Error("faraday bench md: --platforms must be cuda, cpu or both");
+  parser.checkPlatforms(o.platforms);
   if (!o.nacl.empty())
     for (double v : parser.numberList("nacl", o.nacl)) o.naclSizes.push_back((long long)v);
   if (!o.argon.empty())

@@ -53,8 +53,7 @@ bool parse(const std::vector<std::string>& args, Options& o) {
     if (!(n >= 32 && n <= 16777216)) throw Error("faraday bench nbody: --sizes: " + std::to_string(n) + " outside 32..2^24");
     o.sizes.push_back(int(n));
   }
-  if (o.platforms != "cpu" && o.platforms != "cuda" && o.platforms != "both")
-    throw Error("faraday bench nbody: --platforms must be cpu, cuda or both");
+  parser.checkPlatforms(o.platforms);
   if (!(o.softening > 0)) throw Error("faraday bench nbody: --softening must be > 0");
   o.repeats = std::max(1, o.repeats);
   return true;

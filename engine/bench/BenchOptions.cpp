@@ -42,6 +42,11 @@ std::string BenchOptions::help() const {
   return text.str();
 }
 
+void BenchOptions::checkPlatforms(const std::string& platforms) const {
+  if (platforms != "cpu" && platforms != "cuda" && platforms != "both")
+    throw Error("faraday bench " + bench_ + ": --platforms must be cpu, cuda or both, not '" + platforms + "'");
+}
+
 std::vector<double> BenchOptions::numberList(const char* name, const std::string& text) const {
   std::vector<double> out;
   std::stringstream in(text);

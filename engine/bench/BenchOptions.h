@@ -41,6 +41,9 @@ class BenchOptions {
   /// "a,b,c" -> {a, b, c} as numbers; throws Error naming --`name` for anything else.
   std::vector<double> numberList(const char* name, const std::string& text) const;
 
+  /// Throws Error naming --platforms unless `platforms` is cpu, cuda or both.
+  void checkPlatforms(const std::string& platforms) const;
+
   /// The CSV file at `path`, opened for writing (closed when `path` is empty: no CSV);
   /// throws Error naming the file when it cannot be opened.
   static std::ofstream openCsv(const std::filesystem::path& path);

@@ -65,8 +65,7 @@ bool parse(const std::vector<std::string>& args, Options& o) {
     if (!(n >= 2 && n <= 5e7)) throw Error("faraday bench pme: --sizes: " + std::to_string(n) + " outside 2..5e7");
     o.sizes.push_back(int(n) / 2 * 2);
   }
-  if (o.platforms != "cpu" && o.platforms != "cuda" && o.platforms != "both")
-    throw Error("faraday bench pme: --platforms must be cpu, cuda or both");
+  parser.checkPlatforms(o.platforms);
   return true;
 }
 
