@@ -257,8 +257,8 @@ __device__ void cellSpan(float center, float reach, float length, int cells, int
 ///    their slots after block I. A warp prefix sum lays those runs end to end.
 ///  - candidates: 32 at a time from the runs (each lane finds its run by a binary search over
 ///    the prefix sums), so every pass is full whatever the cells hold. A candidate within
-///    reach of I's box is then tested against each atom of I (the atoms in the lanes, the
-///    candidates broadcast in turn, one ballot each): it is kept when one is within reach.
+///    reach of I's box is then tested against each atom of I (their offsets from the box
+///    center in shared memory): it is kept when one is within reach.
 /// Candidates are taken in a fixed order (cells, then slots), so the tiles' contents are fixed.
 __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, const double4_32a* __restrict__ ref,
                                                        const float4* __restrict__ center, const float4* __restrict__ half,

@@ -164,10 +164,9 @@ __global__ void __launch_bounds__(kThreads) tileKernel(TileArgs a) {
   if (blockIdx.x * (kThreads / 32) >= tiles) return;  // the whole block: no tile of this list
   for (int k = threadIdx.x; k < a.types * a.types; k += blockDim.x) table[k] = a.table[k];
   __syncthreads();
-  const int lane = threadIdx.x & 31;
-  const int warps = gridDim.x * (kThreads / 32);
-  for (int t = (blockIdx.x * kThreads + threadIdx.x) >> 5; t < tiles; t += warps)
-    tile<kEnergy, kCoulomb, kExclusions, kTyped>(a, table, t, lane);
+  // The grid has a warp for every tile the storage holds (CudaNonbonded::enqueue).
+  const int t = (blockIdx.x * kThreads + threadIdx.x) >> 5;
+  if (t < tiles) tile<kEnergy, kCoulomb, kExclusions, kTyped>(a, table, t, threadIdx.x & 31);
 }
 
 using TileKernel = void (*)(TileArgs);
