@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "engine/Units.h"
+#include "core/Units.h"
 #include "integrators/Integrator.h"
 #include "kernels/common/Philox.h"
 

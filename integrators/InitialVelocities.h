@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/System.h"
+#include "core/System.h"
 
 namespace faraday {
 

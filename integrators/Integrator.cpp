@@ -4,9 +4,7 @@
 
 #include <cmath>
 
-#include "engine/Error.h"
-#include "integrators/Langevin.h"
-#include "integrators/VelocityVerlet.h"
+#include "core/Error.h"
 
 namespace faraday {
 
@@ -35,12 +33,6 @@ bool conservesMomentum(const std::string& integratorType) {
 
 double degreesOfFreedom(const System& system, const std::string& integratorType) {
   return 3.0 * double(system.size()) - (conservesMomentum(integratorType) ? 3.0 : 0.0);
-}
-
-std::unique_ptr<CpuIntegrator> makeCpuIntegrator(const IntegratorParams& params, const System& system, int threads) {
-  if (params.type == "verlet") return std::make_unique<VelocityVerlet>(system, params.dt, threads);
-  if (params.type == "langevin") return std::make_unique<LangevinBaoab>(system, params, threads);
-  throw keyError("integrator.type", "'" + params.type + "' is not one of verlet, langevin");
 }
 
 }  // namespace faraday

@@ -1,9 +1,8 @@
 #pragma once
-#include <memory>
 #include <vector>
 
-#include "engine/System.h"
-#include "engine/Vec3.h"
+#include "core/System.h"
+#include "core/Vec3.h"
 #include "integrators/IntegratorParams.h"
 
 namespace faraday {
@@ -52,9 +51,5 @@ bool conservesMomentum(const std::string& integratorType);
 /// when the integrator conserves momentum (its initial velocities then have no
 /// centre-of-mass motion, which stays zero). There are no constraints yet.
 double degreesOfFreedom(const System& system, const std::string& integratorType);
-
-/// The integrator named by params.type ("verlet" or "langevin"); throws Error naming the
-/// key for an unknown type or invalid values.
-std::unique_ptr<CpuIntegrator> makeCpuIntegrator(const IntegratorParams& params, const System& system, int threads);
 
 }  // namespace faraday

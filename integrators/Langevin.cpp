@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "engine/Error.h"
-#include "engine/Units.h"
+#include "core/Error.h"
+#include "core/Units.h"
 
 namespace faraday {
 

@@ -1,7 +1,7 @@
 #pragma once
 #include <cstdint>
 
-#include "engine/HostDevice.h"
+#include "core/HostDevice.h"
 #include "integrators/Integrator.h"
 #include "kernels/common/Philox.h"
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/Backend.h"
-#include "engine/Config.h"
-#include "engine/FccLattice.h"
+#include "engine/backends/Backend.h"
+#include "engine/config/Config.h"
+#include "engine/setup/FccLattice.h"
 #include "tests/TestSupport.h"
 
 namespace faraday::test {

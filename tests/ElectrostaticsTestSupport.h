@@ -7,9 +7,9 @@
 #include <random>
 #include <vector>
 
-#include "engine/Box.h"
-#include "engine/Units.h"
-#include "engine/Vec3.h"
+#include "core/Box.h"
+#include "core/Units.h"
+#include "core/Vec3.h"
 #include "kernels/nonbonded/PairEvaluators.h"
 #include "kernels/pme/Electrostatics.h"
 #include "kernels/pme/ReciprocalSolver.h"

@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "engine/Coordinates.h"
-#include "engine/FccLattice.h"
-#include "engine/GroFile.h"
+#include "engine/formats/Coordinates.h"
+#include "engine/setup/FccLattice.h"
+#include "engine/formats/GroFile.h"
 #include "tests/TestSupport.h"
 
 namespace faraday::test {

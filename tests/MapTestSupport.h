@@ -13,18 +13,18 @@
 #include <string>
 #include <vector>
 
-#include "engine/Backend.h"
-#include "engine/Config.h"
-#include "engine/Coordinates.h"
-#include "engine/DcdFile.h"
-#include "engine/GroFile.h"
-#include "engine/KernelParams.h"
-#include "engine/MapCommand.h"
-#include "engine/MapReporter.h"
-#include "engine/MapWriters.h"
-#include "engine/SystemSetup.h"
-#include "engine/XtcFile.h"
-#include "engine/Units.h"
+#include "engine/backends/Backend.h"
+#include "engine/config/Config.h"
+#include "engine/formats/Coordinates.h"
+#include "engine/formats/DcdFile.h"
+#include "engine/formats/GroFile.h"
+#include "engine/config/KernelParams.h"
+#include "engine/maps/MapCommand.h"
+#include "engine/maps/MapReporter.h"
+#include "engine/formats/MapWriters.h"
+#include "engine/setup/SystemSetup.h"
+#include "engine/formats/XtcFile.h"
+#include "core/Units.h"
 #include "kernels/dcs/Dcs.h"
 #include "kernels/dcs/DcsPair.h"
 #include "kernels/dcs/PmeMap.h"
@@ -32,6 +32,7 @@
 #include "kernels/pme/Electrostatics.h"
 #include "tests/ElectrostaticsTestSupport.h"
 #include "tests/TestSupport.h"
+#include "engine/backends/BackendFactory.h"
 
 namespace faraday::test {
 

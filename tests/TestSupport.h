@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 
 #include "kernels/common/Device.h"
 

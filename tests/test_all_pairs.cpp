@@ -11,18 +11,20 @@
 #include <map>
 #include <random>
 
-#include "engine/AllPairsCpuBackend.h"
-#include "engine/Checkpoint.h"
-#include "engine/Config.h"
-#include "engine/KernelParams.h"
-#include "engine/SystemSetup.h"
-#include "engine/Units.h"
+#include "engine/backends/AllPairsCpuBackend.h"
+#include "engine/run/Checkpoint.h"
+#include "engine/config/Config.h"
+#include "engine/config/KernelParams.h"
+#include "engine/setup/SystemSetup.h"
+#include "core/Units.h"
 #include "integrators/InitialVelocities.h"
 #include "kernels/nbody/AllPairs.h"
 #include "kernels/nonbonded/PairEvaluators.h"
 #include "tests/BackendTestSystems.h"
 #include "tests/EngineTestSupport.h"
 #include "tests/Tolerances.h"
+#include "engine/formats/CoordinateFile.h"
+#include "engine/backends/BackendFactory.h"
 
 namespace faraday::test {
 namespace {

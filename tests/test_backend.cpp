@@ -4,11 +4,12 @@
 
 #include <cmath>
 
-#include "engine/CpuBackend.h"
-#include "engine/Error.h"
+#include "engine/backends/CpuBackend.h"
+#include "core/Error.h"
 #include "kernels/common/Device.h"
 #include "tests/BackendTestSystems.h"
 #include "tests/Tolerances.h"
+#include "engine/backends/BackendFactory.h"
 
 namespace faraday::test {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <limits>
 
-#include "engine/Checkpoint.h"
-#include "engine/Runaway.h"
+#include "engine/run/Checkpoint.h"
+#include "engine/run/Runaway.h"
 #include "tests/EngineTestSupport.h"
 
 namespace faraday::test {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "engine/bench/Bench.h"
 #include "engine/bench/BenchOptions.h"
 

@@ -5,11 +5,11 @@
 #include <cstring>
 #include <limits>
 
-#include "engine/Checkpoint.h"
-#include "engine/Config.h"
-#include "engine/DcdFile.h"
-#include "engine/Error.h"
-#include "engine/SystemSetup.h"
+#include "engine/run/Checkpoint.h"
+#include "engine/config/Config.h"
+#include "engine/formats/DcdFile.h"
+#include "core/Error.h"
+#include "engine/setup/SystemSetup.h"
 #include "tests/BackendTestSystems.h"
 #include "tests/EngineTestSupport.h"
 

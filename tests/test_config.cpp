@@ -1,10 +1,10 @@
 // Config loading: INI sections, command-line overrides, paths, errors and help.
 #include <gtest/gtest.h>
 
-#include "engine/Config.h"
-#include "engine/Error.h"
-#include "engine/KernelParams.h"
-#include "engine/SystemSetup.h"
+#include "engine/config/Config.h"
+#include "core/Error.h"
+#include "engine/config/KernelParams.h"
+#include "engine/setup/SystemSetup.h"
 #include "tests/EngineTestSupport.h"
 
 namespace faraday::test {

@@ -9,8 +9,8 @@
 #include <map>
 #include <random>
 
-#include "engine/CpuBackend.h"
-#include "engine/SystemSetup.h"
+#include "engine/backends/CpuBackend.h"
+#include "engine/setup/SystemSetup.h"
 #include "integrators/InitialVelocities.h"
 #include "kernels/neighbor/NeighborList.h"
 #include "kernels/nonbonded/CpuTileWalker.h"
@@ -18,7 +18,7 @@
 #include "tests/Tolerances.h"
 
 #if defined(FARADAY_HAVE_CUDA)
-#include "engine/CudaBackend.h"
+#include "engine/backends/CudaBackend.h"
 #endif
 
 namespace faraday::test {

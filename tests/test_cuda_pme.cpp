@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "engine/Timers.h"
+#include "core/Timers.h"
 #include "kernels/pme/BSpline.h"
 #include "kernels/pme/CpuPme.h"
 #include "kernels/pme/CudaPme.h"

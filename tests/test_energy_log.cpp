@@ -3,7 +3,7 @@
 
 #include <thread>
 
-#include "engine/EnergyLog.h"
+#include "engine/run/EnergyLog.h"
 #include "tests/EngineTestSupport.h"
 
 namespace faraday::test {

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "engine/Config.h"
-#include "engine/KernelParams.h"
+#include "engine/config/Config.h"
+#include "engine/config/KernelParams.h"
 #include "kernels/pme/Electrostatics.h"
 #include "kernels/pme/Ewald.h"
 #include "tests/ElectrostaticsTestSupport.h"

@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "engine/MapCommand.h"
+#include "engine/maps/MapCommand.h"
 #include "kernels/multigpu/GpuGroup.h"
 #include "tests/MapTestSupport.h"
 #include "tests/TestSupport.h"

@@ -5,11 +5,12 @@
 #include <cmath>
 #include <cstdio>
 
-#include "engine/Units.h"
+#include "core/Units.h"
 #include "integrators/InitialVelocities.h"
 #include "integrators/Integrator.h"
 #include "tests/BackendTestSystems.h"
 #include "tests/Tolerances.h"
+#include "engine/backends/BackendFactory.h"
 
 namespace faraday::test {
 namespace {

@@ -6,14 +6,15 @@
 #include <limits>
 #include <random>
 
-#include "engine/DcdFile.h"
-#include "engine/Error.h"
-#include "engine/GroFile.h"
-#include "engine/PdbFile.h"
-#include "engine/SystemSetup.h"
-#include "engine/Units.h"
+#include "engine/formats/DcdFile.h"
+#include "core/Error.h"
+#include "engine/formats/GroFile.h"
+#include "engine/formats/PdbFile.h"
+#include "engine/setup/SystemSetup.h"
+#include "core/Units.h"
 #include "tests/EngineTestSupport.h"
 #include "tests/Tolerances.h"
+#include "engine/formats/CoordinateFile.h"
 
 namespace faraday::test {
 namespace {

@@ -2,7 +2,7 @@
 // PME maps without Ewald electrostatics.
 #include <gtest/gtest.h>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "tests/MapTestSupport.h"
 #include "tests/Tolerances.h"
 

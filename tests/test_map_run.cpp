@@ -2,12 +2,13 @@
 // direct and cutoff methods; PME maps end to end.
 #include <gtest/gtest.h>
 
-#include "engine/Error.h"
-#include "engine/Simulation.h"
+#include "core/Error.h"
+#include "engine/run/Simulation.h"
 #include "engine/bench/CudaDcsStudy.h"
 #include "kernels/dcs/CudaDcs.h"
 #include "tests/MapTestSupport.h"
 #include "tests/Tolerances.h"
+#include "engine/backends/BackendFactory.h"
 
 namespace faraday {
 namespace {

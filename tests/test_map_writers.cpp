@@ -1,7 +1,7 @@
 // Map files: OpenDX (APBS/VMD dialect) and MRC/CCP4 writers, unit factors.
 #include <gtest/gtest.h>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "tests/MapTestSupport.h"
 #include "tests/Tolerances.h"
 

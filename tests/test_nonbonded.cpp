@@ -4,11 +4,12 @@
 
 #include <cmath>
 
-#include "engine/Backend.h"
-#include "engine/Units.h"
+#include "engine/backends/Backend.h"
+#include "core/Units.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
 #include "tests/BackendTestSystems.h"
 #include "tests/Tolerances.h"
+#include "engine/backends/BackendFactory.h"
 
 namespace faraday::test {
 namespace {

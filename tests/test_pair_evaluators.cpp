@@ -5,7 +5,7 @@
 #include <cmath>
 #include <functional>
 
-#include "engine/Units.h"
+#include "core/Units.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
 #include "kernels/nonbonded/PairEvaluators.h"
 #include "tests/BackendTestSystems.h"

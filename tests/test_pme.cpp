@@ -12,9 +12,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "engine/Config.h"
-#include "engine/Error.h"
-#include "engine/KernelParams.h"
+#include "engine/config/Config.h"
+#include "core/Error.h"
+#include "engine/config/KernelParams.h"
 #include "kernels/pme/CpuPme.h"
 #include "kernels/pme/Ewald.h"
 #include "tests/ElectrostaticsTestSupport.h"

@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "engine/Units.h"
+#include "core/Units.h"
 #include "kernels/pme/BSpline.h"
 #include "kernels/pme/CpuPme.h"
 #include "kernels/pme/LineFft.h"

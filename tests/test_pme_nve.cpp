@@ -9,13 +9,14 @@
 #include <cstdio>
 #include <map>
 
-#include "engine/Backend.h"
-#include "engine/FccLattice.h"
+#include "engine/backends/Backend.h"
+#include "engine/setup/FccLattice.h"
 #include "integrators/InitialVelocities.h"
 #include "integrators/Integrator.h"
 #include "tests/BackendTestSystems.h"
 #include "tests/ElectrostaticsTestSupport.h"
 #include "tests/Tolerances.h"
+#include "engine/backends/BackendFactory.h"
 
 namespace faraday {
 namespace {

@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/Units.h"
+#include "core/Units.h"
 #include "kernels/pme/CpuPme.h"
 #include "kernels/pme/CudaPme.h"
 #include "kernels/pme/Ewald.h"

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "engine/DcdFile.h"
+#include "engine/formats/DcdFile.h"
 #include "tests/EngineTestSupport.h"
 #include "tests/Tolerances.h"
 

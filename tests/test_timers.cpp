@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "engine/Timers.h"
+#include "core/Timers.h"
 
 using faraday::ScopedTimer;
 using faraday::Timers;

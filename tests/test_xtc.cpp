@@ -11,14 +11,15 @@
 #include <random>
 #include <sstream>
 
-#include "engine/Config.h"
-#include "engine/DcdFile.h"
-#include "engine/Error.h"
-#include "engine/Trajectory.h"
-#include "engine/XtcCodec.h"
-#include "engine/XtcFile.h"
+#include "engine/config/Config.h"
+#include "engine/formats/DcdFile.h"
+#include "core/Error.h"
+#include "engine/formats/Trajectory.h"
+#include "engine/formats/XtcCodec.h"
+#include "engine/formats/XtcFile.h"
 #include "tests/EngineTestSupport.h"
 #include "tests/Tolerances.h"
+#include "engine/formats/TrajectoryFile.h"
 
 namespace faraday::test {
 namespace {

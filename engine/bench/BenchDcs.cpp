@@ -10,7 +10,7 @@
 #include <iostream>
 #include <random>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "engine/bench/BenchOptions.h"
 #include "engine/bench/CudaDcsStudy.h"
 #include "kernels/common/Device.h"

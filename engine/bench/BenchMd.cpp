@@ -14,18 +14,19 @@
 #include <iostream>
 #include <map>
 
-#include "engine/Coordinates.h"
-#include "engine/CpuBackend.h"
-#include "engine/Error.h"
-#include "engine/FccLattice.h"
-#include "engine/GroFile.h"
-#include "engine/Units.h"
+#include "engine/formats/Coordinates.h"
+#include "engine/backends/CpuBackend.h"
+#include "core/Error.h"
+#include "engine/setup/FccLattice.h"
+#include "engine/formats/GroFile.h"
+#include "core/Units.h"
 #include "engine/bench/Bench.h"
 #include "engine/bench/BenchOptions.h"
 #include "integrators/InitialVelocities.h"
 #include "kernels/common/Device.h"
 #if defined(FARADAY_HAVE_CUDA)
-#include "engine/CudaBackend.h"
+#include "engine/backends/CudaBackend.h"
+#include "engine/backends/BackendFactory.h"
 #endif
 
 namespace faraday {

@@ -2,7 +2,7 @@
 
 #include <ostream>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 
 namespace faraday {
 

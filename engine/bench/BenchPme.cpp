@@ -10,10 +10,10 @@
 #include <memory>
 #include <random>
 
-#include "engine/Config.h"
-#include "engine/Error.h"
-#include "engine/KernelParams.h"
-#include "engine/Units.h"
+#include "engine/config/Config.h"
+#include "core/Error.h"
+#include "engine/config/KernelParams.h"
+#include "core/Units.h"
 #include "engine/bench/BenchOptions.h"
 #include "kernels/common/Device.h"
 #include "kernels/neighbor/NeighborList.h"

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/Error.h"
-#include "engine/Units.h"
+#include "core/Error.h"
+#include "core/Units.h"
 #include "engine/bench/CudaDcsStudy.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/CudaOwners.h"

@@ -1,6 +1,6 @@
 // The benchmark's map kernels in a build without CUDA: every entry point says so.
 #if !defined(FARADAY_HAVE_CUDA)
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "engine/bench/CudaDcsStudy.h"
 
 namespace faraday {

@@ -3,7 +3,7 @@
 // faraday::Error with the call's text, the file and the line.
 #include <string>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 
 #if defined(FARADAY_HAVE_CUDA)
 #include <cuda_runtime.h>

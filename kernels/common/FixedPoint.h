@@ -4,7 +4,7 @@
 // Scale 2^32: resolution 2.3e-10 in kJ/mol/nm, range +-2.1e9 (far above any sane force).
 #include <cstdint>
 
-#include "engine/HostDevice.h"
+#include "core/HostDevice.h"
 
 namespace faraday::fixed {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "engine/HostDevice.h"
+#include "core/HostDevice.h"
 
 namespace faraday::philox {
 

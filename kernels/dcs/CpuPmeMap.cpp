@@ -4,8 +4,8 @@
 #include <cmath>
 #include <complex>
 
-#include "engine/Error.h"
-#include "engine/Units.h"
+#include "core/Error.h"
+#include "core/Units.h"
 #include "kernels/dcs/PmeMap.h"
 #include "kernels/dcs/PmeMapDetail.h"
 #include "kernels/pme/CpuPme.h"

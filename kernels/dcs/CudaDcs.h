@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/Timers.h"
+#include "core/Timers.h"
 #include "kernels/common/DeviceFrame.h"
 #include "kernels/dcs/Dcs.h"
 

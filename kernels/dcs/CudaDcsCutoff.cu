@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "engine/Error.h"
-#include "engine/Units.h"
+#include "core/Error.h"
+#include "core/Units.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/CudaOwners.h"
 #include "kernels/dcs/CudaDcsDetail.cuh"

@@ -10,8 +10,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "engine/Error.h"
-#include "engine/Units.h"
+#include "core/Error.h"
+#include "core/Units.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/DeviceBuffer.h"
 #include "kernels/dcs/CudaDcsDetail.cuh"

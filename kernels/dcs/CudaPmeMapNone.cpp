@@ -1,6 +1,6 @@
 // GPU PME potential map in a build without CUDA: every entry point says so.
 #if !defined(FARADAY_HAVE_CUDA)
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "kernels/dcs/PmeMap.h"
 
 namespace faraday {

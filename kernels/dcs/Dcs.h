@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/Box.h"
-#include "engine/Vec3.h"
+#include "core/Box.h"
+#include "core/Vec3.h"
 #include "kernels/dcs/Lattice.h"
 #include "kernels/pme/ReciprocalSolver.h"
 

@@ -3,7 +3,7 @@
 // The per-pair terms of a potential map, written once for the CPU reference and the
 // CUDA kernels. Potential in kJ/(mol e) once multiplied by units::kCoulomb; these
 // return q / r (e/nm) without the constant.
-#include "engine/HostDevice.h"
+#include "core/HostDevice.h"
 
 namespace faraday::dcs {
 

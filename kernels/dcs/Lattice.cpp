@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 
 namespace faraday {
 

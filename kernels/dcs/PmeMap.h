@@ -35,9 +35,9 @@
 #include <memory>
 #include <vector>
 
-#include "engine/Box.h"
-#include "engine/Timers.h"
-#include "engine/Vec3.h"
+#include "core/Box.h"
+#include "core/Timers.h"
+#include "core/Vec3.h"
 #include "kernels/common/DeviceFrame.h"
 #include "kernels/dcs/Dcs.h"
 #include "kernels/dcs/Lattice.h"

@@ -7,9 +7,9 @@
 
 #include <vector>
 
-#include "engine/Box.h"
-#include "engine/HostDevice.h"
-#include "engine/Vec3.h"
+#include "core/Box.h"
+#include "core/HostDevice.h"
+#include "core/Vec3.h"
 #include "kernels/dcs/DcsPair.h"
 #include "kernels/pme/BSpline.h"
 

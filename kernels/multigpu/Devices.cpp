@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "kernels/multigpu/GpuGroup.h"
 
 namespace faraday {

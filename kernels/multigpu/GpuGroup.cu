@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/CudaOwners.h"
 #include "kernels/multigpu/GpuGroup.h"

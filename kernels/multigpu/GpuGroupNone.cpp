@@ -1,6 +1,6 @@
 // Builds without NCCL (or without CUDA): a GpuGroup cannot be made.
 #if !defined(FARADAY_HAVE_NCCL)
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "kernels/multigpu/GpuGroup.h"
 
 namespace faraday {

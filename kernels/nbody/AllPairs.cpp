@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <array>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 
 namespace faraday {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/Vec3.h"
+#include "core/Vec3.h"
 #include "kernels/nonbonded/PairEvaluators.h"
 
 namespace faraday {

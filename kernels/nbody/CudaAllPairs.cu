@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/FixedPoint.h"

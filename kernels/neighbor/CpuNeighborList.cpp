@@ -8,7 +8,7 @@
 #include <limits>
 #include <string>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "kernels/neighbor/MinimumImage.h"
 #include "kernels/neighbor/NeighborList.h"
 

@@ -20,7 +20,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/Launch.h"
 #include "kernels/neighbor/CudaTileList.h"

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/Box.h"
+#include "core/Box.h"
 #include "kernels/common/DeviceBuffer.h"
 #include "kernels/neighbor/TileList.h"
 

@@ -1,9 +1,9 @@
 #pragma once
 #include <math.h>
 
-#include "engine/Box.h"
-#include "engine/HostDevice.h"
-#include "engine/Vec3.h"
+#include "core/Box.h"
+#include "core/HostDevice.h"
+#include "core/Vec3.h"
 
 namespace faraday {
 

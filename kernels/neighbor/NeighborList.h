@@ -3,8 +3,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/Box.h"
-#include "engine/Vec3.h"
+#include "core/Box.h"
+#include "core/Vec3.h"
 
 namespace faraday {
 

@@ -3,8 +3,8 @@
 
 #include <omp.h>
 
-#include "engine/Error.h"
-#include "engine/Units.h"
+#include "core/Error.h"
+#include "core/Units.h"
 #include "kernels/neighbor/MinimumImage.h"
 
 namespace faraday {

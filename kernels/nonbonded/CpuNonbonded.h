@@ -3,8 +3,8 @@
 #include <optional>
 #include <vector>
 
-#include "engine/System.h"
-#include "engine/Vec3.h"
+#include "core/System.h"
+#include "core/Vec3.h"
 #include "kernels/nbody/AllPairs.h"
 #include "kernels/neighbor/NeighborList.h"
 #include "kernels/nonbonded/PairEvaluators.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/Units.h"
+#include "core/Units.h"
 
 namespace faraday {
 namespace {

@@ -4,9 +4,9 @@
 // bug (walk != CPU backend) from a kernel bug (GPU != walk).
 #include <vector>
 
-#include "engine/Box.h"
-#include "engine/System.h"
-#include "engine/Vec3.h"
+#include "core/Box.h"
+#include "core/System.h"
+#include "core/Vec3.h"
 #include "kernels/neighbor/TileList.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
 

@@ -7,8 +7,8 @@
 // asked) are summed per lane and per tile in double and added as fixed point.
 #include <algorithm>
 
-#include "engine/Error.h"
-#include "engine/Units.h"
+#include "core/Error.h"
+#include "core/Units.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/FixedPoint.h"
 #include "kernels/nonbonded/CudaNonbonded.h"

@@ -5,7 +5,7 @@
 #if defined(FARADAY_HAVE_CUDA)
 #include <cuda_runtime.h>
 
-#include "engine/Box.h"
+#include "core/Box.h"
 #include "kernels/common/DeviceBuffer.h"
 #include "kernels/neighbor/CudaTileList.h"
 #include "kernels/nonbonded/CpuNonbonded.h"

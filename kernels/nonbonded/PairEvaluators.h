@@ -7,7 +7,7 @@
 // pair virial is r_ij (x) F_ij = fOverR * r_ij (x) r_ij.
 #include <math.h>
 
-#include "engine/HostDevice.h"
+#include "core/HostDevice.h"
 
 namespace faraday {
 

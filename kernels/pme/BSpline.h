@@ -15,7 +15,7 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/HostDevice.h"
+#include "core/HostDevice.h"
 
 namespace faraday::pme {
 

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <string>
 
-#include "engine/Error.h"
-#include "engine/Units.h"
+#include "core/Error.h"
+#include "core/Units.h"
 #include "kernels/pme/BSpline.h"
 #include "kernels/pme/FftwSupport.h"
 

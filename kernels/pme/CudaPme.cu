@@ -36,8 +36,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/Error.h"
-#include "engine/Units.h"
+#include "core/Error.h"
+#include "core/Units.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"

@@ -17,7 +17,7 @@ std::unique_ptr<ReciprocalSolver> makeCudaPme(const PmeParams& params, std::size
 
 #include <cstdint>
 
-#include "engine/Box.h"
+#include "core/Box.h"
 
 namespace faraday {
 

@@ -1,6 +1,6 @@
 // makeCudaPme for builds in which the CUDA PME solver is absent (CUDA builds define it
 // in CudaPme.cu).
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "kernels/pme/CudaPme.h"
 
 namespace faraday {

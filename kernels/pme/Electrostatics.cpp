@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <string>
 
-#include "engine/Error.h"
-#include "engine/Units.h"
+#include "core/Error.h"
+#include "core/Units.h"
 
 namespace faraday {
 

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/Box.h"
-#include "engine/System.h"
+#include "core/Box.h"
+#include "core/System.h"
 #include "kernels/pme/ElectrostaticsParams.h"
 #include "kernels/pme/ReciprocalSolver.h"
 

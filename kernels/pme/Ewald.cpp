@@ -5,8 +5,8 @@
 #include <cmath>
 #include <string>
 
-#include "engine/Error.h"
-#include "engine/Units.h"
+#include "core/Error.h"
+#include "core/Units.h"
 
 namespace faraday {
 

@@ -14,7 +14,7 @@
 // the tests replay it in double against a direct DFT.
 #include <cstddef>
 
-#include "engine/HostDevice.h"
+#include "core/HostDevice.h"
 
 namespace faraday::pme {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/HostDevice.h"
+#include "core/HostDevice.h"
 #include "kernels/pme/BSpline.h"
 
 namespace faraday::pme {

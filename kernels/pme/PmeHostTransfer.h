@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/Vec3.h"
+#include "core/Vec3.h"
 
 namespace faraday::pme {
 

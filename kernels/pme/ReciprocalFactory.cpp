@@ -1,7 +1,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "engine/Error.h"
+#include "core/Error.h"
 #include "kernels/pme/CpuPme.h"
 #include "kernels/pme/CudaPme.h"
 #include "kernels/pme/Electrostatics.h"

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/Box.h"
-#include "engine/Timers.h"
-#include "engine/Vec3.h"
+#include "core/Box.h"
+#include "core/Timers.h"
+#include "core/Vec3.h"
 
 namespace faraday {
 

@@ -1,0 +1,169 @@
+#pragma once
+// The molecular topology as plain arrays: what the bonded kernels, the exclusion lists, the
+// constraint solvers and the barostat read. Atom indices are 0-based indices into the
+// System's particles. Units: nm, rad, kJ/mol, e, amu. Each term's formula is in its
+// evaluator (kernels/bonded/BondedEvaluators.h); the GROMACS function type it comes from is
+// named beside it. A system built from [atom.NAME] sections alone has an empty topology.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/Vec3.h"
+
+namespace faraday {
+
+/// Harmonic bond (GROMACS bonds type 1): U = kb/2 (r - b0)^2.
+struct HarmonicBond {
+  int i, j;
+  double b0;  ///< nm
+  double kb;  ///< kJ/mol/nm^2
+};
+
+/// Morse bond (bonds type 3): U = D (1 - exp(-beta (r - b0)))^2.
+struct MorseBond {
+  int i, j;
+  double b0;    ///< nm
+  double D;     ///< kJ/mol
+  double beta;  ///< 1/nm
+};
+
+/// Harmonic angle (angles type 1): U = kTheta/2 (theta - theta0)^2, theta the angle i-j-k.
+struct HarmonicAngle {
+  int i, j, k;
+  double theta0;  ///< rad
+  double kTheta;  ///< kJ/mol/rad^2
+};
+
+/// Urey-Bradley (angles type 5): the harmonic angle plus a harmonic 1-3 bond i-k,
+/// U = kTheta/2 (theta - theta0)^2 + kUB/2 (r_ik - r13)^2.
+struct UreyBradleyAngle {
+  int i, j, k;
+  double theta0;  ///< rad
+  double kTheta;  ///< kJ/mol/rad^2
+  double r13;     ///< nm
+  double kUB;     ///< kJ/mol/nm^2
+};
+
+/// Periodic torsion (dihedrals type 1, 9 and the periodic improper type 4):
+/// U = kPhi (1 + cos(n phi - phi0)), phi the IUPAC dihedral angle i-j-k-l. Several terms on
+/// one quadruple (type 9 multiplicities) are several entries.
+struct PeriodicTorsion {
+  int i, j, k, l;
+  double phi0;  ///< rad
+  double kPhi;  ///< kJ/mol
+  int n;        ///< multiplicity
+};
+
+/// Ryckaert-Bellemans (dihedrals type 3): U = sum_{m=0..5} C_m cos^m(psi), psi = phi - 180 deg.
+struct RbTorsion {
+  int i, j, k, l;
+  double c[6];  ///< kJ/mol
+};
+
+/// Harmonic improper (dihedrals type 2): U = kXi/2 (xi - xi0)^2 with xi - xi0 taken into
+/// (-pi, pi], xi the dihedral angle i-j-k-l.
+struct HarmonicImproper {
+  int i, j, k, l;
+  double xi0;  ///< rad
+  double kXi;  ///< kJ/mol/rad^2
+};
+
+/// CMAP correction (cmap type 1) on the dihedrals phi = i-j-k-l and psi = j-k-l-m, with the
+/// grid Topology::cmapGrids[grid].
+struct CmapTorsion {
+  int i, j, k, l, m;
+  int grid;
+};
+
+/// A CMAP grid: `size` x `size` energies (kJ/mol) at phi, psi = -pi + 2 pi a / size,
+/// -pi + 2 pi b / size, stored as energy[a * size + b] (phi major), periodic in both angles.
+struct CmapGrid {
+  int size = 0;
+  std::vector<double> energy;
+};
+
+/// A 1-4 pair (pairs type 1 or 2), computed in full whatever its distance, without Ewald
+/// splitting and without cutoff: U = c12/r^12 - c6/r^6 + k_C qq / r.
+struct Pair14 {
+  int i, j;
+  double c6;   ///< kJ/mol nm^6 (the generated pair already scaled by fudgeLJ)
+  double c12;  ///< kJ/mol nm^12
+  double qq;   ///< e^2: q_i q_j times fudgeQQ (type 1) or as given (type 2)
+};
+
+/// Harmonic position restraint (position_restraints type 1), per dimension:
+/// U = sum_d k_d/2 (x_d - ref_d)^2, the displacement taken as a minimum image.
+struct PositionRestraint {
+  int i;
+  Vec3 ref;  ///< nm, from the coordinates the run starts from
+  Vec3 k;    ///< kJ/mol/nm^2 in x, y, z
+};
+
+/// A distance constraint |x_i - x_j| = length ([constraints] type 1 and 2, or a bond made
+/// rigid by system.constraints).
+struct Constraint {
+  int i, j;
+  double length;  ///< nm
+};
+
+/// Rigid three-site water ([settles]): atoms oxygen, oxygen + 1, oxygen + 2 (O, H, H).
+struct Settle {
+  int oxygen;
+  double dOH;  ///< nm
+  double dHH;  ///< nm
+};
+
+/// One molecule of the system: atoms first .. first + count - 1.
+struct Molecule {
+  int first = 0;
+  int count = 0;
+  std::string name;  ///< its [moleculetype] name
+};
+
+/// Everything the topology adds to a System of particles. Empty for atomic systems.
+struct Topology {
+  std::vector<Molecule> molecules;
+
+  /// Lennard-Jones coefficients of every pair of the System's atom types (types x types,
+  /// row-major, symmetric): c6 (kJ/mol nm^6) and c12 (kJ/mol nm^12) after the combination
+  /// rule and [nonbond_params]. Empty: Lorentz-Berthelot mixing of AtomType sigma/epsilon.
+  std::vector<double> ljC6, ljC12;
+  /// Per particle: the element's atomic number from [atomtypes] (0 where unknown).
+  std::vector<int> atomicNumber;
+
+  std::vector<HarmonicBond> bonds;
+  std::vector<MorseBond> morseBonds;
+  std::vector<HarmonicAngle> angles;
+  std::vector<UreyBradleyAngle> ureyBradleys;
+  std::vector<PeriodicTorsion> properDihedrals;    ///< types 1 and 9 ("Proper Dih.")
+  std::vector<PeriodicTorsion> periodicImpropers;  ///< type 4 ("Per. Imp. Dih.")
+  std::vector<RbTorsion> rbDihedrals;              ///< type 3 ("Ryckaert-Bell.")
+  std::vector<HarmonicImproper> impropers;         ///< type 2 ("Improper Dih.")
+  std::vector<CmapTorsion> cmaps;
+  std::vector<CmapGrid> cmapGrids;
+  std::vector<Pair14> pairs14;
+  std::vector<PositionRestraint> positionRestraints;
+
+  /// Excluded pairs in CSR form, both directions, each row sorted ascending without the atom
+  /// itself: the partners of particle p are exclusions[exclusionOffsets[p] ..
+  /// exclusionOffsets[p + 1]). They get no real-space LJ or Coulomb term; their
+  /// reciprocal-space Coulomb is removed by the Ewald exclusion correction. Empty offsets: none.
+  std::vector<int> exclusionOffsets, exclusions;
+
+  std::vector<Constraint> constraints;
+  std::vector<Settle> settles;
+
+  bool hasExclusions() const { return !exclusions.empty(); }
+  /// Whether any bonded term, 1-4 pair or position restraint is present.
+  bool hasBondedTerms() const {
+    return !bonds.empty() || !morseBonds.empty() || !angles.empty() || !ureyBradleys.empty() ||
+           !properDihedrals.empty() || !periodicImpropers.empty() || !rbDihedrals.empty() || !impropers.empty() ||
+           !cmaps.empty() || !pairs14.empty() || !positionRestraints.empty();
+  }
+  bool empty() const {
+    return molecules.empty() && !hasBondedTerms() && !hasExclusions() && constraints.empty() && settles.empty() &&
+           ljC6.empty();
+  }
+};
+
+}  // namespace faraday

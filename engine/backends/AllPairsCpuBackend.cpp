@@ -1,0 +1,29 @@
+#include "engine/backends/AllPairsCpuBackend.h"
+
+#include <cstdio>
+
+#include "core/Error.h"
+#include "engine/config/KernelParams.h"
+
+namespace faraday {
+
+AllPairsCpuBackend::AllPairsCpuBackend(const Config& config, const System& system, Timers* timers)
+    : CpuBackendBase(config, system, timers), params_(allPairsParams(config, system)) {
+  if (system.hasCharges())
+    std::fprintf(stderr, "nonbonded.mode = all-pairs: the particles' charges are ignored\n");
+}
+
+void AllPairsCpuBackend::setState(const State& state, const std::vector<Vec3>&) { takeState(state); }
+
+Energies AllPairsCpuBackend::computeForces() {
+  if (state_.positions.size() != system_.size()) throw Error("AllPairsCpuBackend: computeForces() before setState()");
+  ScopedTimer t(timers_, "all-pairs");
+  const AllPairsResult r = allPairsForces(state_.positions, system_.mass, system_.type, params_, forces_, threads_);
+  Energies e;
+  e.pair = r.energy;
+  e.virial = r.virial;
+  energies_ = e;
+  return e;
+}
+
+}  // namespace faraday

@@ -1,0 +1,97 @@
+#include "engine/backends/CpuBackend.h"
+
+#include <cstdio>
+
+#include "core/Error.h"
+#include "engine/config/KernelParams.h"
+
+namespace faraday {
+
+CpuBackend::CpuBackend(const Config& config, const System& system, Timers* timers, bool useCudaReciprocal)
+    : CpuBackendBase(config, system, timers),
+      useCudaReciprocal_(useCudaReciprocal),
+      ewald_(chooseEwaldSetup(config, system.box)),
+      list_(config.nonbonded.cutoff, pairListBuffer(config, system, false), threads_),
+      nonbonded_(system, nonbondedOptions(config, system, ewald_, threads_)),
+      netCharge_(system.netCharge()) {
+  validate(config);
+  if (config.nonbonded.dispersionCorrection && !config.nonbonded.typed())
+    dispersionAtUnitVolume_ = dispersionCorrection(system, config.nonbonded.cutoff, config.nonbonded.ljShift, 1.0);
+  reciprocal_ = makeReciprocalSolver(ewald_, system, useCudaReciprocal, threads_);
+  if (ewald_.method != "none") {
+    coulombSelf_ = ewaldSelfEnergy(ewald_.beta, system.charge);
+    std::fprintf(stderr, "%s\n", describe(ewald_).c_str());
+  } else if (system.hasCharges()) {
+    std::fprintf(stderr, "electrostatics.method = none: the particles' charges are ignored\n");
+  }
+}
+
+void CpuBackend::validate(const Config& config) const {
+  if (!system_.box.isValid()) throw Error("the box must be rectangular with positive edges");
+  if (!(2 * config.nonbonded.cutoff < system_.box.shortestEdge()))
+    throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
+                                           std::to_string(0.5 * system_.box.shortestEdge()) + " nm)");
+  if (config.nonbonded.allPairs())
+    throw keyError("nonbonded.mode", "all-pairs runs on the all-pairs backends (makeBackend chooses them)");
+}
+
+std::string CpuBackend::name() const {
+  return useCudaReciprocal_ ? "cpu (reciprocal space on CUDA)" : "cpu";
+}
+
+void CpuBackend::setState(const State& state, const std::vector<Vec3>& listReference) {
+  if (!listReference.empty() && listReference.size() != system_.size())
+    throw Error("state: the neighbor-list reference must have one entry per particle");
+  takeState(state);
+  if (!state_.box.isValid()) throw Error("state: the box must be rectangular with positive edges");
+  if (!(2 * list_.cutoff() < state_.box.shortestEdge()))
+    throw keyError("nonbonded.cutoff", "must be below half the shortest edge of the state's box");
+  ScopedTimer t(timers_, "neighbor");
+  // A restart rebuilds from the saved reference, so the list (and the steps at which it is
+  // rebuilt later) match the uninterrupted run exactly.
+  list_.build(listReference.empty() ? state_.positions : listReference, state_.box);
+}
+
+void CpuBackend::updateNeighborList() {
+  ScopedTimer t(timers_, "neighbor");
+  if (list_.needsRebuild(state_.positions, state_.box)) list_.build(state_.positions, state_.box);
+}
+
+void CpuBackend::addDispersionCorrection(Energies& e) const {
+  const double invVolume = 1.0 / state_.box.volume();
+  e.dispersionCorrection = dispersionAtUnitVolume_.energy * invVolume;
+  for (int k = 0; k < 3; ++k) e.virial.m[k][k] += dispersionAtUnitVolume_.virialDiagonal * invVolume;
+}
+
+void CpuBackend::addReciprocal(Energies& e) {
+  if (!reciprocal_) return;
+  // The solver adds its forces to the short-range ones already in forces_.
+  const ReciprocalResult r = reciprocal_->compute(state_.positions, system_.charge, state_.box, forces_, timers_);
+  e.coulombRecip = r.energy;
+  e.virial += r.virial;
+  e.coulombSelf = coulombSelf_;
+  e.coulombNetCharge = ewaldNetChargeEnergy(ewald_.beta, netCharge_, state_.box.volume());
+  // E_net = -c/V gives the pressure -dE/dV = E_net/V, i.e. W_kk = E_net on each diagonal
+  // element (P = trace W / 3V). The self term does not depend on V.
+  for (int k = 0; k < 3; ++k) e.virial.m[k][k] += e.coulombNetCharge;
+}
+
+Energies CpuBackend::computeForces() {
+  if (state_.positions.size() != system_.size()) throw Error("CpuBackend: computeForces() before setState()");
+  updateNeighborList();
+  Energies e;
+  {
+    ScopedTimer t(timers_, "nonbonded");
+    const NonbondedResult nb = nonbonded_.compute(state_.positions, state_.box, list_, forces_);
+    e.lj = nb.lj;
+    e.pair = nb.typed;
+    e.coulombReal = nb.coulombReal;
+    e.virial = nb.virial;
+  }
+  addReciprocal(e);
+  addDispersionCorrection(e);
+  energies_ = e;
+  return e;
+}
+
+}  // namespace faraday

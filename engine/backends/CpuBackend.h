@@ -1,0 +1,51 @@
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/backends/CpuBackendBase.h"
+#include "kernels/neighbor/NeighborList.h"
+#include "kernels/nonbonded/CpuNonbonded.h"
+#include "kernels/pme/Electrostatics.h"
+
+namespace faraday {
+
+/// The double-precision oracle: cell-list Verlet list, OpenMP pair loop, reciprocal space
+/// through a ReciprocalSolver (CPU FFTW PME, or the CUDA PME when `useCudaReciprocal`),
+/// velocity Verlet or Langevin BAOAB. Phase times: "neighbor", "nonbonded", "pme.*"
+/// (timed by the solver), "integrate".
+/// The virial holds the pair virial, the reciprocal solver's tensor, and two isotropic
+/// terms that come from the volume dependence of energies rather than from forces: the
+/// dispersion correction (DispersionCorrection::virialDiagonal) and the net-charge term
+/// (E_net on each diagonal element, since E_net ~ 1/V).
+class CpuBackend : public CpuBackendBase {
+ public:
+  CpuBackend(const Config& config, const System& system, Timers* timers, bool useCudaReciprocal = false);
+
+  std::string name() const override;
+  void setState(const State& state, const std::vector<Vec3>& listReference) override;
+  std::vector<Vec3> listReference() override { return list_.reference(); }
+  Energies computeForces() override;
+  long long neighborListBuilds() const override { return list_.builds(); }
+
+  const EwaldSetup& ewaldSetup() const { return ewald_; }
+
+ private:
+  void validate(const Config& config) const;
+  void updateNeighborList();
+  void addDispersionCorrection(Energies& e) const;
+  void addReciprocal(Energies& e);
+
+  bool useCudaReciprocal_;
+  EwaldSetup ewald_;
+  NeighborList list_;
+  CpuNonbonded nonbonded_;
+  std::unique_ptr<ReciprocalSolver> reciprocal_;
+  /// Dispersion correction at V = 1 nm^3 (zero when off): both terms scale as 1/V, so a
+  /// step only divides by the current volume.
+  DispersionCorrection dispersionAtUnitVolume_;
+  double coulombSelf_ = 0;  ///< constant Ewald self term, kJ/mol
+  double netCharge_ = 0;    ///< e
+};
+
+}  // namespace faraday

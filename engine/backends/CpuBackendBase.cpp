@@ -1,0 +1,55 @@
+#include "engine/backends/CpuBackendBase.h"
+
+#include <omp.h>
+
+#include "core/Error.h"
+#include "integrators/InitialVelocities.h"
+#include "integrators/IntegratorFactory.h"
+
+namespace faraday {
+namespace {
+
+int resolveThreads(int requested) {
+  if (requested < 0) throw keyError("run.threads", "must be >= 0 (0 = all cores)");
+  return requested > 0 ? requested : omp_get_max_threads();
+}
+
+}  // namespace
+
+CpuBackendBase::CpuBackendBase(const Config& config, const System& system, Timers* timers)
+    : system_(system), timers_(timers), threads_(resolveThreads(config.run.threads)) {
+  if (system_.mass.size() != system_.size() || system_.charge.size() != system_.size())
+    throw Error("system: mass and charge arrays must have one entry per particle");
+  integrator_ = makeCpuIntegrator(config.integrator, system, threads_);
+}
+
+void CpuBackendBase::takeState(const State& state) {
+  if (state.positions.size() != system_.size() || state.velocities.size() != system_.size())
+    throw Error("state: positions and velocities must have one entry per particle");
+  state_ = state;
+  if (state_.box.lengths() == Vec3{}) state_.box = system_.box;
+  forces_.clear();  // forces of a previous state no longer apply
+}
+
+void CpuBackendBase::advance(bool) {
+  if (forces_.size() != system_.size()) computeForces();  // first step without computeForces()
+  {
+    ScopedTimer t(timers_, "integrate");
+    integrator_->beforeForces(state_, forces_);
+  }
+  computeForces();
+  ScopedTimer t(timers_, "integrate");
+  integrator_->afterForces(state_, forces_);
+}
+
+long CpuBackendBase::nonFiniteParticle() {
+  for (std::size_t i = 0; i < state_.positions.size(); ++i)
+    if (!isFinite(state_.positions[i]) || !isFinite(state_.velocities[i]) ||
+        (i < forces_.size() && !isFinite(forces_[i])))
+      return long(i);
+  return -1;
+}
+
+double CpuBackendBase::kineticEnergy() { return faraday::kineticEnergy(system_, state_.velocities); }
+
+}  // namespace faraday

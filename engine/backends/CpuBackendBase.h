@@ -1,0 +1,38 @@
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/backends/Backend.h"
+#include "integrators/Integrator.h"
+
+namespace faraday {
+
+/// What the CPU backends share: the state on the host, the forces of the current positions,
+/// and a step of the CPU integrator around the derived class's computeForces(). Phase
+/// "integrate" is timed here; the forces' phases by the derived class.
+class CpuBackendBase : public Backend {
+ public:
+  void getState(State& state) override { state = state_; }
+  const std::vector<Vec3>& forces() override { return forces_; }
+  void advance(bool withEnergies) override;
+  Energies energies() override { return energies_; }
+  double kineticEnergy() override;
+  long nonFiniteParticle() override;
+
+ protected:
+  /// Resolves config.run.threads (0: all cores) and makes config.integrator's integrator.
+  CpuBackendBase(const Config& config, const System& system, Timers* timers);
+  /// Checks `state` against the system and takes it (a state without a box takes the system's).
+  void takeState(const State& state);
+
+  const System& system_;
+  Timers* timers_;
+  int threads_;
+  std::unique_ptr<CpuIntegrator> integrator_;
+  State state_;
+  std::vector<Vec3> forces_;
+  Energies energies_;
+};
+
+}  // namespace faraday

@@ -1,0 +1,124 @@
+#pragma once
+#include <array>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/System.h"
+#include "integrators/IntegratorParams.h"
+#include "kernels/pme/ElectrostaticsParams.h"
+
+namespace faraday {
+
+/// The validated, typed configuration of a run. Read from an INI file (sections become
+/// dotted prefixes: [pme] order = 4 is the key pme.order) with command-line overrides
+/// (--section.key=value). Every field's unit is given in its comment; `faraday run --help`
+/// prints each key with its default and unit. Paths are absolute after loading
+/// (relative paths in a config file are resolved against the file's folder).
+struct Config {
+  std::filesystem::path configFile;  ///< the file this was read from (empty: none)
+
+  struct SystemSection {
+    std::filesystem::path coordinates;  ///< system.coordinates: .gro or .pdb
+    double temperature = 300;           ///< system.temperature, K: Maxwell-Boltzmann velocities when the file has none
+    unsigned long long velocitySeed = 1;  ///< system.velocity_seed
+  } system;
+
+  /// [atom.NAME] sections: mass (amu), charge (e), sigma (nm), epsilon (kJ/mol).
+  std::vector<AtomType> atomTypes;
+
+  struct NonbondedSection {
+    std::string mode = "cutoff";         ///< nonbonded.mode: cutoff (periodic, pair list) | all-pairs (open, no cutoff)
+    std::string potential = "lj-coulomb";  ///< nonbonded.potential: lj-coulomb | gravity (all-pairs) | typed
+    double typedRmin = 0.01;             ///< nonbonded.typed_rmin, nm: the typed force's r is clamped below it
+    double cutoff = 1.0;                 ///< nonbonded.cutoff, nm (LJ and real-space Coulomb)
+    double buffer = -1;                  ///< nonbonded.buffer, nm (pair-list skin); < 0: auto (pairListBuffer)
+    bool ljShift = true;                 ///< nonbonded.lj_shift: potential-shift LJ at the cutoff
+    std::string coulombModifier = "potential-shift";  ///< nonbonded.coulomb_modifier: potential-shift | none
+    bool dispersionCorrection = false;   ///< nonbonded.dispersion_correction: long-range LJ energy/pressure
+    bool allPairs() const { return mode == "all-pairs"; }
+    bool typed() const { return potential == "typed"; }
+  } nonbonded;
+
+  /// [gravity]: Plummer-softened gravity between all pairs (nonbonded.potential = gravity).
+  struct GravitySection {
+    double g = 1;          ///< gravity.g, kJ/mol nm / amu^2 (F = G m_i m_j / r^2)
+    double softening = 0;  ///< gravity.softening, nm (> 0, required with gravity; 0: not set)
+  } gravity;
+
+  /// One [typed.A-B] section: the typed pair force's parameters for atom types A and B
+  /// (TypedPairParams in kernels/nonbonded/PairEvaluators.h). The table is symmetric: A-B
+  /// and B-A are the same entry.
+  struct TypedPairSection {
+    std::string a, b;  ///< atom type names ([atom.NAME])
+    double c1 = 0;     ///< typed.A-B.c1, kJ/mol nm (U = c1 / r)
+    double c2 = 0;     ///< typed.A-B.c2, nm (kJ/mol/nm^2)^(1/c3) (>= 0)
+    double c3 = 0;     ///< typed.A-B.c3, exponent (> 2)
+  };
+  std::vector<TypedPairSection> typedPairs;
+
+  /// [electrostatics] and [integrator]: the typed parameters the kernels and integrators take.
+  using ElectrostaticsSection = ElectrostaticsParams;
+  ElectrostaticsSection electrostatics;
+  using IntegratorSection = IntegratorParams;
+  IntegratorSection integrator;
+
+  struct RunSection {
+    long long steps = 1000;              ///< run.steps
+    std::string platform = "auto";       ///< run.platform: auto | cpu | cuda
+    int threads = 0;                     ///< run.threads: OpenMP threads for the CPU path (0 = all cores)
+    std::string devices;                 ///< run.devices: "" (the first GPU), "2", "0,1,3" or "all"
+    double progressInterval = 2.0;       ///< run.progress_interval, s between progress lines (0 = off)
+  } run;
+
+  struct OutputSection {
+    std::filesystem::path directory = ".";   ///< output.directory (created if missing)
+    std::string energyFile = "energy.csv";   ///< output.energy_file ("" = none)
+    long long energyInterval = 100;          ///< output.energy_interval, steps
+    std::string trajectoryFile = "traj.dcd"; ///< output.trajectory_file: .dcd or .xtc ("" = none)
+    long long trajectoryInterval = 1000;     ///< output.trajectory_interval, steps
+    double xtcPrecision = 1000;              ///< output.xtc_precision, 1/nm: XTC keeps round(x * precision)
+    std::string finalCoordinates = "final.gro";  ///< output.final_coordinates ("" = none)
+    std::string checkpointFile = "state.chk";    ///< output.checkpoint_file ("" = none)
+    long long checkpointInterval = 10000;        ///< output.checkpoint_interval, steps
+    std::string logFile = "run.log";             ///< output.log_file: the run log ("" = none)
+    std::string forcesFile;                      ///< output.forces_file: .npy forces, kJ/mol/nm ("" = none)
+  } output;
+
+  struct RerunSection {
+    std::string trajectory;                  ///< rerun.trajectory: DCD or XTC to evaluate ("" = system.coordinates)
+    std::string energyFile = "rerun.csv";    ///< rerun.energy_file: energies per frame
+  } rerun;
+
+  struct MapSection {
+    bool enabled = false;                ///< map.enabled; default: true when the file has a [map] section or map.* is set
+    std::string method = "direct";       ///< map.method: direct | cutoff | pme | pmepot
+    double ewaldFactor = 2.5;            ///< map.ewald_factor, 1/nm: beta of map.method = pmepot (VMD PMEpot's 0.25 /A)
+    double spacing = 0.1;                ///< map.spacing, nm
+    std::string extent = "box";          ///< map.extent: box | atoms (padded bounding box)
+    double padding = 0.5;                ///< map.padding, nm (extent = atoms)
+    double cutoff = 1.2;                 ///< map.cutoff, nm (method = cutoff)
+    bool periodic = true;                ///< map.periodic: minimum image (direct)
+    long long interval = 100;            ///< map.interval, steps between sampled frames
+    std::string file = "potential.dx";   ///< map.file: .dx (OpenDX) or .mrc/.ccp4
+    std::string units = "kT/e";          ///< map.units: kT/e | V | kJ/mol/e
+    double temperature = 300;            ///< map.temperature, K (for kT/e); default: integrator.temperature with
+                                         ///< langevin, else system.temperature
+    std::string trajectory;              ///< map.trajectory: DCD or XTC to average (faraday map)
+  } map;
+
+  /// Every key=value as finally used, in section order (for --dry-run and the run log).
+  std::vector<std::pair<std::string, std::string>> effective;
+  /// One line per key that was set but has no effect in the chosen mode (printed as warnings).
+  std::vector<std::string> warnings;
+};
+
+/// Parses `file` (may be empty) and the `overrides` ("--key=value" or "--key value" tokens),
+/// validates every value and resolves paths. Throws Error naming the file and line or key.
+Config loadConfig(const std::filesystem::path& file, const std::vector<std::string>& overrides);
+
+/// Text for `faraday run --help`: every key with its default and unit.
+std::string configHelp();
+
+}  // namespace faraday

@@ -1,0 +1,210 @@
+// Checks of a loaded configuration as a whole: output names that collide, and keys that
+// have no effect in the chosen mode.
+#include "engine/config/ConfigChecks.h"
+
+#include <functional>
+
+#include "core/Error.h"
+#include "engine/formats/Trajectory.h"
+
+namespace faraday {
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path absoluteNormal(const fs::path& p) { return fs::absolute(p).lexically_normal(); }
+
+fs::path withSuffix(const fs::path& p, const char* suffix) {
+  fs::path q = p;
+  q += suffix;
+  return q;
+}
+
+/// `name` in the output folder (an absolute name stays as it is), with its companions.
+void addOutput(std::vector<NamedFile>& out, const Config& config, const char* key, const std::string& name,
+               bool atomic, bool keepsPrevious) {
+  if (name.empty()) return;
+  const fs::path path = absoluteNormal(config.output.directory / name);
+  out.push_back({key, path, ""});
+  if (atomic) out.push_back({key, withSuffix(path, ".tmp"), "the temporary file"});
+  if (keepsPrevious) out.push_back({key, withSuffix(path, ".prev"), "the previous version"});
+}
+
+std::string describe(const NamedFile& f) {
+  if (f.role == "the input") return f.key.empty() ? "the config file" : "the input file of key '" + f.key + "'";
+  if (f.role.empty()) return "the file of key '" + f.key + "'";
+  return f.role + " of key '" + f.key + "'";
+}
+
+std::string whereSet(const KeyOrigins& origins, const std::string& key) {
+  const auto it = origins.find(key);
+  return it != origins.end() ? it->second : "key '" + key + "'";
+}
+
+}  // namespace
+
+std::vector<NamedFile> outputFiles(const Config& config) {
+  const auto& o = config.output;
+  std::vector<NamedFile> out;
+  addOutput(out, config, "output.energy_file", o.energyFile, false, false);
+  addOutput(out, config, "output.trajectory_file", o.trajectoryFile, false, false);
+  addOutput(out, config, "output.final_coordinates", o.finalCoordinates, true, false);
+  addOutput(out, config, "output.checkpoint_file", o.checkpointFile, true, true);
+  addOutput(out, config, "output.log_file", o.logFile, false, false);
+  addOutput(out, config, "output.forces_file", o.forcesFile, true, false);
+  addOutput(out, config, "rerun.energy_file", config.rerun.energyFile, true, false);
+  if (config.map.enabled) addOutput(out, config, "map.file", config.map.file, true, false);
+  return out;
+}
+
+void checkOutputNames(const Config& config, const KeyOrigins& origins) {
+  std::vector<NamedFile> files = outputFiles(config);
+  const std::size_t outputs = files.size();
+  if (!config.system.coordinates.empty())
+    files.push_back({"system.coordinates", absoluteNormal(config.system.coordinates), "the input"});
+  if (!config.configFile.empty()) files.push_back({"", absoluteNormal(config.configFile), "the input"});
+  for (std::size_t j = 0; j < outputs; ++j)
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      if (i == j || files[i].path != files[j].path || files[i].key == files[j].key) continue;
+      if (i < outputs && i > j) continue;  // each pair of outputs once
+      // Name the output that was set explicitly first: that is the one to change.
+      const bool swap = i < outputs && !origins.count(files[j].key) && origins.count(files[i].key);
+      const NamedFile& named = swap ? files[i] : files[j];
+      const NamedFile& other = swap ? files[j] : files[i];
+      std::string what = named.role.empty() ? "names " : "makes " + named.role + " ";
+      throw Error(whereSet(origins, named.key) + ": " + what + named.path.string() + ", which is also " +
+                  describe(other) + "; every output needs a file of its own");
+    }
+}
+
+void checkTrajectoryFormats(const Config& config, const KeyOrigins& origins) {
+  const std::pair<const char*, const std::string*> keys[] = {{"output.trajectory_file", &config.output.trajectoryFile},
+                                                             {"rerun.trajectory", &config.rerun.trajectory},
+                                                             {"map.trajectory", &config.map.trajectory}};
+  for (const auto& [key, name] : keys)
+    if (!name->empty() && !trajectoryFormat(*name))
+      throw Error(whereSet(origins, key) + ": unknown trajectory format '" + fs::path(*name).extension().string() +
+                  "' in " + *name + " (expected .dcd or .xtc)");
+}
+
+void checkModeCombination(const Config& c, const KeyOrigins& origins) {
+  const auto fail = [&origins](const std::string& key, const std::string& what) {
+    throw Error(whereSet(origins, key) + ": " + what);
+  };
+  const auto& nb = c.nonbonded;
+  if (nb.potential == "gravity" && !nb.allPairs())
+    fail("nonbonded.potential", "gravity needs nonbonded.mode = all-pairs (open boundaries, every pair; gravity has no "
+                                "cutoff)");
+  if (!nb.allPairs()) return;
+  if (nb.potential == "lj-coulomb")
+    fail("nonbonded.mode", "all-pairs needs nonbonded.potential = gravity or typed (LJ and Coulomb run in "
+                           "nonbonded.mode = cutoff, with PME)");
+  if (c.integrator.type != "verlet")
+    fail(origins.count("integrator.type") ? "integrator.type" : "nonbonded.mode",
+         "nonbonded.mode = all-pairs runs with integrator.type = verlet only (got " + c.integrator.type + ")");
+  if (nb.potential == "gravity" && !(c.gravity.softening > 0)) {
+    const std::string where = c.configFile.empty() ? "command line" : c.configFile.string();
+    throw Error(where + ": key 'gravity.softening': required key is missing: nonbonded.potential = gravity needs the "
+                        "Plummer softening length eps > 0 (nm)");
+  }
+  if (c.map.enabled)
+    fail(origins.count("map.enabled") ? "map.enabled" : "nonbonded.mode",
+         "potential maps need nonbonded.mode = cutoff (all-pairs has open boundaries and no electrostatics)");
+}
+
+std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigins& origins) {
+  using Reason = std::function<std::string(const Config&)>;
+  const std::string allPairs = "nonbonded.mode = all-pairs (open boundaries, no cutoff, no electrostatics)";
+  // A key of the cutoff mode has no effect in all-pairs mode, whatever `reason` says.
+  const auto orAllPairs = [allPairs](Reason reason) -> Reason {
+    return [allPairs, reason](const Config& x) { return x.nonbonded.allPairs() ? allPairs : reason(x); };
+  };
+  const Reason never = [](const Config&) { return std::string(); };
+  const auto unlessPotential = [](const char* potential) -> Reason {
+    return [potential](const Config& x) {
+      return x.nonbonded.potential != potential ? "nonbonded.potential = " + x.nonbonded.potential : std::string();
+    };
+  };
+  const Reason ljOnly = orAllPairs(unlessPotential("lj-coulomb"));
+  const Reason verlet = [](const Config& x) {
+    return x.integrator.type == "verlet" ? std::string("integrator.type = verlet (no thermostat)") : "";
+  };
+  // The PME keys also set up the map's reciprocal part when map.method = pme or pmepot.
+  const auto mapUsesPme = [](const Config& x) {
+    return x.map.enabled && (x.map.method == "pme" || x.map.method == "pmepot");
+  };
+  const Reason notPme = [mapUsesPme](const Config& x) {
+    return x.electrostatics.method != "pme" && !mapUsesPme(x) ? "electrostatics.method = " + x.electrostatics.method
+                                                              : std::string();
+  };
+  const Reason noEwald = [mapUsesPme](const Config& x) {
+    return x.electrostatics.method == "none" && !mapUsesPme(x) ? std::string("electrostatics.method = none") : "";
+  };
+  const std::vector<std::pair<const char*, Reason>> rules = {
+      {"integrator.temperature", verlet},
+      {"integrator.friction", verlet},
+      {"integrator.seed", verlet},
+      {"nonbonded.cutoff", orAllPairs(never)},
+      {"nonbonded.buffer", orAllPairs(never)},
+      {"nonbonded.lj_shift", ljOnly},
+      {"nonbonded.dispersion_correction", ljOnly},
+      {"nonbonded.typed_rmin", unlessPotential("typed")},
+      {"gravity.g", unlessPotential("gravity")},
+      {"gravity.softening", unlessPotential("gravity")},
+      {"electrostatics.method", orAllPairs(never)},
+      {"electrostatics.ewald_rtol", orAllPairs(noEwald)},
+      {"nonbonded.coulomb_modifier", orAllPairs([](const Config& x) {
+         return x.electrostatics.method == "none" ? std::string("electrostatics.method = none") : "";
+       })},
+      {"electrostatics.pme_order", orAllPairs(notPme)},
+      {"electrostatics.grid", orAllPairs(notPme)},
+      {"electrostatics.fourier_spacing", orAllPairs(
+       [notPme](const Config& x) {
+         const std::string r = notPme(x);
+         if (!r.empty()) return r;
+         const auto& g = x.electrostatics.grid;
+         return g[0] > 0 ? "electrostatics.grid = " + std::to_string(g[0]) + " " + std::to_string(g[1]) + " " +
+                               std::to_string(g[2]) + " (an explicit grid)"
+                         : std::string();
+       })},
+      {"electrostatics.ewald_kspace_rtol", orAllPairs([](const Config& x) {
+         return x.electrostatics.method != "ewald" ? "electrostatics.method = " + x.electrostatics.method
+                                                   : std::string();
+       })},
+      {"output.energy_interval",
+       [](const Config& x) { return x.output.energyFile.empty() ? std::string("no output.energy_file") : ""; }},
+      {"output.trajectory_interval",
+       [](const Config& x) { return x.output.trajectoryFile.empty() ? std::string("no output.trajectory_file") : ""; }},
+      {"output.xtc_precision",
+       [](const Config& x) {
+         return trajectoryFormat(x.output.trajectoryFile) != TrajectoryFormat::Xtc
+                    ? "output.trajectory_file = \"" + x.output.trajectoryFile + "\" (not .xtc)"
+                    : std::string();
+       }},
+      {"output.checkpoint_interval",
+       [](const Config& x) { return x.output.checkpointFile.empty() ? std::string("no output.checkpoint_file") : ""; }},
+      {"map.cutoff",
+       [](const Config& x) { return x.map.method != "cutoff" ? "map.method = " + x.map.method : std::string(); }},
+      {"map.ewald_factor",
+       [](const Config& x) { return x.map.method != "pmepot" ? "map.method = " + x.map.method : std::string(); }},
+      {"map.padding",
+       [](const Config& x) { return x.map.extent != "atoms" ? "map.extent = " + x.map.extent : std::string(); }},
+      {"map.temperature",
+       [](const Config& x) { return x.map.units != "kT/e" ? "map.units = " + x.map.units : std::string(); }},
+  };
+  std::vector<std::string> warnings;
+  for (const auto& [key, reason] : rules) {
+    const auto it = origins.find(key);
+    if (it == origins.end()) continue;
+    const std::string why = reason(c);
+    if (!why.empty()) warnings.push_back(it->second + ": has no effect with " + why);
+  }
+  // The [typed.A-B] sections, in the order of their keys.
+  const std::string notTyped = unlessPotential("typed")(c);
+  if (!notTyped.empty())
+    for (const auto& [key, where] : origins)
+      if (key.rfind("typed.", 0) == 0) warnings.push_back(where + ": has no effect with " + notTyped);
+  return warnings;
+}
+
+}  // namespace faraday

@@ -1,0 +1,45 @@
+#pragma once
+// From the validated Config to the typed parameters the kernels take: the engine is the only
+// layer that reads the configuration.
+#include "core/Box.h"
+#include "engine/config/Config.h"
+#include "kernels/nbody/AllPairs.h"
+#include "kernels/nonbonded/CpuNonbonded.h"
+#include "kernels/pme/Electrostatics.h"
+
+namespace faraday {
+
+/// The run's Ewald setup: [electrostatics] with nonbonded.cutoff as the real-space cutoff,
+/// for `box`; throws Error naming the key for invalid values.
+EwaldSetup chooseEwaldSetup(const Config& config, const Box& box);
+
+/// The short-range options: nonbonded.cutoff and lj_shift, the Ewald splitting parameter of
+/// `ewald` (0 for method none), the typed pair table with nonbonded.potential = typed, and
+/// `threads` OpenMP threads. Throws Error naming the key for a potential the cutoff mode
+/// does not run (gravity).
+NonbondedOptions nonbondedOptions(const Config& config, const System& system, const EwaldSetup& ewald, int threads);
+
+/// nonbonded.buffer = auto on the CPU (nm): list builds are cheap next to the pair work there.
+inline constexpr double kCpuPairListBuffer = 0.1;
+/// nonbonded.buffer = auto on the GPU: the steps the fastest atoms take to cross half the buffer.
+inline constexpr double kStepsPerGpuBuild = 10;
+
+/// The pair-list buffer (nm) the run uses: nonbonded.buffer when set; for auto, 0.1 on the
+/// CPU, and on the GPU (`gpu`), where a list build costs several passes of the tile kernel,
+/// the smallest multiple of 0.05 nm (0.1 to 0.25, and no more than half the shortest box
+/// edge less the cutoff) that the fastest atoms (4 sigma of the Maxwell speeds of the
+/// lightest mass at the run's temperature) need kStepsPerGpuBuild steps to cross half of.
+/// Without a temperature (velocities from a file and no system.temperature) auto is 0.1.
+double pairListBuffer(const Config& config, const System& system, bool gpu);
+
+/// The typed pair force's table over `system`'s atom types, from the [typed.A-B] sections and
+/// nonbonded.typed_rmin. Throws Error naming the missing section when a pair of atom types
+/// present in the system has none (pairs of types absent from the system get a placeholder).
+TypedPairTable typedPairTable(const Config& config, const System& system);
+
+/// What nonbonded.mode = all-pairs computes: gravity (gravity.g, gravity.softening) or the
+/// typed pair force. Throws Error naming the key for another potential, a missing softening
+/// or an integrator other than verlet (the one both all-pairs backends run).
+AllPairsParams allPairsParams(const Config& config, const System& system);
+
+}  // namespace faraday

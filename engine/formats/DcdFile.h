@@ -1,0 +1,84 @@
+#pragma once
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/Box.h"
+#include "engine/formats/Trajectory.h"
+#include "core/Vec3.h"
+
+namespace faraday {
+
+/// DCD trajectory in the CHARMM/NAMD flavour that VMD, MDAnalysis and MDTraj read:
+/// little-endian, Fortran record markers, an 84-byte header record (CORD, NSET, ISTART,
+/// NSAVC, the time step in AKMA units, the unit-cell flag, CHARMM version 24), a title
+/// record, the atom count, then per frame a 6-double unit cell record
+/// [A, gamma, B, beta, alpha, C] (Angstrom, degrees) and X, Y, Z float32 records (Angstrom).
+class DcdWriter : public TrajectoryWriter {
+ public:
+  /// Creates `file` for `atoms` atoms; the first frame is step `firstStep`, then one frame
+  /// every `interval` steps of `timestep` ps.
+  DcdWriter(const std::filesystem::path& file, std::size_t atoms, long long firstStep, long long interval,
+            double timestep);
+  /// Continues an existing `file` (restart): keeps the frames up to `lastStep` and appends
+  /// after them. Throws Error naming the file when it does not match (atoms, interval).
+  static DcdWriter append(const std::filesystem::path& file, std::size_t atoms, long long interval, long long lastStep);
+  DcdWriter(DcdWriter&& other) noexcept;
+  DcdWriter& operator=(DcdWriter&&) = delete;
+  DcdWriter(const DcdWriter&) = delete;
+  ~DcdWriter() override;
+
+  /// Appends one frame (positions nm) and updates NSET in the header; flushed at once so
+  /// that the file is readable whenever the run stops.
+  void writeFrame(const std::vector<Vec3>& positions, const Box& box);
+  /// The state's positions and box (the step and time follow from the header).
+  void write(const State& state) override { writeFrame(state.positions, state.box); }
+  long long frames() const { return frames_; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  DcdWriter() = default;
+  void writeHeader(long long firstStep, double timestep);
+  void updateHeaderCounts();
+
+  std::filesystem::path path_;
+  std::FILE* file_ = nullptr;
+  std::size_t atoms_ = 0;
+  long long firstStep_ = 0, interval_ = 1, frames_ = 0;
+  std::vector<float> buffer_;
+};
+
+/// Reads a DCD written by DcdWriter (or CHARMM/NAMD/OpenMM): frame by frame. A frame's step
+/// is ISTART + index * NSAVC, its time the step times the header's time step.
+class DcdReader : public TrajectoryReader {
+ public:
+  /// Opens `file`; when `expectedAtoms` >= 0 the atom count must match (error names the file).
+  explicit DcdReader(const std::filesystem::path& file, long long expectedAtoms = -1);
+  ~DcdReader() override;
+  DcdReader(const DcdReader&) = delete;
+  DcdReader& operator=(const DcdReader&) = delete;
+
+  std::size_t atoms() const override { return atoms_; }
+  /// Complete frames in the file (a partly written last frame is not counted).
+  long long frames() const override { return frames_; }
+  long long firstStep() const { return firstStep_; }
+  long long interval() const { return interval_; }
+  double timestep() const { return timestep_; }  ///< ps
+  void readFrame(long long index, TrajectoryFrame& frame) override;
+
+ private:
+  void readHeader(long long expectedAtoms);
+  long long frameBytes() const;
+
+  std::filesystem::path path_;
+  std::FILE* file_ = nullptr;
+  std::size_t atoms_ = 0;
+  long long frames_ = 0, firstStep_ = 0, interval_ = 1;
+  double timestep_ = 0;
+  bool hasCell_ = false;
+  long long headerBytes_ = 0;
+  std::vector<float> buffer_;
+};
+
+}  // namespace faraday

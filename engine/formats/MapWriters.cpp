@@ -1,0 +1,160 @@
+#include "engine/formats/MapWriters.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "core/Error.h"
+#include "core/Units.h"
+
+namespace faraday {
+
+double mapUnitFactor(const std::string& u, double temperature) {
+  if (u == "kJ/mol/e") return 1.0;
+  if (u == "V") return units::kVoltPerKjMolE;
+  if (u == "kT/e") {
+    if (!(temperature > 0) || !std::isfinite(temperature))
+      throw keyError("map.temperature", "must be a positive number of K for units kT/e");
+    return 1.0 / (units::kBoltzmann * temperature);
+  }
+  throw keyError("map.units", "unknown unit '" + u + "' (expected kT/e | V | kJ/mol/e)");
+}
+
+namespace {
+
+/// Writes via `fill` into file.tmp, then renames over `file`: a reader never sees half a map.
+template <typename Fill>
+void writeAtomically(const std::filesystem::path& file, Fill fill) {
+  const std::filesystem::path tmp = file.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw fileError(tmp.string(), 0, "cannot open for writing");
+    fill(out);
+    out.flush();
+    if (!out) throw fileError(tmp.string(), 0, "write failed (disk full?)");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) throw fileError(file.string(), 0, "cannot rename " + tmp.string() + " into place: " + ec.message());
+}
+
+void checkValues(const Lattice& l, const std::vector<double>& v) {
+  if (v.size() != l.size()) throw Error("map writer: value count does not match the lattice");
+}
+
+}  // namespace
+
+void writeOpenDx(const std::filesystem::path& file, const Lattice& l, const std::vector<double>& v,
+                 const std::string& comment) {
+  checkValues(l, v);
+  const double A = units::kAngstromPerNm;
+  writeAtomically(file, [&](std::ofstream& out) {
+    char line[256];
+    out << "# " << comment << "\n";
+    std::snprintf(line, sizeof line, "object 1 class gridpositions counts %d %d %d\n", l.nx, l.ny, l.nz);
+    out << line;
+    std::snprintf(line, sizeof line, "origin %.9e %.9e %.9e\n", A * l.origin.x, A * l.origin.y, A * l.origin.z);
+    out << line;
+    std::snprintf(line, sizeof line, "delta %.9e %.9e %.9e\n", A * l.spacing.x, 0.0, 0.0);
+    out << line;
+    std::snprintf(line, sizeof line, "delta %.9e %.9e %.9e\n", 0.0, A * l.spacing.y, 0.0);
+    out << line;
+    std::snprintf(line, sizeof line, "delta %.9e %.9e %.9e\n", 0.0, 0.0, A * l.spacing.z);
+    out << line;
+    std::snprintf(line, sizeof line, "object 2 class gridconnections counts %d %d %d\n", l.nx, l.ny, l.nz);
+    out << line;
+    std::snprintf(line, sizeof line, "object 3 class array type double rank 0 items %zu data follows\n", l.size());
+    out << line;
+    // z fastest (DX order), 3 values per line; 9 significant digits (float maps lose nothing).
+    std::string buf;
+    buf.reserve(1 << 20);
+    std::size_t count = 0;
+    for (int i = 0; i < l.nx; ++i)
+      for (int j = 0; j < l.ny; ++j)
+        for (int k = 0; k < l.nz; ++k) {
+          const int len = std::snprintf(line, sizeof line, "%.8e", v[l.index(i, j, k)]);
+          buf.append(line, len);
+          buf.push_back(++count % 3 == 0 ? '\n' : ' ');
+          if (buf.size() > (1 << 20) - 64) {
+            out.write(buf.data(), std::streamsize(buf.size()));
+            buf.clear();
+          }
+        }
+    if (count % 3 != 0) buf.back() = '\n';
+    out.write(buf.data(), std::streamsize(buf.size()));
+    out << "attribute \"dep\" string \"positions\"\n";
+    out << "object \"regular positions regular connections\" class field\n";
+    out << "component \"positions\" value 1\n";
+    out << "component \"connections\" value 2\n";
+    out << "component \"data\" value 3\n";
+  });
+}
+
+void writeMrc(const std::filesystem::path& file, const Lattice& l, const std::vector<double>& v) {
+  checkValues(l, v);
+  const float A = float(units::kAngstromPerNm);
+  std::int32_t iw[256] = {};
+  float* fw = reinterpret_cast<float*>(iw);
+  iw[0] = l.nx;  // NC, NR, NS: columns x, rows y, sections z
+  iw[1] = l.ny;
+  iw[2] = l.nz;
+  iw[3] = 2;  // mode 2: float32
+  iw[4] = iw[5] = iw[6] = 0;  // NCSTART..: start at 0, origin given in words 50-52
+  iw[7] = l.nx;  // MX, MY, MZ: sampling = the grid itself
+  iw[8] = l.ny;
+  iw[9] = l.nz;
+  fw[10] = A * float(l.spacing.x * l.nx);  // cell lengths, Angstrom
+  fw[11] = A * float(l.spacing.y * l.ny);
+  fw[12] = A * float(l.spacing.z * l.nz);
+  fw[13] = fw[14] = fw[15] = 90.f;
+  iw[16] = 1;  // MAPC, MAPR, MAPS: x, y, z
+  iw[17] = 2;
+  iw[18] = 3;
+  double lo = v.empty() ? 0 : v[0], hi = lo, mean = 0, sq = 0;
+  for (double x : v) {
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+    mean += x;
+  }
+  mean /= double(std::max<std::size_t>(v.size(), 1));
+  for (double x : v) sq += (x - mean) * (x - mean);
+  fw[19] = float(lo);
+  fw[20] = float(hi);
+  fw[21] = float(mean);
+  iw[22] = 1;      // ISPG: 1, a single volume (MRC2014)
+  iw[27] = 20140;  // NVERSION: MRC2014, format version 0
+  fw[49] = A * float(l.origin.x);  // ORIGIN (MRC2014), Angstrom
+  fw[50] = A * float(l.origin.y);
+  fw[51] = A * float(l.origin.z);
+  std::memcpy(&iw[52], "MAP ", 4);
+  const unsigned char stamp[4] = {0x44, 0x44, 0x00, 0x00};  // little-endian IEEE
+  static_assert(std::endian::native == std::endian::little, "MRC writer assumes a little-endian host");
+  std::memcpy(&iw[53], stamp, 4);
+  fw[54] = float(std::sqrt(sq / double(std::max<std::size_t>(v.size(), 1))));  // RMS deviation
+  iw[55] = 1;  // one label
+  const char label[] = "faraday potential map";
+  std::memcpy(&iw[56], label, sizeof label - 1);
+  writeAtomically(file, [&](std::ofstream& out) {
+    out.write(reinterpret_cast<const char*>(iw), 1024);
+    std::vector<float> f(v.begin(), v.end());
+    out.write(reinterpret_cast<const char*>(f.data()), std::streamsize(f.size() * sizeof(float)));
+  });
+}
+
+void writeMap(const std::filesystem::path& file, const Lattice& l, const std::vector<double>& v,
+              const std::string& comment) {
+  std::string ext = file.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (ext == ".dx")
+    writeOpenDx(file, l, v, comment);
+  else if (ext == ".mrc" || ext == ".ccp4" || ext == ".map")
+    writeMrc(file, l, v);
+  else
+    throw keyError("map.file", "'" + file.string() + "': unknown map format (use .dx, .mrc, .ccp4 or .map)");
+}
+
+}  // namespace faraday

@@ -1,0 +1,50 @@
+#include "engine/formats/Trajectory.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <string>
+
+
+namespace faraday {
+
+std::optional<TrajectoryFormat> trajectoryFormat(const std::filesystem::path& file) {
+  std::string ext = file.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (ext == ".dcd") return TrajectoryFormat::Dcd;
+  if (ext == ".xtc") return TrajectoryFormat::Xtc;
+  return std::nullopt;
+}
+
+TrajectoryFormat knownTrajectoryFormat(const std::filesystem::path& file) {
+  const auto format = trajectoryFormat(file);
+  if (!format)
+    throw fileError(file.string(), 0, "unknown trajectory format '" + file.extension().string() + "' (expected .dcd or .xtc)");
+  return *format;
+}
+
+void checkFrameValues(const std::filesystem::path& file, long long index, long long frames,
+                      const TrajectoryFrame& frame) {
+  const std::string where = "frame " + std::to_string(index + 1) + " of " + std::to_string(frames);
+  if (frame.hasBox && !frame.box.isRectangular())
+    throw fileError(file.string(), 0, where + ": the box is triclinic; only rectangular boxes are supported (frames count from 1)");
+  if (frame.hasBox && !frame.box.isValid())
+    throw fileError(file.string(), 0, where + ": the unit cell is not a box of positive finite edges (frames count from 1)");
+  for (std::size_t i = 0; i < frame.positions.size(); ++i)
+    for (int k = 0; k < 3; ++k)
+      if (!std::isfinite(frame.positions[i][k]))
+        throw fileError(file.string(), 0, where + ", atom " + std::to_string(i + 1) + ": non-finite " + "xyz"[k] +
+                                              " coordinate (frames and atoms count from 1)");
+}
+
+Error atomCountError(const std::filesystem::path& file, std::size_t atoms, long long expectedAtoms) {
+  return fileError(file.string(), 0, "trajectory has " + std::to_string(atoms) + " atoms, the system has " +
+                                         std::to_string(expectedAtoms));
+}
+
+Error appendIntervalError(const std::filesystem::path& file, long long fileInterval, long long interval) {
+  return fileError(file.string(), 0, "existing trajectory has one frame every " + std::to_string(fileInterval) +
+                                         " steps, the config says " + std::to_string(interval) + ": cannot append");
+}
+
+}  // namespace faraday

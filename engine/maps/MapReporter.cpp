@@ -1,0 +1,188 @@
+#include "engine/maps/MapReporter.h"
+
+#include <cstdio>
+
+#include "core/Error.h"
+#include "engine/config/KernelParams.h"
+#include "engine/formats/MapWriters.h"
+#include "kernels/dcs/CudaDcs.h"
+#include "kernels/dcs/PmeMap.h"
+
+namespace faraday {
+
+PotentialMapAverager::PotentialMapAverager(const Config::MapSection& map, const System& system, bool useCuda,
+                                           Timers* timers, const EwaldSetup* ewald)
+    : map_(map), charges_(system.charge), useCuda_(useCuda), timers_(timers) {
+  checkLatticeSpacing(map.spacing);
+  options_.method = parseMapMethod(map.method);
+  options_.periodic = map.periodic;
+  options_.box = system.box;
+  options_.cutoff = map.cutoff;
+  if (isPmeMethod(options_.method)) {
+    if (!map.periodic)
+      throw keyError("map.periodic", "must be true for map.method = " + map.method + " (the Ewald potential is periodic)");
+    applyEwaldSetup(ewald ? *ewald : EwaldSetup{}, options_);
+    if (options_.method == MapMethod::PmePot) {
+      options_.pme.beta = map.ewaldFactor;
+      options_.ewaldCutoff = 0;  // no real-space part
+    }
+  }
+  mapUnitFactor(map.units, map.temperature);  // validates map.units / map.temperature now, not at the end
+  if (map.extent != "box" && map.extent != "atoms")
+    throw keyError("map.extent", "unknown extent '" + map.extent + "' (expected box | atoms)");
+  if (map.interval <= 0) throw keyError("map.interval", "must be a positive number of steps");
+  checkMapOptions(options_);
+  if (map.extent == "box") {
+    lattice_ = Lattice::fromBox(system.box, map.spacing);
+    started_ = false;  // accumulators are created with the first frame
+  }
+}
+
+PotentialMapAverager::~PotentialMapAverager() = default;
+
+void PotentialMapAverager::start(const std::vector<Vec3>& positions) {
+  if (map_.extent == "atoms") lattice_ = Lattice::fromAtoms(positions, map_.spacing, map_.padding);
+  start();
+}
+
+void PotentialMapAverager::start() {
+  if (isPmeMethod(options_.method)) {
+    if (useCuda_)
+      gpuPme_ = std::make_unique<CudaPmeMap>(lattice_, options_);
+    else
+      cpuPme_ = std::make_unique<CpuPmeMap>(options_);
+  } else if (useCuda_) {
+    gpu_ = std::make_unique<CudaMapAccumulator>(lattice_, options_);
+  }
+  if (!gpu_ && !gpuPme_) sum_.assign(lattice_.size(), 0.0);
+  started_ = true;
+}
+
+void PotentialMapAverager::addFrame(const std::vector<Vec3>& positions, const Box& box) {
+  if (positions.size() != charges_.size())
+    throw Error("potential map: frame has " + std::to_string(positions.size()) + " atoms, the system " +
+                std::to_string(charges_.size()));
+  if (!started_) start(positions);
+  if (gpu_) {
+    gpu_->addFrame(positions, charges_, box, timers_);
+  } else if (gpuPme_) {
+    gpuPme_->addFrame(positions, charges_, box, timers_);
+  } else if (cpuPme_) {
+    cpuPme_->addFrame(lattice_, positions, charges_, box, sum_, timers_);
+  } else {
+    ScopedTimer timer(timers_, "map.cpu");
+    MapOptions o = options_;
+    if (o.periodic) o.box = box;
+    cpuPotentialMap(lattice_, positions, charges_, o, sum_);
+  }
+  ++frames_;
+}
+
+bool PotentialMapAverager::readsDeviceFrames() const {
+  return useCuda_ && (isPmeMethod(options_.method) || options_.method == MapMethod::Direct);
+}
+
+bool PotentialMapAverager::takesDeviceFrames() const {
+  return readsDeviceFrames() && (started_ || map_.extent == "box");
+}
+
+void PotentialMapAverager::addFrame(const DeviceFrame& frame, const Box& box) {
+  if (!takesDeviceFrames()) throw Error("potential map: this map cannot read device frames");
+  if (std::size_t(frame.n) != charges_.size())
+    throw Error("potential map: frame has " + std::to_string(frame.n) + " atoms, the system " +
+                std::to_string(charges_.size()));
+  if (!started_) start();
+  if (gpuPme_)
+    gpuPme_->addFrame(frame, box, timers_);
+  else
+    gpu_->addFrame(frame, box, timers_);
+  ++frames_;
+}
+
+double PotentialMapAverager::deviceMsPerFrame() const { return gpuPme_ ? gpuPme_->deviceMsPerFrame() : 0.0; }
+
+void PotentialMapAverager::startWith(const std::vector<Vec3>& firstFrame) {
+  if (!started_) start(firstFrame);
+}
+
+std::vector<double> PotentialMapAverager::sum() const {
+  if (frames_ == 0) return {};
+  return gpu_ ? gpu_->sum() : gpuPme_ ? gpuPme_->sum() : sum_;
+}
+
+std::vector<double> PotentialMapAverager::average() const {
+  std::vector<double> avg = sum();
+  for (double& v : avg) v /= double(frames_);
+  return avg;
+}
+
+void PotentialMapAverager::write(const std::filesystem::path& file) const {
+  if (frames_ == 0) throw Error("potential map: no frame was sampled, nothing to write to " + file.string());
+  writeMapAverage(map_, lattice_, average(), frames_, file);
+}
+
+void writeMapAverage(const Config::MapSection& map, const Lattice& lattice, std::vector<double> v, long long frames,
+                     const std::filesystem::path& file) {
+  const double factor = mapUnitFactor(map.units, map.temperature);
+  for (double& x : v) x *= factor;
+  char comment[256];
+  std::snprintf(comment, sizeof comment, "Faraday electrostatic potential (%s, %s), average of %lld frames, units %s%s",
+                map.method.c_str(), map.periodic ? "periodic" : "non-periodic", frames, map.units.c_str(),
+                map.units == "kT/e" ? (" at " + std::to_string(map.temperature) + " K").c_str() : "");
+  writeMap(file, lattice, v, comment);
+}
+
+EwaldSetup mapEwaldSetup(const Config& config, const System& system) {
+  if (config.map.method == "pme") return chooseEwaldSetup(config, system.box);
+  if (config.map.method != "pmepot") return {};
+  ElectrostaticsParams grid = config.electrostatics;
+  grid.method = "pme";  // the grid those keys give, also for a run without PME
+  EwaldSetup s = chooseEwaldSetup(grid, config.nonbonded.cutoff, system.box);
+  s.beta = s.pme.beta = config.map.ewaldFactor;
+  return s;
+}
+
+std::filesystem::path mapOutputPath(const Config& config) {
+  const std::filesystem::path f = config.map.file;
+  return f.is_absolute() ? f : config.output.directory / f;
+}
+
+MapReporter::MapReporter(const Config& config, const System& system, bool useCuda, Timers* timers)
+    : averager_(config.map, system, useCuda, timers, std::make_unique<EwaldSetup>(mapEwaldSetup(config, system)).get()),
+      interval_(config.map.interval), file_(mapOutputPath(config)) {
+  std::filesystem::path ext = file_.extension();
+  if (ext != ".dx" && ext != ".mrc" && ext != ".ccp4" && ext != ".map")
+    throw keyError("map.file", "'" + file_.string() + "': unknown map format (use .dx, .mrc, .ccp4 or .map)");
+}
+
+void MapReporter::start(Backend& backend) {
+  device_ = nullptr;
+  // The cutoff kernel bins its atoms and sums the overflow on the host: it takes host frames.
+  if (averager_.readsDeviceFrames() && backend.deviceFrame().valid()) device_ = &backend;
+}
+
+void MapReporter::report(const State& state, const Energies&, double) {
+  if (state.step == lastStep_) return;  // the same step reported twice (e.g. the final step) counts once
+  lastStep_ = state.step;
+  if (device_ && averager_.takesDeviceFrames())
+    averager_.addFrame(device_->deviceFrame(), state.box);
+  else
+    averager_.addFrame(state.positions, state.box);
+}
+
+void MapReporter::finish(const State&) {
+  if (averager_.frames() == 0) return;
+  averager_.write(file_);
+  if (!device_) return;
+  if (isPmeMethod(averager_.method()))
+    std::fprintf(stderr, "potential map: %lld frames read on the device, %.3f ms of GPU time per frame\n",
+                 averager_.frames(), averager_.deviceMsPerFrame());
+  else
+    std::fprintf(stderr, "potential map: %lld frames read on the device\n", averager_.frames());
+}
+
+std::unique_ptr<Reporter> makeMapReporter(const Config& config, const System& system, bool useCuda, Timers* timers) {
+  return std::make_unique<MapReporter>(config, system, useCuda, timers);
+}
+
+}  // namespace faraday

@@ -1,0 +1,118 @@
+#include "engine/run/EnergyLog.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "core/Error.h"
+#include "engine/formats/TextParse.h"
+#include "core/Units.h"
+#include "integrators/InitialVelocities.h"
+
+namespace faraday {
+
+double pressureBar(double kineticEnergy, const Energies& energies, double volume) {
+  return (2.0 * kineticEnergy + energies.virial.trace()) / (3.0 * volume) * units::kBarPerKjMolNm3;
+}
+
+EnergyLog::EnergyLog(const std::filesystem::path& file, double degreesOfFreedom, long long interval, double timestep,
+                     long long restartStep, bool periodic)
+    : path_(file), degreesOfFreedom_(degreesOfFreedom), interval_(interval), timestep_(timestep), periodic_(periodic) {
+  if (restartStep >= 0 && std::filesystem::exists(file))
+    continueAfter(restartStep);
+  else
+    startNew();
+  startStep_ = std::max(restartStep, 0LL);
+  startTime_ = std::chrono::steady_clock::now();
+}
+
+std::string EnergyLog::header() {
+  std::string h = "#\"Step\",\"Time (ps)\",\"Potential Energy (kJ/mole)\",\"Kinetic Energy (kJ/mole)\","
+                  "\"Total Energy (kJ/mole)\",\"Temperature (K)\",\"Speed (ns/day)\",";
+  h += energyTermHeader();
+  h += ",\"Pressure (bar)\"";
+  return h;
+}
+
+std::string energyTermHeader() {
+  return "\"LJ (kJ/mole)\",\"Dispersion Correction (kJ/mole)\",\"Coulomb Real Space (kJ/mole)\","
+         "\"Coulomb Reciprocal Space (kJ/mole)\",\"Coulomb Self (kJ/mole)\",\"Coulomb Net Charge (kJ/mole)\","
+         "\"Gravity or Typed Pair (kJ/mole)\"";
+}
+
+std::string energyTermFields(const Energies& e) {
+  std::string out;
+  for (const double v :
+       {e.lj, e.dispersionCorrection, e.coulombReal, e.coulombRecip, e.coulombSelf, e.coulombNetCharge, e.pair}) {
+    if (!out.empty()) out += ',';
+    out += csvNumber("%.10g", v);
+  }
+  return out;
+}
+
+std::string csvNumber(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  // A zero, or a value that rounds to zero, never prints as "-0" or "-0.000000".
+  if (text[0] == '-' && std::isfinite(value) && std::string(text).find_first_of("123456789") == std::string::npos)
+    return text + 1;
+  return text;
+}
+
+void EnergyLog::startNew() {
+  out_.open(path_, std::ios::trunc);
+  if (!out_) throw fileError(path_.string(), 0, "cannot create the energy log: " + systemReason());
+  out_ << header() << '\n' << std::flush;
+  if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
+}
+
+/// Keeps the header and the rows up to `restartStep`, then appends.
+void EnergyLog::continueAfter(long long restartStep) {
+  std::vector<std::string> kept;
+  {
+    std::ifstream in(path_);
+    std::string line;
+    while (std::getline(in, line)) {
+      long long step = 0;
+      const std::string first = line.substr(0, line.find(','));
+      if (parseInteger(first, step) && step > restartStep) break;
+      kept.push_back(line);
+    }
+  }
+  out_.open(path_, std::ios::trunc);
+  if (!out_) throw fileError(path_.string(), 0, "cannot reopen the energy log: " + systemReason());
+  if (kept.empty()) kept.push_back(header());
+  for (const std::string& line : kept) out_ << line << '\n';
+  out_ << std::flush;
+}
+
+std::string EnergyLog::speed(long long step) const {
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime_).count();
+  const long long steps = step - startStep_;
+  if (steps <= 0 || !(seconds > 0)) return "--";  // nothing timed yet (OpenMM writes the same)
+  return csvNumber("%.4g", double(steps) * timestep_ / units::kPsPerNs * units::kSecondsPerDay / seconds);
+}
+
+void EnergyLog::report(const State& state, const Energies& e, double kinetic) {
+  const double potential = e.potential();
+  std::string line = std::to_string(state.step);
+  const auto add = [&line](const std::string& field) {
+    line += ',';
+    line += field;
+  };
+  add(csvNumber("%.6f", state.time));
+  for (const double v : {potential, kinetic, potential + kinetic}) add(csvNumber("%.10g", v));
+  add(csvNumber("%.6f", temperatureOf(degreesOfFreedom_, kinetic)));
+  add(speed(state.step));
+  add(energyTermFields(e));
+  add(periodic_ ? csvNumber("%.6f", pressureBar(kinetic, e, state.box.volume())) : "--");
+  line += '\n';
+  out_ << line << std::flush;
+  if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
+}
+
+void EnergyLog::finish(const State&) { out_.close(); }
+
+}  // namespace faraday

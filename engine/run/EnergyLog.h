@@ -1,0 +1,61 @@
+#pragma once
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "engine/run/Reporter.h"
+
+namespace faraday {
+
+/// CSV energy log, one row every `interval` steps, the columns OpenMM's StateDataReporter
+/// also has named as it names them: #"Step","Time (ps)","Potential Energy (kJ/mole)",
+/// "Kinetic Energy (kJ/mole)","Total Energy (kJ/mole)","Temperature (K)","Speed (ns/day)"
+/// (averaged since the start of this run; "--" before any step), then each term of Energies
+/// (kJ/mole) and "Pressure (bar)" ("--" without a periodic box: an open system in
+/// nonbonded.mode = all-pairs has no volume). No value prints as "-0". Rows are flushed as
+/// they are written. On a restart the rows after the restart step are dropped and the log
+/// continues.
+class EnergyLog : public Reporter {
+ public:
+  /// `degreesOfFreedom` of the temperature (degreesOfFreedom() of integrators/Integrator.h),
+  /// `timestep` ps; `restartStep` < 0 starts a new file; `periodic`: whether the pressure of
+  /// the state's box means anything.
+  EnergyLog(const std::filesystem::path& file, double degreesOfFreedom, long long interval, double timestep,
+            long long restartStep, bool periodic = true);
+  const char* name() const override { return "energy"; }
+  long long interval() const override { return interval_; }
+  bool needsState() const override { return false; }
+  void report(const State& state, const Energies& energies, double kineticEnergy) override;
+  void finish(const State& state) override;
+
+  /// The header line (without newline).
+  static std::string header();
+
+ private:
+  void startNew();
+  void continueAfter(long long restartStep);
+  std::string speed(long long step) const;
+
+  std::filesystem::path path_;
+  double degreesOfFreedom_;
+  long long interval_;
+  double timestep_;
+  bool periodic_;
+  std::ofstream out_;
+  long long startStep_ = 0;
+  std::chrono::steady_clock::time_point startTime_;
+};
+
+/// The energy-term columns of every energy table (energy log, rerun): each term of Energies
+/// (kJ/mole), and one row's fields (no line end).
+std::string energyTermHeader();
+std::string energyTermFields(const Energies& energies);
+
+/// `value` formatted by printf `format`, without a minus sign when it prints as zero.
+std::string csvNumber(const char* format, double value);
+
+/// Pressure in bar: P = (2 K + trace(W)) / (3 V), K kJ/mol, W kJ/mol, V nm^3.
+double pressureBar(double kineticEnergy, const Energies& energies, double volume);
+
+}  // namespace faraday

@@ -1,0 +1,354 @@
+#include "engine/run/Simulation.h"
+
+#include <csignal>
+#include <cstdio>
+
+#include "engine/formats/Coordinates.h"
+#include "engine/run/EnergyLog.h"
+#include "core/Error.h"
+#include "engine/formats/GroFile.h"
+#include "engine/maps/MapReporter.h"
+#include "engine/formats/NpyFile.h"
+#include "engine/run/Progress.h"
+#include "engine/run/RunLog.h"
+#include "engine/run/Runaway.h"
+#include "engine/run/TrajectoryReporter.h"
+#include "integrators/Integrator.h"
+#include "engine/backends/BackendFactory.h"
+
+namespace faraday {
+namespace {
+
+volatile std::sig_atomic_t gStopSignal = 0;
+
+extern "C" void onStopSignal(int signal) { gStopSignal = signal; }
+
+/// Installs SIGINT/SIGTERM handlers that only set a flag; restores the old ones on exit.
+class StopSignals {
+ public:
+  StopSignals() {
+    gStopSignal = 0;
+    struct sigaction action {};
+    action.sa_handler = onStopSignal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &oldInt_);
+    sigaction(SIGTERM, &action, &oldTerm_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &oldInt_, nullptr);
+    sigaction(SIGTERM, &oldTerm_, nullptr);
+  }
+  static int received() { return gStopSignal; }
+
+ private:
+  struct sigaction oldInt_ {}, oldTerm_ {};
+};
+
+bool allFinite(const std::vector<Vec3>& v) {
+  for (const Vec3& x : v)
+    if (!isFinite(x)) return false;
+  return true;
+}
+
+/// First particle with a non-finite position, velocity or force, and which; -1 if none.
+long firstBadParticle(const State& state, const std::vector<Vec3>& forces, std::string& what) {
+  const std::size_t n = state.positions.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!isFinite(state.positions[i])) return what = "position", long(i);
+    if (i < state.velocities.size() && !isFinite(state.velocities[i])) return what = "velocity", long(i);
+    if (i < forces.size() && !isFinite(forces[i])) return what = "force", long(i);
+  }
+  return -1;
+}
+
+long largestForce(const std::vector<Vec3>& forces) {
+  long best = -1;
+  double largest = -1;
+  for (std::size_t i = 0; i < forces.size(); ++i)
+    if (norm2(forces[i]) > largest) largest = norm2(forces[i]), best = long(i);
+  return best;
+}
+
+bool divides(long long interval, long long step) { return interval > 0 && step % interval == 0; }
+
+}  // namespace
+
+Simulation::Simulation(const Config& config, Setup setup, std::optional<Checkpoint> restart, std::ostream& log)
+    : config_(config), setup_(std::move(setup)), restart_(std::move(restart)), log_(log) {
+  state_ = setup_.state;
+  if (restart_) {
+    state_.positions = restart_->positions;
+    state_.velocities = restart_->velocities;
+    state_.step = restart_->step;
+    state_.time = restart_->time;
+    state_.box = restart_->box;
+  }
+  firstStep_ = state_.step;
+  physics_ = physicsDescription(config_, setup_.system);
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::addReporter(std::unique_ptr<Reporter> reporter) { reporters_.push_back(std::move(reporter)); }
+
+std::filesystem::path Simulation::outputPath(const std::string& name) const { return config_.output.directory / name; }
+
+void Simulation::createStandardReporters() {
+  std::error_code ec;
+  std::filesystem::create_directories(config_.output.directory, ec);
+  if (ec) throw keyError("output.directory", "cannot create " + config_.output.directory.string() + ": " + ec.message());
+  const long long restartStep = restart_ ? restart_->step : -1;
+  const auto& out = config_.output;
+  if (!out.logFile.empty()) openRunLog(log_, outputPath(out.logFile), restart_.has_value());
+  if (!out.energyFile.empty())
+    reporters_.insert(reporters_.begin(),
+                      std::make_unique<EnergyLog>(outputPath(out.energyFile),
+                                                  degreesOfFreedom(setup_.system, config_.integrator.type),
+                                                  out.energyInterval, config_.integrator.dt, restartStep,
+                                                  !config_.nonbonded.allPairs()));
+  if (!out.trajectoryFile.empty())
+    reporters_.push_back(std::make_unique<TrajectoryReporter>(outputPath(out.trajectoryFile), setup_.system.size(),
+                                                              out.trajectoryInterval, config_.integrator.dt, restartStep,
+                                                              out.xtcPrecision));
+}
+
+void Simulation::start() {
+  backend_ = makeBackend(config_, setup_.system, &timers_);
+  backend_->setState(state_, restart_ ? restart_->listReference : std::vector<Vec3>{});
+  const Energies energies = backend_->computeForces();
+  lastGood_ = state_;
+  lastGood_.step = -1;  // nothing checked yet
+  checkPotential(firstStep_, energies);
+  checkForces(firstStep_);
+  // Outputs are created only once the input has been read and evaluated successfully.
+  createStandardReporters();
+  for (const auto& r : reporters_) r->start(*backend_);
+  reference_ = backend_->listReference();
+  rememberGoodState();
+  if (!restart_) reportAt(firstStep_, &energies);
+}
+
+bool Simulation::anyDue(long long step) const {
+  for (const auto& r : reporters_)
+    if (divides(r->interval(), step)) return true;
+  return false;
+}
+
+bool Simulation::anyDueNeedsState(long long step) const {
+  for (const auto& r : reporters_)
+    if (divides(r->interval(), step) && r->needsState()) return true;
+  return false;
+}
+
+bool Simulation::anyDueNeedsEnergies(long long step) const {
+  for (const auto& r : reporters_)
+    if (divides(r->interval(), step) && r->needsEnergies()) return true;
+  return false;
+}
+
+void Simulation::copyStateBack() {
+  backend_->snapshot(state_, reference_);
+  if (!allFinite(state_.positions) || !allFinite(state_.velocities)) return;  // the callers report it
+  // Only a state within the runaway bound is a good state to go back to.
+  if (const auto r = findRunaway(setup_.system, state_, backend_->forces(), config_.integrator.dt))
+    failRunaway(state_.step, r->reason, r->particle);
+  rememberGoodState();
+}
+
+void Simulation::rememberGoodState() {
+  lastGood_ = state_;
+  lastGoodReference_ = reference_;
+}
+
+void Simulation::reportAt(long long step, const Energies* energies) {
+  ScopedTimer timer(&timers_, "output");
+  checkHealth(step);
+  if (anyDueNeedsState(step)) copyStateBack();
+  const double kinetic = energies ? backend_->kineticEnergy() : 0.0;
+  for (const auto& r : reporters_)
+    if (divides(r->interval(), step)) r->report(state_, energies ? *energies : Energies{}, kinetic);
+}
+
+void Simulation::checkPotential(long long step, const Energies& energies) {
+  if (!std::isfinite(energies.potential())) failNonFinite(step, "non-finite potential energy");
+  if (const auto reason = potentialRunaway(setup_.system, energies.potential())) failRunaway(step, *reason, -1);
+}
+
+void Simulation::checkForces(long long step) {
+  if (!allFinite(backend_->forces())) failNonFinite(step, "non-finite force");
+  State now;
+  backend_->getState(now);
+  if (const auto r = findRunaway(setup_.system, now, backend_->forces(), config_.integrator.dt))
+    failRunaway(step, r->reason, r->particle);
+}
+
+void Simulation::failRunaway(long long step, const std::string& reason, long particle) {
+  State bad;
+  backend_->getState(bad);
+  if (particle < 0) particle = largestForce(backend_->forces());
+  std::string message = reason + " at step " + std::to_string(step);
+  if (particle >= 0) message += ": " + describeParticle(setup_.system, bad, particle, !config_.nonbonded.allPairs());
+  stopWithLastGoodState(step, message);
+}
+
+void Simulation::checkHealth(long long step) {
+  if (backend_->nonFiniteParticle() >= 0) failNonFinite(step, "non-finite (or runaway) position, velocity or force");
+}
+
+void Simulation::failNonFinite(long long step, const std::string& what) {
+  State bad;
+  backend_->getState(bad);
+  const std::vector<Vec3>& forces = backend_->forces();
+  std::string kind;
+  long index = firstBadParticle(bad, forces, kind);
+  std::string message = what + " at step " + std::to_string(step) + ": ";
+  if (index < 0) {
+    index = largestForce(forces);
+    kind = "largest force";
+    message += "no particle has a non-finite position, velocity or force; ";
+  }
+  if (index >= 0)
+    message += describeParticle(setup_.system, bad, index, !config_.nonbonded.allPairs()) + "; it has " +
+               (kind == "largest force" ? "the largest force" : "a non-finite " + kind);
+  stopWithLastGoodState(step, message);
+}
+
+void Simulation::stopWithLastGoodState(long long step, std::string message) {
+  if (lastGood_.step >= 0 && lastGood_.step < step && !config_.output.checkpointFile.empty()) {
+    saveCheckpoint(lastGood_, lastGoodReference_);
+    message += "; last good state (step " + std::to_string(lastGood_.step) + ") saved to " +
+               outputPath(config_.output.checkpointFile).string();
+  } else if (lastGood_.step < 0) {
+    message += "; the initial state is already bad (nothing written)";
+  }
+  for (const auto& r : reporters_) r->finish(lastGood_);
+  throw Error(message);
+}
+
+void Simulation::saveCheckpoint(const State& state, const std::vector<Vec3>& listReference) {
+  if (config_.output.checkpointFile.empty()) return;
+  Checkpoint c;
+  c.step = state.step;
+  c.time = state.time;
+  c.box = state.box;
+  c.positions = state.positions;
+  c.velocities = state.velocities;
+  c.listReference = listReference;
+  c.physics = physics_;
+  writeCheckpoint(outputPath(config_.output.checkpointFile), c);
+}
+
+void Simulation::finishRun(bool writeFinalCoordinates) {
+  ScopedTimer timer(&timers_, "output");
+  copyStateBack();
+  if (lastGood_.step != state_.step) failNonFinite(state_.step, "non-finite position or velocity");
+  // The checkpoint and the reporters first: an unwritable final .gro must not cost them.
+  saveCheckpoint(state_, reference_);
+  if (!config_.output.forcesFile.empty()) writeNpy(outputPath(config_.output.forcesFile), {backend_->forces()}, true);
+  for (const auto& r : reporters_) r->finish(state_);
+  if (writeFinalCoordinates && !config_.output.finalCoordinates.empty())
+    writeGro(outputPath(config_.output.finalCoordinates), coordinatesOf(setup_.system, state_, setup_.title));
+}
+
+void Simulation::checkpointAt(long long step) {
+  ScopedTimer timer(&timers_, "output");
+  copyStateBack();
+  if (lastGood_.step != step) failNonFinite(step, "non-finite position or velocity");
+  saveCheckpoint(state_, lastGoodReference_);
+}
+
+long long Simulation::advance(long long lastStep) {
+  Progress progress(config_.run.progressInterval, firstStep_, lastStep, config_.integrator.dt);
+  const double startTime = state_.time;
+  const bool checkpoints = !config_.output.checkpointFile.empty();
+  long long step = firstStep_;
+  while (step < lastStep && !StopSignals::received()) {
+    // Energies only where a reporter needs them; a cheap device-side health check in between.
+    const bool report = anyDue(step + 1);
+    const bool withEnergies = report && anyDueNeedsEnergies(step + 1);
+    backend_->advance(withEnergies);
+    ++step;
+    state_.step = step;  // kept current for reporters that do not copy the state back
+    state_.time = startTime + double(step - firstStep_) * config_.integrator.dt;
+    if (withEnergies) {
+      const Energies energies = backend_->energies();
+      checkPotential(step, energies);
+      reportAt(step, &energies);
+    } else if (report) {
+      backend_->settle();  // a reporter reading the device state reads the one the run keeps
+      reportAt(step, nullptr);
+    } else if (divides(kHealthCheckInterval, step)) {
+      checkHealth(step);
+    }
+    if (checkpoints && step < lastStep && divides(config_.output.checkpointInterval, step)) checkpointAt(step);
+    progress.update(step);
+  }
+  progress.finish();
+  nsPerDay_ = progress.nsPerDay(step);
+  return step;
+}
+
+void Simulation::printSummary(long long steps, double wallSeconds) {
+  log_ << timers_.table("Time per phase", wallSeconds);
+  char line[256];
+  std::snprintf(line, sizeof line, "Performance: %.4g ns/day (%lld steps, %.3f s wall)\n", nsPerDay_, steps, wallSeconds);
+  log_ << line << std::flush;
+}
+
+RunResult Simulation::run() {
+  StopSignals signals;
+  const auto wallStart = Timers::Clock::now();
+  start();
+  const long long lastStep = std::max(config_.run.steps, firstStep_);
+  log_ << "Running steps " << firstStep_ << " to " << lastStep << " on " << backend_->name() << "\n" << std::flush;
+  RunResult result;
+  result.finalStep = advance(lastStep);
+  result.signal = StopSignals::received();
+  result.interrupted = result.signal != 0 && result.finalStep < lastStep;
+  result.nsPerDay = nsPerDay_;
+  finishRun(!result.interrupted);
+  printSummary(result.finalStep - firstStep_, std::chrono::duration<double>(Timers::Clock::now() - wallStart).count());
+  return result;
+}
+
+namespace {
+
+void printEffective(const Config& config, std::ostream& log) {
+  log << "Effective configuration" << (config.configFile.empty() ? "" : " (" + config.configFile.string() + ")") << ":\n";
+  for (const auto& [key, value] : config.effective) log << "  " << key << " = " << value << "\n";
+}
+
+}  // namespace
+
+RunResult runFromConfig(const Config& config, const RunOptions& options, std::ostream& log) {
+  Setup setup = buildSetup(config);
+  std::optional<Checkpoint> checkpoint;
+  if (!options.restart.empty())
+    checkpoint = readCheckpoint(options.restart, setup.system.size(), physicsDescription(config, setup.system));
+  if (options.dryRun) {
+    printEffective(config, log);
+    log << "System (" << config.system.coordinates.string() << "):\n" << describeSystem(setup.system);
+    log << "Velocities: " << (setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
+    log << runSetupSummary(config, setup.system);
+    // Contacts are judged by LJ sizes in the periodic box; all pairs have neither.
+    if (!config.nonbonded.allPairs())
+      log << describeCloseContacts(setup.system, checkpoint ? checkpoint->positions : setup.state.positions,
+                                   checkpoint ? checkpoint->box : setup.system.box);
+    if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";
+    log << "Dry run: configuration and input are valid; nothing was written.\n";
+    return {};
+  }
+  printEffective(config, log);
+  log << describeSystem(setup.system);
+  log << "Velocities: " << (checkpoint ? "from the checkpoint" : setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
+  if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";
+  logFileOnly(log, runSetupSummary(config, setup.system));
+  log << std::flush;
+  Simulation simulation(config, std::move(setup), std::move(checkpoint), log);
+  if (config.map.enabled)
+    simulation.addReporter(
+        makeMapReporter(config, simulation.system(), platformUsesCuda(config.run.platform), &simulation.timers()));
+  return simulation.run();
+}
+
+}  // namespace faraday

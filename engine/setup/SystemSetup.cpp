@@ -1,0 +1,106 @@
+#include "engine/setup/SystemSetup.h"
+
+#include <cstdio>
+#include <map>
+
+#include "engine/formats/Coordinates.h"
+#include "core/Error.h"
+#include "engine/config/KernelParams.h"
+#include "engine/formats/TextParse.h"
+#include "core/Units.h"
+#include "integrators/InitialVelocities.h"
+#include "engine/formats/CoordinateFile.h"
+
+namespace faraday {
+namespace {
+
+std::string knownNames(const std::vector<AtomType>& types) {
+  std::string list;
+  for (const AtomType& t : types) list += (list.empty() ? "" : ", ") + t.name;
+  return list;
+}
+
+void assignTypes(const Config& config, const Coordinates& c, System& system) {
+  std::map<std::string, int> index;
+  for (std::size_t t = 0; t < config.atomTypes.size(); ++t) index[config.atomTypes[t].name] = int(t);
+  const std::string file = config.system.coordinates.string();
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const auto it = index.find(c.atomName[i]);
+    if (it == index.end())
+      throw fileError(file, c.line[i], "unknown atom name '" + c.atomName[i] + "': no [atom." + c.atomName[i] +
+                      "] section in the config (known: " + knownNames(config.atomTypes) + ")");
+    const AtomType& type = config.atomTypes[std::size_t(it->second)];
+    system.type.push_back(it->second);
+    system.charge.push_back(type.charge);
+    system.mass.push_back(type.mass);
+  }
+}
+
+System makeSystem(const Config& config, const Coordinates& c) {
+  System system;
+  system.types = config.atomTypes;
+  system.atomName = c.atomName;
+  system.residueName = c.residueName;
+  system.residueId = c.residueId;
+  system.box = c.box;
+  assignTypes(config, c, system);
+  return system;
+}
+
+}  // namespace
+
+void checkCutoffFitsBox(const Config& config, const Box& box) {
+  const double half = 0.5 * box.shortestEdge();
+  // auto is at least kCpuPairListBuffer and, on the GPU, at most what fits (pairListBuffer).
+  const double rc = config.nonbonded.cutoff,
+               rb = config.nonbonded.buffer < 0 ? kCpuPairListBuffer : config.nonbonded.buffer;
+  if (!(rc < half))
+    throw keyError("nonbonded.cutoff", "cutoff " + formatNumber(rc) + " nm must be shorter than half the shortest box edge (" +
+                   formatNumber(half) + " nm) of " + config.system.coordinates.string());
+  if (!(rc + rb <= half))
+    throw keyError("nonbonded.buffer", "cutoff + buffer = " + formatNumber(rc + rb) + " nm must not exceed half the shortest box edge (" +
+                   formatNumber(half) + " nm) of " + config.system.coordinates.string());
+}
+
+Setup buildSetup(const Config& config) {
+  const Coordinates c = readCoordinates(config.system.coordinates);
+  Setup setup;
+  setup.title = c.title;
+  setup.system = makeSystem(config, c);
+  // All pairs: open boundaries, the file's box is carried along for the outputs only.
+  if (!config.nonbonded.allPairs()) checkCutoffFitsBox(config, c.box);
+  if (config.nonbonded.typed()) typedPairTable(config, setup.system);  // every pair of types present has a section
+  setup.state.positions = c.positions;
+  setup.state.box = c.box;
+  setup.velocitiesFromFile = !c.velocities.empty();
+  setup.state.velocities = setup.velocitiesFromFile
+                               ? c.velocities
+                               : maxwellBoltzmannVelocities(setup.system, config.system.temperature,
+                                                                            config.system.velocitySeed, config.integrator.type);
+  return setup;
+}
+
+std::string describeSystem(const System& system) {
+  std::map<int, long long> counts;
+  double totalMass = 0;
+  for (std::size_t i = 0; i < system.size(); ++i) counts[system.type[i]]++, totalMass += system.mass[i];
+  const Vec3 L = system.box.lengths();
+  // g/cm^3 = amu / (N_A * nm^3 * 1e-21 cm^3/nm^3)
+  const double density = totalMass / (units::kAvogadro * system.box.volume() * 1e-21);
+  char line[256];
+  std::string out;
+  std::snprintf(line, sizeof line, "atoms: %zu  box: %.4f x %.4f x %.4f nm  volume: %.4f nm^3  density: %.4f g/cm^3\n",
+                system.size(), L.x, L.y, L.z, system.box.volume(), density);
+  out += line;
+  for (const auto& [t, n] : counts) {
+    const AtomType& type = system.types[std::size_t(t)];
+    std::snprintf(line, sizeof line, "  %-8s x %lld  mass %g amu  charge %g e  sigma %g nm  epsilon %g kJ/mol\n",
+                  type.name.c_str(), n, type.mass, type.charge, type.sigma, type.epsilon);
+    out += line;
+  }
+  std::snprintf(line, sizeof line, "net charge: %g e\n", system.netCharge());
+  out += line;
+  return out;
+}
+
+}  // namespace faraday
