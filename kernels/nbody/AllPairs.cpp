@@ -15,6 +15,7 @@
 #include <array>
 
 #include "core/Error.h"
+#include "core/Virial.h"
 
 namespace faraday {
 namespace {
@@ -68,8 +69,7 @@ void sumRows(const std::vector<Vec3>& x, std::size_t begin, std::size_t end, con
       fi += f;
       c.force[j - begin] -= f;
       c.energy += p.energy;
-      c.w[0] += f.x * d.x, c.w[1] += f.y * d.y, c.w[2] += f.z * d.z;
-      c.w[3] += f.x * d.y, c.w[4] += f.x * d.z, c.w[5] += f.y * d.z;
+      addPairVirial(c.w.data(), d, f);
     }
     c.force[i - begin] += fi;
   }
@@ -115,10 +115,7 @@ AllPairsResult sumAllPairs(const std::vector<Vec3>& x, const Pair& pair, std::ve
     r.energy += c.energy;
     for (int k = 0; k < 6; ++k) w[k] += c.w[k];
   }
-  r.virial.m[0][0] = w[0], r.virial.m[1][1] = w[1], r.virial.m[2][2] = w[2];
-  r.virial.m[0][1] = r.virial.m[1][0] = w[3];
-  r.virial.m[0][2] = r.virial.m[2][0] = w[4];
-  r.virial.m[1][2] = r.virial.m[2][1] = w[5];
+  r.virial = symmetricTensor(w.data());
   return r;
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/Error.h"
 #include "core/Units.h"
+#include "core/Virial.h"
 #include "kernels/neighbor/MinimumImage.h"
 
 namespace faraday {
@@ -121,9 +122,9 @@ RowSums CpuNonbonded::sumRow(int i, const Box& box, const NeighborList& list) co
       fOverR += c.fOverR;
       s.coulomb += c.energy;
     }
-    s.force += d * fOverR;
-    s.w[0] += fOverR * d.x * d.x, s.w[1] += fOverR * d.y * d.y, s.w[2] += fOverR * d.z * d.z;
-    s.w[3] += fOverR * d.x * d.y, s.w[4] += fOverR * d.x * d.z, s.w[5] += fOverR * d.y * d.z;
+    const Vec3 f = d * fOverR;
+    s.force += f;
+    addPairVirial(s.w, d, f);
   }
   return s;
 }
@@ -138,10 +139,7 @@ NonbondedResult CpuNonbonded::sumParticles() const {
     for (int c = 0; c < 6; ++c) w[c] += virial_[i][c];
   }
   (options_.typed ? r.typed : r.lj) = pair;
-  r.virial.m[0][0] = w[0], r.virial.m[1][1] = w[1], r.virial.m[2][2] = w[2];
-  r.virial.m[0][1] = r.virial.m[1][0] = w[3];
-  r.virial.m[0][2] = r.virial.m[2][0] = w[4];
-  r.virial.m[1][2] = r.virial.m[2][1] = w[5];
+  r.virial = symmetricTensor(w);
   return r;
 }
 

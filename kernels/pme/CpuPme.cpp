@@ -9,6 +9,7 @@
 
 #include "core/Error.h"
 #include "core/Units.h"
+#include "core/Virial.h"
 #include "kernels/pme/BSpline.h"
 #include "kernels/pme/FftwSupport.h"
 
@@ -258,12 +259,7 @@ ReciprocalResult CpuPme::convolve(const Box& box) {
     for (int c = 0; c < 7; ++c) sum[c] += p[c];
   ReciprocalResult r;
   r.energy = sum[0];
-  r.virial.m[0][0] = sum[1];
-  r.virial.m[1][1] = sum[2];
-  r.virial.m[2][2] = sum[3];
-  r.virial.m[0][1] = r.virial.m[1][0] = sum[4];
-  r.virial.m[0][2] = r.virial.m[2][0] = sum[5];
-  r.virial.m[1][2] = r.virial.m[2][1] = sum[6];
+  r.virial = symmetricTensor(sum.data() + 1);
   return r;
 }
 

@@ -38,6 +38,7 @@
 
 #include "core/Error.h"
 #include "core/Units.h"
+#include "core/Virial.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
@@ -270,12 +271,7 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
     const Sums7& s = hostSums_.data()->sums;
     ReciprocalResult r;
     r.energy = s.v[0];
-    r.virial.m[0][0] = s.v[1];
-    r.virial.m[1][1] = s.v[2];
-    r.virial.m[2][2] = s.v[3];
-    r.virial.m[0][1] = r.virial.m[1][0] = s.v[4];
-    r.virial.m[0][2] = r.virial.m[2][0] = s.v[5];
-    r.virial.m[1][2] = r.virial.m[2][1] = s.v[6];
+    r.virial = symmetricTensor(s.v + 1);
     return r;
   }
 
