@@ -7,19 +7,11 @@
 
 #include "core/Vec3.h"
 #include "kernels/nonbonded/PairEvaluators.h"
+#include "kernels/nonbonded/TypedPairTable.h"
 
 namespace faraday {
 
 enum class AllPairsPotential { Gravity, Typed };
-
-/// Parameters of the typed pair force for every pair of atom types: a symmetric
-/// types x types table (params[a * types + b] == params[b * types + a]).
-struct TypedPairTable {
-  int types = 0;
-  std::vector<TypedPairParams<double>> params;
-  double rmin = 0.01;  ///< nm: distances below it are clamped (the force stays finite)
-  const TypedPairParams<double>& at(int a, int b) const { return params[std::size_t(a) * types + b]; }
-};
 
 /// What the all-pairs mode computes (nonbonded.mode = all-pairs).
 struct AllPairsParams {

@@ -5,9 +5,9 @@
 
 #include "core/System.h"
 #include "core/Vec3.h"
-#include "kernels/nbody/AllPairs.h"
 #include "kernels/neighbor/NeighborList.h"
 #include "kernels/nonbonded/PairEvaluators.h"
+#include "kernels/nonbonded/TypedPairTable.h"
 
 namespace faraday {
 
