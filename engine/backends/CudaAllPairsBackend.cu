@@ -6,11 +6,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <array>
 #include <climits>
 #include <cmath>
 
 #include "core/Error.h"
+#include "engine/backends/CudaPhaseTimer.cuh"
+#include "engine/backends/CudaStepPolicy.h"
 #include "engine/config/KernelParams.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/CudaOwners.h"
@@ -22,11 +23,8 @@
 namespace faraday {
 namespace {
 
-constexpr int kThreads = 256;
-/// Steps between the host's reads of the non-finite flag outside reporting steps.
-constexpr long long kCheckInterval = 200;
-/// Every kTimedEvery-th step is timed by events; the phase table scales the samples.
-constexpr long long kTimedEvery = 10;
+using cuda_step::kCheckInterval;
+using cuda_step::kThreads;
 
 /// 2^62: the fixed-point forces' range (allPairsForceScale keeps the bound below it).
 constexpr double kFixedRange = 4.611686018427388e18;
@@ -124,7 +122,9 @@ __global__ void virialKernel(Atoms a, double* parts) {
     for (int k = 0; k < 9; ++k) parts[9 * blockIdx.x + k] = partial[k][0];
 }
 
-const std::array<const char*, 2> kPhaseNames = {"all-pairs", "integrate"};
+/// The events of a timed step (0 to 3: kick and drift, all pairs, kick) and the phases
+/// between them.
+std::vector<CudaTimedPhase> stepPhases() { return {{"integrate", {0, 2}}, {"all-pairs", {1}}}; }
 
 /// Gravity with every mass equal: that mass (the kernel's uniform-mass path); else 0.
 double uniformMass(const System& system, const AllPairsParams& params) {
@@ -138,7 +138,6 @@ class CudaAllPairsBackend : public Backend {
  public:
   CudaAllPairsBackend(const Config& config, const System& system, Timers* timers, const AllPairsParams& params)
       : system_(system),
-        timers_(timers),
         params_(params),
         dt_(config.integrator.dt),
         n_(int(system.size())),
@@ -151,7 +150,8 @@ class CudaAllPairsBackend : public Backend {
         energy_("all-pairs energy", 1),
         keParts_("all-pairs kinetic partials", std::size_t(blocksFor(n_, kThreads))),
         virialParts_("all-pairs virial partials", 9 * std::size_t(blocksFor(n_, kThreads))),
-        firstBad_("all-pairs first bad", 1) {
+        firstBad_("all-pairs first bad", 1),
+        phases_(timers, stepPhases()) {
     for (double m : system.mass)
       if (!(m > 0)) throw Error("all-pairs: every particle needs a positive mass");
     scale_ = allPairsForceScale(params, system.mass, system.type);
@@ -228,21 +228,21 @@ class CudaAllPairsBackend : public Backend {
 
   void advance(bool withEnergies) override {
     requireState();
-    const bool timed = timers_ && state_.step % kTimedEvery == 0;
+    const bool timed = phases_.samples(state_.step);
     if (timed) {
-      collectTimes();
-      FARADAY_CUDA_CHECK(cudaEventRecord(events_[0].get(), stream_.get()));
+      phases_.collect();
+      phases_.record(0, stream_.get());
     }
     kickDriftKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream_.get()>>>(atoms(), dt_);
     FARADAY_CUDA_CHECK_LAUNCH("kickDriftKernel");
-    if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[1].get(), stream_.get()));
+    if (timed) phases_.record(1, stream_.get());
     evaluate(withEnergies);
-    if (timed) FARADAY_CUDA_CHECK(cudaEventRecord(events_[2].get(), stream_.get()));
+    if (timed) phases_.record(2, stream_.get());
     kickKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream_.get()>>>(atoms(), dt_, withEnergies ? keParts_.data() : nullptr);
     FARADAY_CUDA_CHECK_LAUNCH("kickKernel");
     if (timed) {
-      FARADAY_CUDA_CHECK(cudaEventRecord(events_[3].get(), stream_.get()));
-      timedPending_ = true;
+      phases_.record(3, stream_.get());
+      phases_.markPending();
     }
     ++state_.step;
     state_.time += dt_;
@@ -286,11 +286,9 @@ class CudaAllPairsBackend : public Backend {
   long long neighborListBuilds() const override { return 0; }
 
   ~CudaAllPairsBackend() override {
-    if (timers_) {
-      try {
-        collectTimes();
-      } catch (...) {
-      }
+    try {
+      phases_.collect();
+    } catch (...) {
     }
   }
 
@@ -349,21 +347,10 @@ class CudaAllPairsBackend : public Backend {
     firstBad_.download(&bad, 1, stream_.get());
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
     if (bad != INT_MAX && firstBadHost_ < 0) firstBadHost_ = bad;
-    if (timers_) collectTimes();
-  }
-
-  void collectTimes() {
-    if (!timedPending_) return;
-    FARADAY_CUDA_CHECK(cudaEventSynchronize(events_[3].get()));
-    timers_->add(kPhaseNames[1], 1e-3 * kTimedEvery *
-                                     (CudaEvent::elapsedMs(events_[0], events_[1]) +
-                                      CudaEvent::elapsedMs(events_[2], events_[3])));
-    timers_->add(kPhaseNames[0], 1e-3 * kTimedEvery * CudaEvent::elapsedMs(events_[1], events_[2]));
-    timedPending_ = false;
+    phases_.collect();
   }
 
   const System& system_;
-  Timers* timers_;
   AllPairsParams params_;
   double dt_;
   int n_;
@@ -377,8 +364,7 @@ class CudaAllPairsBackend : public Backend {
   DeviceBuffer<unsigned long long> force_, energy_;
   DeviceBuffer<double> keParts_, virialParts_;
   DeviceBuffer<int> firstBad_;
-  std::array<CudaEvent, 4> events_ = makeCudaEvents<4>();
-  bool timedPending_ = false;
+  CudaPhaseTimer phases_;
   bool forcesValid_ = false;
   bool energiesPending_ = false;
   bool kineticValid_ = false;

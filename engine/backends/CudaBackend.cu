@@ -1,5 +1,6 @@
-// The CUDA backend: device-resident state, one graph per step (see CudaBackend.h).
-#include <cub/cub.cuh>
+// The CUDA backend: the Backend interface over the device state (CudaDeviceState.cuh) and the
+// step graph (CudaStepGraph.cuh); the checks that roll back and run steps again after an
+// overflow (see CudaBackend.h).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -9,14 +10,17 @@
 
 #include "engine/backends/CudaBackend.h"
 #include "core/Error.h"
-#include "engine/config/KernelParams.h"
 #include "core/Units.h"
+#include "core/Virial.h"
+#include "engine/backends/CudaDeviceState.cuh"
+#include "engine/backends/CudaPhaseTimer.cuh"
+#include "engine/backends/CudaStepGraph.cuh"
+#include "engine/backends/CudaStepPolicy.h"
+#include "engine/config/KernelParams.h"
 #include "integrators/CudaIntegrator.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
-#include "kernels/common/FixedPoint.h"
-#include "kernels/common/Launch.h"
 #include "kernels/neighbor/CudaTileList.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
 #include "kernels/nonbonded/CpuTileWalker.h"
@@ -28,69 +32,6 @@
 namespace faraday {
 namespace {
 
-constexpr int kThreads = 256;
-/// Steps between the host's reads of the device flags (list and PME bin overflow, non-finite
-/// values) outside reporting steps; an overflow costs at most this many steps run again.
-constexpr long long kCheckInterval = 200;
-/// Every kTimedEvery-th step runs the graph with event nodes between the phases; the phase
-/// table scales those samples to all steps.
-constexpr long long kTimedEvery = 10;
-
-
-/// Energies summed on the device: kinetic, then the fixed-point short-range sums, then PME's.
-struct DeviceEnergies {
-  double kinetic;
-  double nonbonded[kNonbondedSums];
-  double recip[7];
-};
-
-/// new[s] = old[newToOld[s]] for every per-slot array; slotOfAtom follows.
-struct PermuteArgs {
-  int n;
-  const int* newToOld;
-  const double4_32a *pos, *vel, *ref;
-  const float4* posq;
-  const int *atom, *type;
-  const double* charge;
-  double4_32a *pos2, *vel2, *ref2;
-  float4* posq2;
-  int *atom2, *type2;
-  double* charge2;
-  int* slotOfAtom;
-};
-
-__global__ void permuteKernel(PermuteArgs p) {
-  const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= p.n) return;
-  const int o = p.newToOld[s];
-  p.pos2[s] = p.pos[o];
-  p.vel2[s] = p.vel[o];
-  p.ref2[s] = p.ref[o];
-  p.posq2[s] = p.posq[o];
-  p.type2[s] = p.type[o];
-  p.charge2[s] = p.charge[o];
-  const int a = p.atom[o];
-  p.atom2[s] = a;
-  p.slotOfAtom[a] = s;
-}
-
-/// One block: the kinetic partials summed in a fixed order, the fixed-point short-range sums
-/// converted (and cleared for the next evaluation), PME's sums copied.
-__global__ void finalizeKernel(const double* keParts, int keCount, unsigned long long* nbSums, const double* pme,
-                               DeviceEnergies* out) {
-  using Reduce = cub::BlockReduce<double, kThreads>;
-  __shared__ typename Reduce::TempStorage scratch;
-  double ke = 0;
-  for (int k = threadIdx.x; k < keCount; k += blockDim.x) ke += keParts[k];
-  ke = Reduce(scratch).Sum(ke);
-  if (threadIdx.x == 0) out->kinetic = ke;
-  if (threadIdx.x < kNonbondedSums) {
-    out->nonbonded[threadIdx.x] = fixed::energyFromFixed(static_cast<long long>(nbSums[threadIdx.x]));
-    nbSums[threadIdx.x] = 0;
-  }
-  if (threadIdx.x < 7) out->recip[threadIdx.x] = pme ? pme[threadIdx.x] : 0.0;
-}
-
 /// The device's highest stream priority: PME's kernels take SMs before the waiting tile blocks.
 int highestPriority() {
   int least = 0, greatest = 0;
@@ -98,16 +39,17 @@ int highestPriority() {
   return greatest;
 }
 
-constexpr int kPhaseEvents = 6;
-const char* const kPhaseNames[kPhaseEvents - 1] = {"integrate", "neighbor", "nonbonded", "pme", "integrate"};
+/// The events of a timed step (CudaStepGraph) and the phases between them.
+std::vector<CudaTimedPhase> stepPhases() {
+  return {{"integrate", {0}}, {"neighbor", {1}}, {"nonbonded", {2}}, {"pme", {3}}, {"integrate", {4}}};
+}
 
 }  // namespace
 
-struct CudaBackend::Impl {
+struct CudaBackend::Impl final : CudaStepWork {
   const System& system;
   Timers* timers;
   int n;
-  std::size_t stride;
   EwaldSetup ewald;
   CudaIntegratorParams integ;
   double cutoff, buffer;
@@ -116,52 +58,31 @@ struct CudaBackend::Impl {
   double coulombSelf = 0, netCharge = 0;
 
   // First, so that they are destroyed last (a stream's release waits for its work).
-  CudaStream mainStream, bodyStream, pmeStream{highestPriority()};
-  /// The stream every enqueue function uses: mainStream, or bodyStream while the list
-  /// build is captured into the conditional node's body.
-  cudaStream_t stream = mainStream.get();
+  CudaStream mainStream, pmeStream{highestPriority()};
   CudaEvent fork{cudaEventDisableTiming}, join{cudaEventDisableTiming};  ///< PME beside the tiles
-  /// [0]: the phases of sampled steps; [1]: timeKernels().
-  std::array<std::array<CudaEvent, kPhaseEvents>, 2> events{makeCudaEvents<kPhaseEvents>(),
-                                                             makeCudaEvents<kPhaseEvents>()};
-  bool timedSamplePending = false;  ///< events[0] hold a sampled step not yet added to the timers
+  CudaPhaseTimer phases{timers, stepPhases()};  ///< the phases of sampled steps
+  std::array<CudaEvent, 3> kernelEvents = makeCudaEvents<3>();  ///< timeKernels()
 
-  DeviceBuffer<double4_32a> pos, vel, ref, pos2, vel2, ref2;
-  DeviceBuffer<float4> posq, posq2;
-  DeviceBuffer<int> atom, type, atom2, type2, slotOfAtom;
-  DeviceBuffer<double> charge, charge2;
-  DeviceBuffer<std::uint32_t> fractions;
-  DeviceBuffer<unsigned long long> force, nbSums;
-  DeviceBuffer<double> keParts;
-  DeviceBuffer<StepStatus> status;
-  DeviceBuffer<DeviceEnergies> deviceEnergies;
-  // The last checked state, for a roll-back after an overflow.
-  DeviceBuffer<double4_32a> savedPos, savedVel, savedRef;
-  DeviceBuffer<float4> savedPosq;
-  DeviceBuffer<int> savedAtom, savedType, savedSlotOfAtom;
-  DeviceBuffer<double> savedCharge;
-  DeviceBuffer<unsigned long long> savedForce;
-  StepStatus savedStatus{};
-  long long savedStep = 0;
-
+  std::unique_ptr<CudaDeviceState> dev;
   std::vector<int> exclusionOffsets_, exclusions_;
   std::unique_ptr<CudaTileList> list;
   std::unique_ptr<CudaNonbonded> nonbonded;
   std::unique_ptr<CudaPmeOnDevice> pme;
-  std::array<CudaGraphExec, 4> graphs;  ///< by variant: energies (bit 0), timed (bit 1)
-  cudaGraphConditionalHandle handles[4] = {};
+  CudaStepGraph graph{*this, phases};
 
   long long step = 0;           ///< steps advanced since setState (host count)
   long long stateStep = 0;      ///< State::step at setState
   double stateTime = 0;
   long long energiesStep = -1;  ///< the step whose energies deviceEnergies holds
   long long stepsRedone = 0;
+  long long savedStep = 0;      ///< the step of the roll-back copy
   long firstBad = -1;
   long long statusReadAt = -1;  ///< the step whose flags check() last read (firstBad holds them)
   bool stateSet = false;
   bool forcesValid = false;  ///< the force buffer holds F(x) of the current positions
   std::vector<bool> energyAt;   ///< since the last check: whether step k computed energies
   Energies lastEnergies;
+  double kinetic = 0;
   std::vector<Vec3> hostForces;
 
   Impl(const Config& config, const System& s, Timers* t, const std::vector<int>* exclusionOffsets,
@@ -170,7 +91,7 @@ struct CudaBackend::Impl {
     if (n < 1) throw Error("the CUDA backend needs at least one particle");
     if (s.size() >= std::size_t(1) << 30) throw Error("the CUDA backend takes fewer than 2^30 particles");
     if (!system.box.isValid()) throw Error("the box must be rectangular with positive edges");
-    checkMemory();
+    CudaDeviceState::checkMemory(n);
     cutoff = config.nonbonded.cutoff;
     buffer = pairListBuffer(config, system, true);
     if (config.nonbonded.buffer < 0)
@@ -219,7 +140,7 @@ struct CudaBackend::Impl {
       std::fprintf(stderr, "electrostatics.method = none: the particles' charges are ignored\n");
     }
 
-    allocate();
+    dev = std::make_unique<CudaDeviceState>(n, stream());
     CudaNonbondedParams np;
     np.cutoff = cutoff;
     np.ewaldBeta = ewald.method == "none" ? 0.0 : ewald.beta;
@@ -238,180 +159,53 @@ struct CudaBackend::Impl {
     }
   }
 
-  /// The per-atom arrays, their roll-back copies and a first guess of the list, against the
-  /// free device memory: a system too large fails here, before anything runs.
-  void checkMemory() const {
-    const double perAtom = 3 * 2 * 32.0 /* pos vel ref, twice */ + 2 * 16 + 5 * 4 + 2 * 8 + 12 + 24 /* force */ +
-                           /* saved copies */ 3 * 32 + 16 + 12 + 8 + 24 + /* list and PME, about */ 400;
-    const double asked = perAtom * n;
-    std::size_t freeBytes = 0, totalBytes = 0;
-    FARADAY_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
-    if (asked > double(freeBytes))
-      throw Error("the system of " + std::to_string(n) + " particles needs about " +
-                  std::to_string((long long)asked) + " bytes of device memory; " + std::to_string(freeBytes) +
-                  " bytes are free (of " + std::to_string(totalBytes) + ")");
-  }
+  /// The stream every step and copy runs on.
+  cudaStream_t stream() const { return mainStream.get(); }
+  DeviceAtoms atoms() { return dev->atoms(pme != nullptr); }
+  const double* pmeSums() const { return pme ? pme->energyAndVirial() : nullptr; }
 
-  void allocate() {
-    stride = (std::size_t(n) + 31) / 32 * 32;
-    pos = DeviceBuffer<double4_32a>("positions", n);
-    vel = DeviceBuffer<double4_32a>("velocities", n);
-    ref = DeviceBuffer<double4_32a>("list reference positions", n);
-    pos2 = DeviceBuffer<double4_32a>("permuted positions", n);
-    vel2 = DeviceBuffer<double4_32a>("permuted velocities", n);
-    ref2 = DeviceBuffer<double4_32a>("permuted reference positions", n);
-    posq = DeviceBuffer<float4>("wrapped positions and charges", n);
-    posq2 = DeviceBuffer<float4>("permuted wrapped positions", n);
-    atom = DeviceBuffer<int>("particle of slot", n);
-    type = DeviceBuffer<int>("type of slot", n);
-    atom2 = DeviceBuffer<int>("permuted particle of slot", n);
-    type2 = DeviceBuffer<int>("permuted type of slot", n);
-    slotOfAtom = DeviceBuffer<int>("slot of particle", n);
-    charge = DeviceBuffer<double>("charges", n);
-    charge2 = DeviceBuffer<double>("permuted charges", n);
-    fractions = DeviceBuffer<std::uint32_t>("PME fractional coordinates", 3 * std::size_t(n));
-    force = DeviceBuffer<unsigned long long>("fixed-point forces", 3 * stride);
-    nbSums = DeviceBuffer<unsigned long long>("short-range energy sums", kNonbondedSums);
-    keParts = DeviceBuffer<double>("kinetic energy partials", kineticBlocks(n));
-    status = DeviceBuffer<StepStatus>("step status", 1);
-    deviceEnergies = DeviceBuffer<DeviceEnergies>("energies", 1);
-    savedPos = DeviceBuffer<double4_32a>("saved positions", n);
-    savedVel = DeviceBuffer<double4_32a>("saved velocities", n);
-    savedRef = DeviceBuffer<double4_32a>("saved reference positions", n);
-    savedPosq = DeviceBuffer<float4>("saved wrapped positions", n);
-    savedAtom = DeviceBuffer<int>("saved particle of slot", n);
-    savedType = DeviceBuffer<int>("saved type of slot", n);
-    savedSlotOfAtom = DeviceBuffer<int>("saved slot of particle", n);
-    savedCharge = DeviceBuffer<double>("saved charges", n);
-    savedForce = DeviceBuffer<unsigned long long>("saved forces", 3 * stride);
-    force.zero(stream);
-    nbSums.zero(stream);
-  }
+  // ---- The pieces of a step (CudaStepWork) ---------------------------------------------
 
-  DeviceAtoms atoms() {
-    DeviceAtoms a;
-    a.n = n;
-    a.pos = pos.data();
-    a.vel = vel.data();
-    a.ref = ref.data();
-    a.posq = posq.data();
-    a.atom = atom.data();
-    a.force = force.data();
-    a.stride = stride;
-    a.fractions = pme ? fractions.data() : nullptr;
-    return a;
+  void enqueueFirstHalf(cudaStream_t s, cudaGraphConditionalHandle rebuild) override {
+    launchFirstHalf(s, atoms(), integ, dev->status.data(), rebuild);
   }
-
-  // ---- The pieces of a step ----------------------------------------------------------
 
   /// A rebuild at the current positions: they become the reference, then enqueueSortAndBuild.
-  void enqueueRebuild() {
-    copyInto(ref, pos);
-    enqueueSortAndBuild();
+  void enqueueRebuild(cudaStream_t s) override {
+    CudaDeviceState::copyInto(dev->ref, dev->pos, s);
+    enqueueSortAndBuild(s);
   }
 
   /// Sort by the reference positions, permute every per-slot array, rebuild the list.
-  void enqueueSortAndBuild() {
-    list->enqueueSort(stream, ref.data());
-    PermuteArgs p{n,           list->newToOld(), pos.data(),  vel.data(),   ref.data(),    posq.data(),
-                  atom.data(), type.data(),      charge.data(), pos2.data(), vel2.data(),  ref2.data(),
-                  posq2.data(), atom2.data(),    type2.data(),  charge2.data(), slotOfAtom.data()};
-    permuteKernel<<<blocksFor(n, kThreads), kThreads, 0, stream>>>(p);
-    FARADAY_CUDA_CHECK_LAUNCH("permuteKernel");
-    copyInto(pos, pos2);
-    copyInto(vel, vel2);
-    copyInto(ref, ref2);
-    copyInto(posq, posq2);
-    copyInto(atom, atom2);
-    copyInto(type, type2);
-    copyInto(charge, charge2);
-    launchWrapPositions(stream, atoms(), integ);
-    list->enqueueBuild(stream, ref.data(), atom.data(), slotOfAtom.data());
+  void enqueueSortAndBuild(cudaStream_t s) {
+    list->enqueueSort(s, dev->ref.data());
+    dev->enqueuePermute(s, list->newToOld());
+    launchWrapPositions(s, atoms(), integ);
+    list->enqueueBuild(s, dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data());
   }
-
 
   /// Short-range tiles and PME into the (cleared) fixed-point forces: one after the other
   /// (timed steps, so that each phase has its interval, and outside graphs), or side by
   /// side on two streams (the sums are integer atomics, so the order does not matter).
-  void enqueueForces(bool energies, int timedSet, bool concurrent = false) {
+  void enqueueForces(cudaStream_t s, bool energies, CudaPhaseTimer* timer, bool concurrent) override {
     if (concurrent && pme) {
-      FARADAY_CUDA_CHECK(cudaEventRecord(fork.get(), stream));
+      FARADAY_CUDA_CHECK(cudaEventRecord(fork.get(), s));
       FARADAY_CUDA_CHECK(cudaStreamWaitEvent(pmeStream.get(), fork.get(), 0));
-      pme->enqueue(pmeStream.get(), n, fractions.data(), charge.data(), force.data(), stride);
+      pme->enqueue(pmeStream.get(), n, dev->fractions.data(), dev->charge.data(), dev->force.data(), dev->stride);
       FARADAY_CUDA_CHECK(cudaEventRecord(join.get(), pmeStream.get()));
     }
-    nonbonded->enqueue(stream, energies, *list, posq.data(), type.data(), system.box, force.data(), stride,
-                       nbSums.data());
-    mark(timedSet, 3);
-    if (concurrent && pme) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(stream, join.get(), 0));
-    else if (pme) pme->enqueue(stream, n, fractions.data(), charge.data(), force.data(), stride);
-    mark(timedSet, 4);
+    nonbonded->enqueue(s, energies, *list, dev->posq.data(), dev->type.data(), system.box, dev->force.data(),
+                       dev->stride, dev->nbSums.data());
+    if (timer) timer->recordInCapture(3, s);
+    if (concurrent && pme) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, join.get(), 0));
+    else if (pme) pme->enqueue(s, n, dev->fractions.data(), dev->charge.data(), dev->force.data(), dev->stride);
+    if (timer) timer->recordInCapture(4, s);
   }
 
-  void enqueueFinalize() {
-    finalizeKernel<<<1, kThreads, 0, stream>>>(keParts.data(), kineticBlocks(n), nbSums.data(),
-                                               pme ? pme->energyAndVirial() : nullptr, deviceEnergies.data());
-    FARADAY_CUDA_CHECK_LAUNCH("finalizeKernel");
-  }
-
-  void mark(int timedSet, int k) {
-    if (timedSet >= 0)
-      FARADAY_CUDA_CHECK(cudaEventRecordWithFlags(events[timedSet][k].get(), stream, cudaEventRecordExternal));
-  }
-
-  /// Captures one step: the integrator's first half sets the condition of the list build.
-  void capture(int variant) {
-    const bool energies = (variant & 1) != 0;
-    const int timedSet = (variant & 2) ? 0 : -1;
-    graphs[variant].capture(stream, [&] {
-      cudaStreamCaptureStatus captureStatus;
-      const cudaGraphNode_t* deps = nullptr;
-      std::size_t numDeps = 0;
-      cudaGraph_t building = nullptr;
-      FARADAY_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &captureStatus, nullptr, &building, nullptr, nullptr, nullptr));
-      FARADAY_CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles[variant], building, 0, 0));
-      mark(timedSet, 0);
-      launchFirstHalf(stream, atoms(), integ, status.data(), handles[variant]);
-      mark(timedSet, 1);
-      // The conditional list build, its body captured on bodyStream.
-      FARADAY_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &captureStatus, nullptr, &building, &deps, nullptr, &numDeps));
-      cudaGraphNodeParams cp{};
-      cp.type = cudaGraphNodeTypeConditional;
-      cp.conditional.handle = handles[variant];
-      cp.conditional.type = cudaGraphCondTypeIf;
-      cp.conditional.size = 1;
-      cudaGraphNode_t node = nullptr;
-      FARADAY_CUDA_CHECK(cudaGraphAddNode(&node, building, deps, nullptr, numDeps, &cp));
-      FARADAY_CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
-      captureListBuild(cp.conditional.phGraph_out[0]);
-      mark(timedSet, 2);
-      enqueueForces(energies, timedSet, /*concurrent=*/timedSet < 0);
-      launchSecondHalf(stream, atoms(), integ, status.data(), pme ? pme->binsNeeded() : nullptr,
-                       energies ? keParts.data() : nullptr);
-      if (energies) enqueueFinalize();
-      mark(timedSet, 5);
-    }, cudaGraphInstantiateFlagUseNodePriority);
-  }
-
-  /// The list build (reference := positions, sort, permute, tiles) into `body`, on bodyStream.
-  void captureListBuild(cudaGraph_t body) {
-    stream = bodyStream.get();
-    try {
-      FARADAY_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, body, nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed));
-      enqueueRebuild();
-      cudaGraph_t captured = nullptr;
-      FARADAY_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));  // `body` itself, owned by its node
-    } catch (...) {
-      cudaGraph_t partial = nullptr;
-      cudaStreamEndCapture(stream, &partial);
-      stream = mainStream.get();
-      throw;
-    }
-    stream = mainStream.get();
-  }
-
-  void resetGraphs() {
-    for (auto& g : graphs) g.reset();
+  void enqueueSecondHalf(cudaStream_t s, bool energies) override {
+    launchSecondHalf(s, atoms(), integ, dev->status.data(), pme ? pme->binsNeeded() : nullptr,
+                     energies ? dev->keParts.data() : nullptr);
+    if (energies) dev->enqueueFinalize(s, pmeSums());
   }
 
   // ---- Host-side control --------------------------------------------------------------
@@ -421,60 +215,23 @@ struct CudaBackend::Impl {
     s.firstBad = INT_MAX;
     s.step = stateStep + step;
     s.builds = 0;
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(status.data(), &s, sizeof s, cudaMemcpyHostToDevice, stream));
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    FARADAY_CUDA_CHECK(cudaMemcpyAsync(dev->status.data(), &s, sizeof s, cudaMemcpyHostToDevice, stream()));
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
   }
 
-  /// A copy of one device struct, after the stream's work.
-  template <typename T>
-  T fromDevice(const T* p) {
-    T v{};
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(&v, p, sizeof v, cudaMemcpyDeviceToHost, stream));
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return v;
-  }
-  StepStatus readStatus() { return fromDevice(status.data()); }
-  TileCounters readCounters() { return fromDevice(list->counters()); }
+  StepStatus readStatus() { return dev->readStatus(stream()); }
+  TileCounters readCounters() { return fromDevice(list->counters(), stream()); }
 
   /// Builds the list at setState (outside any graph) until it fits its storage.
   void buildFirstList() {
     for (int attempt = 0;; ++attempt) {
-      enqueueSortAndBuild();
+      enqueueSortAndBuild(stream());
       const TileCounters c = readCounters();
       if (c.tiles <= list->tileCapacity() && c.exclusionTiles <= list->exclusionCapacity()) break;
       if (attempt > 0) throw Error("tile list: the storage overflowed again after growing to fit");
       list->reserve(c.tiles, c.exclusionTiles);
-      resetGraphs();
+      graph.reset();
     }
-  }
-
-  void upload(const State& state, const std::vector<Vec3>& listReference) {
-    std::vector<double4_32a> p(n), v(n), r(n);
-    std::vector<float4> pq(n);
-    std::vector<int> a(n), t(n);
-    std::vector<double> q(n);
-    const double sqrtK = std::sqrt(units::kCoulomb);
-    const bool coulomb = ewald.method != "none";
-    for (int i = 0; i < n; ++i) {
-      const Vec3& x = state.positions[i];
-      const Vec3& u = state.velocities[i];
-      const Vec3& y = listReference.empty() ? x : listReference[i];
-      p[i] = make_double4_32a(x.x, x.y, x.z, 0);
-      v[i] = make_double4_32a(u.x, u.y, u.z, 1.0 / system.mass[i]);
-      r[i] = make_double4_32a(y.x, y.y, y.z, 0);
-      pq[i] = make_float4(0, 0, 0, coulomb ? float(sqrtK * system.charge[i]) : 0.f);
-      a[i] = i;
-      t[i] = system.type[i];
-      q[i] = system.charge[i];
-    }
-    pos.upload(p, stream);
-    vel.upload(v, stream);
-    ref.upload(r, stream);
-    posq.upload(pq, stream);
-    atom.upload(a, stream);
-    type.upload(t, stream);
-    charge.upload(q, stream);
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
   void setState(const State& state, const std::vector<Vec3>& listReference) {
@@ -486,7 +243,7 @@ struct CudaBackend::Impl {
     if (box.lengths() == Vec3{}) box = system.box;
     if (!(box.lengths() == system.box.lengths()))
       throw Error("state: the CUDA backend runs at the system's constant box");
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
     stateStep = state.step;
     stateTime = state.time;
     step = 0;
@@ -494,15 +251,15 @@ struct CudaBackend::Impl {
     firstBad = -1;
     statusReadAt = -1;
     energyAt.clear();
-    upload(state, listReference);
+    dev->upload(state, listReference, system, ewald.method != "none", stream());
     resetStatus();
     ScopedTimer t(timers, "neighbor");
     buildFirstList();
-    launchWrapPositions(stream, atoms(), integ);
-    force.zero(stream);
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    launchWrapPositions(stream(), atoms(), integ);
+    dev->force.zero(stream());
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
     long long builds = 1;
-    FARADAY_CUDA_CHECK(cudaMemcpy(&status.data()->builds, &builds, sizeof builds, cudaMemcpyHostToDevice));
+    FARADAY_CUDA_CHECK(cudaMemcpy(&dev->status.data()->builds, &builds, sizeof builds, cudaMemcpyHostToDevice));
     stateSet = true;
     forcesValid = false;
     hostForces.clear();
@@ -512,14 +269,14 @@ struct CudaBackend::Impl {
   /// Forces and energies at the current positions, outside the step graph.
   Energies computeForces() {
     if (!stateSet) throw Error("CudaBackend: computeForces() before setState()");
-    force.zero(stream);
+    dev->force.zero(stream());
     {
       ScopedTimer t(timers, "nonbonded");
-      enqueueForces(true, -1);
+      enqueueForces(stream(), true, nullptr, false);
     }
-    launchKineticEnergy(stream, atoms(), keParts.data());
-    enqueueFinalize();
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    launchKineticEnergy(stream(), atoms(), dev->keParts.data());
+    dev->enqueueFinalize(stream(), pmeSums());
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
     checkPmeBins(true);
     energiesStep = step;
     forcesValid = true;
@@ -535,27 +292,22 @@ struct CudaBackend::Impl {
     FARADAY_CUDA_CHECK(cudaMemcpy(&needed, pme->binsNeeded(), sizeof needed, cudaMemcpyDeviceToHost));
     if (needed <= pme->binCapacity()) return;
     pme->growBins(needed + needed / 4 + 4);
-    resetGraphs();
+    graph.reset();
     if (!redo) return;
-    force.zero(stream);
-    enqueueForces(true, -1);
-    launchKineticEnergy(stream, atoms(), keParts.data());
-    enqueueFinalize();
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    dev->force.zero(stream());
+    enqueueForces(stream(), true, nullptr, false);
+    launchKineticEnergy(stream(), atoms(), dev->keParts.data());
+    dev->enqueueFinalize(stream(), pmeSums());
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
   }
 
   Energies readEnergies() {
-    const DeviceEnergies d = fromDevice(deviceEnergies.data());
+    const DeviceEnergies d = fromDevice(dev->deviceEnergies.data(), stream());
     Energies e;
     (typed ? e.pair : e.lj) = d.nonbonded[kSumLj];
     e.coulombReal = d.nonbonded[kSumCoulomb];
-    const double* w = d.nonbonded + kSumWxx;
-    e.virial.m[0][0] = w[0] + d.recip[1];
-    e.virial.m[1][1] = w[1] + d.recip[2];
-    e.virial.m[2][2] = w[2] + d.recip[3];
-    e.virial.m[0][1] = e.virial.m[1][0] = w[3] + d.recip[4];
-    e.virial.m[0][2] = e.virial.m[2][0] = w[4] + d.recip[5];
-    e.virial.m[1][2] = e.virial.m[2][1] = w[5] + d.recip[6];
+    e.virial = symmetricTensor(d.nonbonded + kSumWxx);
+    e.virial += symmetricTensor(d.recip + 1);
     const double volume = system.box.volume();
     if (pme) {
       e.coulombRecip = d.recip[0];
@@ -569,38 +321,23 @@ struct CudaBackend::Impl {
     lastEnergies = e;
     return e;
   }
-  double kinetic = 0;
 
   // ---- Steps, checks, roll-back -------------------------------------------------------
 
   void launchStep(bool energies) {
-    const bool timed = timers && step % kTimedEvery == 0;
-    int variant = energies ? 1 : 0;
-    if (timed) {
-      variant += 2;
-      collectTimes();  // the previous timed step of this set
-    }
-    if (!graphs[variant].captured()) capture(variant);
-    graphs[variant].launch(stream);
-    if (timed) timedSamplePending = true;
+    const bool timed = phases.samples(step);
+    if (timed) phases.collect();  // the previous timed step of this set
+    graph.launch(stream(), energies, timed);
+    if (timed) phases.markPending();
     ++step;
     energyAt.push_back(energies);
-  }
-
-  void collectTimes() {
-    if (!timedSamplePending) return;
-    auto& e = events[0];
-    FARADAY_CUDA_CHECK(cudaEventSynchronize(e[kPhaseEvents - 1].get()));
-    for (int k = 0; k + 1 < kPhaseEvents; ++k)
-      timers->add(kPhaseNames[k], 1e-3 * CudaEvent::elapsedMs(e[k], e[k + 1]) * kTimedEvery);
-    timedSamplePending = false;
   }
 
   void advance(bool energies) {
     if (!stateSet) throw Error("CudaBackend: advance() before setState()");
     if (!forcesValid) computeForces();
     launchStep(energies);
-    if (energies || step % kCheckInterval == 0) check();
+    if (energies || step % cuda_step::kCheckInterval == 0) check();
     if (energies) {
       energiesStep = step;
       readEnergies();
@@ -611,7 +348,7 @@ struct CudaBackend::Impl {
   /// again; else keeps this state as the roll-back point.
   void check() {
     const StepStatus s = readStatus();
-    if (timers) collectTimes();
+    phases.collect();
     const TileCounters c = readCounters();
     if (s.firstBad != INT_MAX && firstBad < 0) firstBad = s.firstBad;
     statusReadAt = step;
@@ -623,7 +360,7 @@ struct CudaBackend::Impl {
     }
     if (listOverflow) list->reserve(c.tilesNeeded, c.exclusionNeeded);
     if (binOverflow) pme->growBins(s.pmeBinsNeeded + s.pmeBinsNeeded / 4 + 4);
-    resetGraphs();
+    graph.reset();
     const std::vector<bool> replay = energyAt;
     restore();
     for (bool e : replay) launchStep(e);
@@ -631,22 +368,8 @@ struct CudaBackend::Impl {
     check();
   }
 
-  template <typename T>
-  void copyInto(DeviceBuffer<T>& to, const DeviceBuffer<T>& from) {
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), from.bytes(), cudaMemcpyDeviceToDevice, stream));
-  }
-
   void save() {
-    copyInto(savedPos, pos);
-    copyInto(savedVel, vel);
-    copyInto(savedRef, ref);
-    copyInto(savedPosq, posq);
-    copyInto(savedAtom, atom);
-    copyInto(savedType, type);
-    copyInto(savedSlotOfAtom, slotOfAtom);
-    copyInto(savedCharge, charge);
-    copyInto(savedForce, force);
-    savedStatus = readStatus();
+    dev->save(stream());
     savedStep = step;
     energyAt.clear();
   }
@@ -654,23 +377,11 @@ struct CudaBackend::Impl {
   /// Back to the saved state; the list is built again from the saved reference positions
   /// (no sort: the slots are those of the saved state), so the steps run again exactly.
   void restore() {
-    copyInto(pos, savedPos);
-    copyInto(vel, savedVel);
-    copyInto(ref, savedRef);
-    copyInto(posq, savedPosq);
-    copyInto(atom, savedAtom);
-    copyInto(type, savedType);
-    copyInto(slotOfAtom, savedSlotOfAtom);
-    copyInto(charge, savedCharge);
-    copyInto(force, savedForce);
-    StepStatus s = savedStatus;
-    s.firstBad = INT_MAX;
-    s.pmeBinsNeeded = 0;
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(status.data(), &s, sizeof s, cudaMemcpyHostToDevice, stream));
-    launchWrapPositions(stream, atoms(), integ);
-    list->enqueueBuild(stream, ref.data(), atom.data(), slotOfAtom.data());
+    dev->restore(stream());
+    launchWrapPositions(stream(), atoms(), integ);
+    list->enqueueBuild(stream(), dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data());
     TileCounters zero{};
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
     FARADAY_CUDA_CHECK(cudaMemcpy(reinterpret_cast<int*>(list->counters()) + 2, &zero.tilesNeeded, 2 * sizeof(int),
                                   cudaMemcpyHostToDevice));
     step = savedStep;
@@ -680,18 +391,9 @@ struct CudaBackend::Impl {
   // ---- Copies back --------------------------------------------------------------------
 
   void download(std::vector<Vec3>* positions, std::vector<Vec3>* velocities, std::vector<Vec3>* reference) {
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
-    if (timers) collectTimes();
-    const std::vector<int> a = atom.toHost(stream);
-    auto unpermute = [&](const DeviceBuffer<double4_32a>& b, std::vector<Vec3>* out) {
-      if (!out) return;
-      const std::vector<double4_32a> h = b.toHost(stream);
-      out->resize(n);
-      for (int s = 0; s < n; ++s) (*out)[a[s]] = Vec3{h[s].x, h[s].y, h[s].z};
-    };
-    unpermute(pos, positions);
-    unpermute(vel, velocities);
-    unpermute(ref, reference);
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    phases.collect();
+    dev->download(positions, velocities, reference, stream());
   }
 
   State state() {
@@ -704,13 +406,7 @@ struct CudaBackend::Impl {
   }
 
   const std::vector<Vec3>& forces() {
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const std::vector<int> a = atom.toHost(stream);
-    const std::vector<unsigned long long> f = force.toHost(stream);
-    hostForces.assign(n, Vec3{});
-    for (int s = 0; s < n; ++s)
-      hostForces[a[s]] = Vec3{fixed::fromFixed((long long)f[s]), fixed::fromFixed((long long)f[stride + s]),
-                              fixed::fromFixed((long long)f[2 * stride + s])};
+    hostForces = dev->forces(stream());
     return hostForces;
   }
 };
@@ -744,8 +440,8 @@ Energies CudaBackend::energies() { return impl_->lastEnergies; }
 double CudaBackend::kineticEnergy() {
   Impl& m = *impl_;
   if (m.energiesStep != m.step) {
-    launchKineticEnergy(m.stream, m.atoms(), m.keParts.data());
-    m.enqueueFinalize();
+    launchKineticEnergy(m.stream(), m.atoms(), m.dev->keParts.data());
+    m.dev->enqueueFinalize(m.stream(), m.pmeSums());
     m.readEnergies();
     m.energiesStep = m.step;
   }
@@ -765,8 +461,8 @@ DeviceFrame CudaBackend::deviceFrame() {
   Impl& m = *impl_;
   DeviceFrame f;
   f.n = m.n;
-  f.positions = reinterpret_cast<const double*>(m.pos.data());
-  f.charges = m.charge.data();
+  f.positions = reinterpret_cast<const double*>(m.dev->pos.data());
+  f.charges = m.dev->charge.data();
   f.netCharge = m.netCharge;
   f.stream = m.mainStream.get();
   return f;
@@ -783,7 +479,7 @@ long long CudaBackend::neighborListBuilds() const {
 }
 
 HostTileList CudaBackend::tileList() {
-  return impl_->list->toHost(impl_->stream, impl_->ref.data(), impl_->atom.data());
+  return impl_->list->toHost(impl_->stream(), impl_->dev->ref.data(), impl_->dev->atom.data());
 }
 
 TileListStats CudaBackend::tileListStats() {
@@ -801,16 +497,17 @@ TileListStats CudaBackend::tileListStats() {
 
 CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
   Impl& m = *impl_;
-  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
-  if (m.timers) m.collectTimes();
-  auto& e = m.events[1];
-  FARADAY_CUDA_CHECK(cudaEventRecord(e[0].get(), m.stream));
-  for (int r = 0; r < repeats; ++r) m.enqueueRebuild();
-  FARADAY_CUDA_CHECK(cudaEventRecord(e[1].get(), m.stream));
+  CudaDeviceState& d = *m.dev;
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
+  m.phases.collect();
+  auto& e = m.kernelEvents;
+  FARADAY_CUDA_CHECK(cudaEventRecord(e[0].get(), m.stream()));
+  for (int r = 0; r < repeats; ++r) m.enqueueRebuild(m.stream());
+  FARADAY_CUDA_CHECK(cudaEventRecord(e[1].get(), m.stream()));
   for (int r = 0; r < repeats; ++r)
-    m.nonbonded->enqueue(m.stream, false, *m.list, m.posq.data(), m.type.data(), m.system.box, m.force.data(),
-                         m.stride, m.nbSums.data());
-  FARADAY_CUDA_CHECK(cudaEventRecord(e[2].get(), m.stream));
+    m.nonbonded->enqueue(m.stream(), false, *m.list, d.posq.data(), d.type.data(), m.system.box, d.force.data(),
+                         d.stride, d.nbSums.data());
+  FARADAY_CUDA_CHECK(cudaEventRecord(e[2].get(), m.stream()));
   FARADAY_CUDA_CHECK(cudaEventSynchronize(e[2].get()));
   const double build = CudaEvent::elapsedMs(e[0], e[1]), tiles = CudaEvent::elapsedMs(e[1], e[2]);
   m.buildFirstList();  // grows the storage if these positions need more tiles
@@ -822,14 +519,14 @@ long long CudaBackend::stepsRedone() const { return impl_->stepsRedone; }
 
 void CudaBackend::limitTileCapacityForTesting(int tiles) {
   Impl& m = *impl_;
-  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
   m.list = std::make_unique<CudaTileList>(TileListParams{m.cutoff, m.buffer}, m.n, m.system.box, m.exclusionOffsets_,
                                           m.exclusions_);
   m.list->reserveExactlyForTesting(tiles);
-  m.resetGraphs();
+  m.graph.reset();
   // Rebuild at the current reference (no sort): the list now overflows at the next build.
-  m.list->enqueueBuild(m.stream, m.ref.data(), m.atom.data(), m.slotOfAtom.data());
-  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  m.list->enqueueBuild(m.stream(), m.dev->ref.data(), m.dev->atom.data(), m.dev->slotOfAtom.data());
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
 }
 
 }  // namespace faraday

@@ -1,0 +1,234 @@
+// The CUDA backend's device state: allocation, upload and download in input order, the slot
+// permutation, the energy sums and the roll-back copy (see CudaDeviceState.cuh).
+#include "engine/backends/CudaDeviceState.cuh"
+
+#include <cub/cub.cuh>
+
+#include <climits>
+#include <cmath>
+#include <string>
+
+#include "core/Error.h"
+#include "core/Units.h"
+#include "engine/backends/CudaStepPolicy.h"
+#include "kernels/common/FixedPoint.h"
+#include "kernels/common/Launch.h"
+
+namespace faraday {
+namespace {
+
+using cuda_step::kThreads;
+
+/// new[s] = old[newToOld[s]] for every per-slot array; slotOfAtom follows.
+struct PermuteArgs {
+  int n;
+  const int* newToOld;
+  const double4_32a *pos, *vel, *ref;
+  const float4* posq;
+  const int *atom, *type;
+  const double* charge;
+  double4_32a *pos2, *vel2, *ref2;
+  float4* posq2;
+  int *atom2, *type2;
+  double* charge2;
+  int* slotOfAtom;
+};
+
+__global__ void permuteKernel(PermuteArgs p) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= p.n) return;
+  const int o = p.newToOld[s];
+  p.pos2[s] = p.pos[o];
+  p.vel2[s] = p.vel[o];
+  p.ref2[s] = p.ref[o];
+  p.posq2[s] = p.posq[o];
+  p.type2[s] = p.type[o];
+  p.charge2[s] = p.charge[o];
+  const int a = p.atom[o];
+  p.atom2[s] = a;
+  p.slotOfAtom[a] = s;
+}
+
+/// One block: the kinetic partials summed in a fixed order, the fixed-point short-range sums
+/// converted (and cleared for the next evaluation), PME's sums copied.
+__global__ void finalizeKernel(const double* keParts, int keCount, unsigned long long* nbSums, const double* pme,
+                               DeviceEnergies* out) {
+  using Reduce = cub::BlockReduce<double, kThreads>;
+  __shared__ typename Reduce::TempStorage scratch;
+  double ke = 0;
+  for (int k = threadIdx.x; k < keCount; k += blockDim.x) ke += keParts[k];
+  ke = Reduce(scratch).Sum(ke);
+  if (threadIdx.x == 0) out->kinetic = ke;
+  if (threadIdx.x < kNonbondedSums) {
+    out->nonbonded[threadIdx.x] = fixed::energyFromFixed(static_cast<long long>(nbSums[threadIdx.x]));
+    nbSums[threadIdx.x] = 0;
+  }
+  if (threadIdx.x < 7) out->recip[threadIdx.x] = pme ? pme[threadIdx.x] : 0.0;
+}
+
+}  // namespace
+
+void CudaDeviceState::checkMemory(int n) {
+  const double perAtom = 3 * 2 * 32.0 /* pos vel ref, twice */ + 2 * 16 + 5 * 4 + 2 * 8 + 12 + 24 /* force */ +
+                         /* saved copies */ 3 * 32 + 16 + 12 + 8 + 24 + /* list and PME, about */ 400;
+  const double asked = perAtom * n;
+  std::size_t freeBytes = 0, totalBytes = 0;
+  FARADAY_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+  if (asked > double(freeBytes))
+    throw Error("the system of " + std::to_string(n) + " particles needs about " +
+                std::to_string((long long)asked) + " bytes of device memory; " + std::to_string(freeBytes) +
+                " bytes are free (of " + std::to_string(totalBytes) + ")");
+}
+
+CudaDeviceState::CudaDeviceState(int n_, cudaStream_t stream) : n(n_) {
+  stride = (std::size_t(n) + 31) / 32 * 32;
+  pos = DeviceBuffer<double4_32a>("positions", n);
+  vel = DeviceBuffer<double4_32a>("velocities", n);
+  ref = DeviceBuffer<double4_32a>("list reference positions", n);
+  pos2 = DeviceBuffer<double4_32a>("permuted positions", n);
+  vel2 = DeviceBuffer<double4_32a>("permuted velocities", n);
+  ref2 = DeviceBuffer<double4_32a>("permuted reference positions", n);
+  posq = DeviceBuffer<float4>("wrapped positions and charges", n);
+  posq2 = DeviceBuffer<float4>("permuted wrapped positions", n);
+  atom = DeviceBuffer<int>("particle of slot", n);
+  type = DeviceBuffer<int>("type of slot", n);
+  atom2 = DeviceBuffer<int>("permuted particle of slot", n);
+  type2 = DeviceBuffer<int>("permuted type of slot", n);
+  slotOfAtom = DeviceBuffer<int>("slot of particle", n);
+  charge = DeviceBuffer<double>("charges", n);
+  charge2 = DeviceBuffer<double>("permuted charges", n);
+  fractions = DeviceBuffer<std::uint32_t>("PME fractional coordinates", 3 * std::size_t(n));
+  force = DeviceBuffer<unsigned long long>("fixed-point forces", 3 * stride);
+  nbSums = DeviceBuffer<unsigned long long>("short-range energy sums", kNonbondedSums);
+  keParts = DeviceBuffer<double>("kinetic energy partials", kineticBlocks(n));
+  status = DeviceBuffer<StepStatus>("step status", 1);
+  deviceEnergies = DeviceBuffer<DeviceEnergies>("energies", 1);
+  savedPos = DeviceBuffer<double4_32a>("saved positions", n);
+  savedVel = DeviceBuffer<double4_32a>("saved velocities", n);
+  savedRef = DeviceBuffer<double4_32a>("saved reference positions", n);
+  savedPosq = DeviceBuffer<float4>("saved wrapped positions", n);
+  savedAtom = DeviceBuffer<int>("saved particle of slot", n);
+  savedType = DeviceBuffer<int>("saved type of slot", n);
+  savedSlotOfAtom = DeviceBuffer<int>("saved slot of particle", n);
+  savedCharge = DeviceBuffer<double>("saved charges", n);
+  savedForce = DeviceBuffer<unsigned long long>("saved forces", 3 * stride);
+  force.zero(stream);
+  nbSums.zero(stream);
+}
+
+DeviceAtoms CudaDeviceState::atoms(bool withFractions) {
+  DeviceAtoms a;
+  a.n = n;
+  a.pos = pos.data();
+  a.vel = vel.data();
+  a.ref = ref.data();
+  a.posq = posq.data();
+  a.atom = atom.data();
+  a.force = force.data();
+  a.stride = stride;
+  a.fractions = withFractions ? fractions.data() : nullptr;
+  return a;
+}
+
+void CudaDeviceState::upload(const State& state, const std::vector<Vec3>& listReference, const System& system,
+                             bool coulomb, cudaStream_t stream) {
+  std::vector<double4_32a> p(n), v(n), r(n);
+  std::vector<float4> pq(n);
+  std::vector<int> a(n), t(n);
+  std::vector<double> q(n);
+  const double sqrtK = std::sqrt(units::kCoulomb);
+  for (int i = 0; i < n; ++i) {
+    const Vec3& x = state.positions[i];
+    const Vec3& u = state.velocities[i];
+    const Vec3& y = listReference.empty() ? x : listReference[i];
+    p[i] = make_double4_32a(x.x, x.y, x.z, 0);
+    v[i] = make_double4_32a(u.x, u.y, u.z, 1.0 / system.mass[i]);
+    r[i] = make_double4_32a(y.x, y.y, y.z, 0);
+    pq[i] = make_float4(0, 0, 0, coulomb ? float(sqrtK * system.charge[i]) : 0.f);
+    a[i] = i;
+    t[i] = system.type[i];
+    q[i] = system.charge[i];
+  }
+  pos.upload(p, stream);
+  vel.upload(v, stream);
+  ref.upload(r, stream);
+  posq.upload(pq, stream);
+  atom.upload(a, stream);
+  type.upload(t, stream);
+  charge.upload(q, stream);
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void CudaDeviceState::download(std::vector<Vec3>* positions, std::vector<Vec3>* velocities,
+                               std::vector<Vec3>* reference, cudaStream_t stream) {
+  const std::vector<int> a = atom.toHost(stream);
+  auto unpermute = [&](const DeviceBuffer<double4_32a>& b, std::vector<Vec3>* out) {
+    if (!out) return;
+    const std::vector<double4_32a> h = b.toHost(stream);
+    out->resize(n);
+    for (int s = 0; s < n; ++s) (*out)[a[s]] = Vec3{h[s].x, h[s].y, h[s].z};
+  };
+  unpermute(pos, positions);
+  unpermute(vel, velocities);
+  unpermute(ref, reference);
+}
+
+std::vector<Vec3> CudaDeviceState::forces(cudaStream_t stream) {
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::vector<int> a = atom.toHost(stream);
+  const std::vector<unsigned long long> f = force.toHost(stream);
+  std::vector<Vec3> hostForces(n, Vec3{});
+  for (int s = 0; s < n; ++s)
+    hostForces[a[s]] = Vec3{fixed::fromFixed((long long)f[s]), fixed::fromFixed((long long)f[stride + s]),
+                            fixed::fromFixed((long long)f[2 * stride + s])};
+  return hostForces;
+}
+
+void CudaDeviceState::enqueuePermute(cudaStream_t stream, const int* newToOld) {
+  PermuteArgs p{n,           newToOld,     pos.data(),  vel.data(),   ref.data(),    posq.data(),
+                atom.data(), type.data(),  charge.data(), pos2.data(), vel2.data(),  ref2.data(),
+                posq2.data(), atom2.data(), type2.data(),  charge2.data(), slotOfAtom.data()};
+  permuteKernel<<<blocksFor(n, kThreads), kThreads, 0, stream>>>(p);
+  FARADAY_CUDA_CHECK_LAUNCH("permuteKernel");
+  copyInto(pos, pos2, stream);
+  copyInto(vel, vel2, stream);
+  copyInto(ref, ref2, stream);
+  copyInto(posq, posq2, stream);
+  copyInto(atom, atom2, stream);
+  copyInto(type, type2, stream);
+  copyInto(charge, charge2, stream);
+}
+
+void CudaDeviceState::enqueueFinalize(cudaStream_t stream, const double* pmeSums) {
+  finalizeKernel<<<1, kThreads, 0, stream>>>(keParts.data(), kineticBlocks(n), nbSums.data(),
+                                             pmeSums, deviceEnergies.data());
+  FARADAY_CUDA_CHECK_LAUNCH("finalizeKernel");
+}
+
+template <typename F>
+void CudaDeviceState::forEachSaved(F&& f) {
+  f(pos, savedPos);
+  f(vel, savedVel);
+  f(ref, savedRef);
+  f(posq, savedPosq);
+  f(atom, savedAtom);
+  f(type, savedType);
+  f(slotOfAtom, savedSlotOfAtom);
+  f(charge, savedCharge);
+  f(force, savedForce);
+}
+
+void CudaDeviceState::save(cudaStream_t stream) {
+  forEachSaved([stream](const auto& live, auto& saved) { copyInto(saved, live, stream); });
+  savedStatus = readStatus(stream);
+}
+
+void CudaDeviceState::restore(cudaStream_t stream) {
+  forEachSaved([stream](auto& live, const auto& saved) { copyInto(live, saved, stream); });
+  StepStatus s = savedStatus;
+  s.firstBad = INT_MAX;
+  s.pmeBinsNeeded = 0;
+  FARADAY_CUDA_CHECK(cudaMemcpyAsync(status.data(), &s, sizeof s, cudaMemcpyHostToDevice, stream));
+}
+
+}  // namespace faraday

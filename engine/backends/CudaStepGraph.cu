@@ -1,0 +1,65 @@
+// The CUDA backend's step graph: capture of the step with its conditional list build, by
+// variant (see CudaStepGraph.cuh).
+#include "engine/backends/CudaStepGraph.cuh"
+
+#include "kernels/common/CudaCheck.h"
+
+namespace faraday {
+
+void CudaStepGraph::launch(cudaStream_t stream, bool energies, bool timed) {
+  const int variant = (energies ? 1 : 0) + (timed ? 2 : 0);
+  if (!graphs_[variant].captured()) capture(variant, stream);
+  graphs_[variant].launch(stream);
+}
+
+/// Captures one step: the integrator's first half sets the condition of the list build.
+void CudaStepGraph::capture(int variant, cudaStream_t stream) {
+  const bool energies = (variant & 1) != 0;
+  CudaPhaseTimer* timer = (variant & 2) ? &timer_ : nullptr;
+  const auto mark = [&](int k) {
+    if (timer) timer->recordInCapture(k, stream);
+  };
+  graphs_[variant].capture(stream, [&] {
+    cudaStreamCaptureStatus captureStatus;
+    const cudaGraphNode_t* deps = nullptr;
+    std::size_t numDeps = 0;
+    cudaGraph_t building = nullptr;
+    FARADAY_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &captureStatus, nullptr, &building, nullptr, nullptr, nullptr));
+    FARADAY_CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles_[variant], building, 0, 0));
+    mark(0);
+    work_.enqueueFirstHalf(stream, handles_[variant]);
+    mark(1);
+    // The conditional list build, its body captured on bodyStream_.
+    FARADAY_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &captureStatus, nullptr, &building, &deps, nullptr, &numDeps));
+    cudaGraphNodeParams cp{};
+    cp.type = cudaGraphNodeTypeConditional;
+    cp.conditional.handle = handles_[variant];
+    cp.conditional.type = cudaGraphCondTypeIf;
+    cp.conditional.size = 1;
+    cudaGraphNode_t node = nullptr;
+    FARADAY_CUDA_CHECK(cudaGraphAddNode(&node, building, deps, nullptr, numDeps, &cp));
+    FARADAY_CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
+    captureListBuild(cp.conditional.phGraph_out[0]);
+    mark(2);
+    work_.enqueueForces(stream, energies, timer, /*concurrent=*/timer == nullptr);
+    work_.enqueueSecondHalf(stream, energies);
+    mark(5);
+  }, cudaGraphInstantiateFlagUseNodePriority);
+}
+
+/// The list build (reference := positions, sort, permute, tiles) into `body`, on bodyStream_.
+void CudaStepGraph::captureListBuild(cudaGraph_t body) {
+  const cudaStream_t stream = bodyStream_.get();
+  try {
+    FARADAY_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream, body, nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed));
+    work_.enqueueRebuild(stream);
+    cudaGraph_t captured = nullptr;
+    FARADAY_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));  // `body` itself, owned by its node
+  } catch (...) {
+    cudaGraph_t partial = nullptr;
+    cudaStreamEndCapture(stream, &partial);
+    throw;
+  }
+}
+
+}  // namespace faraday

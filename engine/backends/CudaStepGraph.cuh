@@ -1,0 +1,61 @@
+#pragma once
+// The CUDA backend's step as one CUDA graph: the integrator's first half sets the condition
+// of a conditional node whose body is the list build (captured on a stream of its own), then
+// the forces and the second half. Four variants, captured on first use: with energies
+// (bit 0) and timed (bit 1: event nodes between the phases, the forces' phases one after the
+// other); instantiated with node priority, so that kernels keep their streams' priorities.
+#if defined(FARADAY_HAVE_CUDA)
+#include <cuda_runtime.h>
+
+#include <array>
+
+#include "engine/backends/CudaPhaseTimer.cuh"
+#include "kernels/common/CudaOwners.h"
+
+namespace faraday {
+
+/// What a step enqueues, implemented by the backend. `stream` is the stream being captured:
+/// the main one, or the conditional node's body stream for enqueueRebuild.
+class CudaStepWork {
+ public:
+  /// The integrator's first half; its last block sets `rebuild` when an atom moved more than
+  /// half the buffer.
+  virtual void enqueueFirstHalf(cudaStream_t stream, cudaGraphConditionalHandle rebuild) = 0;
+  /// The list build at the current positions (sort, permutation, tiles).
+  virtual void enqueueRebuild(cudaStream_t stream) = 0;
+  /// Short-range tiles and PME into the cleared forces, side by side when `concurrent`;
+  /// with `timer`, events 3 and 4 after each of them.
+  virtual void enqueueForces(cudaStream_t stream, bool energies, CudaPhaseTimer* timer, bool concurrent) = 0;
+  /// The integrator's second half [and the energies].
+  virtual void enqueueSecondHalf(cudaStream_t stream, bool energies) = 0;
+
+ protected:
+  ~CudaStepWork() = default;
+};
+
+class CudaStepGraph {
+ public:
+  /// `timer`: the events of the timed variants (0 to 5: integrate, neighbor, nonbonded, pme,
+  /// integrate).
+  CudaStepGraph(CudaStepWork& work, CudaPhaseTimer& timer) : work_(work), timer_(timer) {}
+
+  /// Launches one step on `stream`, capturing its variant first if needed.
+  void launch(cudaStream_t stream, bool energies, bool timed);
+  /// Drops the captured graphs (after the list or the PME bins grew: they hold the old storage).
+  void reset() {
+    for (auto& g : graphs_) g.reset();
+  }
+
+ private:
+  void capture(int variant, cudaStream_t stream);
+  void captureListBuild(cudaGraph_t body);
+
+  CudaStepWork& work_;
+  CudaPhaseTimer& timer_;
+  CudaStream bodyStream_;  ///< captures the conditional list build
+  std::array<CudaGraphExec, 4> graphs_;  ///< by variant: energies (bit 0), timed (bit 1)
+  cudaGraphConditionalHandle handles_[4] = {};
+};
+
+}  // namespace faraday
+#endif
