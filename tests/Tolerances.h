@@ -379,14 +379,21 @@ inline constexpr double kBondedFiniteDifferenceForce = 1e-6;
 /// The same on the GPU, whose energies are fixed point: each warp's sum of one slot is
 /// truncated to 2^-24 = 6e-8 kJ/mol, so an energy of the small test systems (<= 4 warps of
 /// <= 3 slots) moves by up to 7e-7 kJ/mol between two evaluations; with a step of 1e-4 nm
-/// that is 3.6e-3 kJ/mol/nm, and the truncation h^2/6 |U'''| reaches 2e-1 kJ/mol/nm against
-/// forces of >= 1e3 there (2e-4 relative). 1e-2 relative to max(1, |F|) covers both.
+/// that is 3.6e-3 kJ/mol/nm; the truncation h^2/6 |U'''| at this step, measured with the CPU
+/// reference on the same systems, is at most 7e-4 of max(1, |F|) (RB and stiff bonds). 1e-2
+/// relative to max(1, |F|) covers both; a wrong gradient misses by O(1).
 inline constexpr double kGpuBondedFiniteDifferenceStep = 1e-4;
 inline constexpr double kGpuBondedFiniteDifferenceForce = 1e-2;
 /// Energy changes under rotation, translation or re-wrapping of an atom, relative to
 /// max(1, |E|): only the rounding of positions of a few nm (1e-16 relative) through terms of
 /// up to 1e4 kJ/mol: 1e-10.
 inline constexpr double kBondedInvariance = 1e-10;
+/// Forces after one atom is moved by box vectors (here by up to 120 nm), kJ/mol/nm: its
+/// position is then rounded at 1.4e-14 nm, which moves its forces by that times the
+/// stiffness (bonds up to 3e5 kJ/mol/nm^2, angles 400 / 0.15^2 = 1.8e4, LJ-14 ~1e5): 1e-8; on
+/// the GPU each term's contribution may round to another step of 2^-32 (2.3e-10, ~30 terms
+/// per atom: 7e-9). 1e-7.
+inline constexpr double kBondedWrappedForce = 1e-7;
 /// |sum of forces| of the translation-invariant terms, relative to the sum of |F_a|: double
 /// rounding of ~1e3 terms (1e-16 each): 1e-12 (on the GPU the fixed-point steps of 2.3e-10
 /// kJ/mol/nm per component and atom add up to ~1e-10 of forces of ~1e2: see kGpuBondedNetForce).

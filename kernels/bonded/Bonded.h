@@ -48,6 +48,10 @@ class BondedForces {
   /// Adds the forces (kJ/mol/nm) at `positions` (nm, per particle, wrapped or not) in a
   /// rectangular `box` to `forces` and returns the energies and virial.
   virtual BondedEnergies compute(const std::vector<Vec3>& positions, const Box& box, std::vector<Vec3>& forces) = 0;
+  /// The forces alone (on the GPU: the kernels without their energy sums).
+  virtual void addForces(const std::vector<Vec3>& positions, const Box& box, std::vector<Vec3>& forces) {
+    compute(positions, box, forces);
+  }
 };
 
 /// The CPU reference (CpuBonded.h).

@@ -133,6 +133,17 @@ FARADAY_HD void dihedralForces(const DihedralGeometry& g, double dUdPhi, Vec3* f
   f[3] += g.gl * (-dUdPhi);
 }
 
+/// A potential U(phi) of the dihedral x[0..3]; `potential(phi)` gives U and dU/dphi.
+template <typename Potential>
+FARADAY_HD TermForces<4> dihedralTerm(const Vec3* x, const Potential& potential) {
+  TermForces<4> out;
+  const DihedralGeometry g = dihedralOf(x);
+  const ScalarResult s = potential(g.phi);
+  out.energy = s.energy;
+  dihedralForces(g, s.dUdq, out.f);
+  return out;
+}
+
 /// Forces of a pair term: F_0 = fOverR (x0 - x1), F_1 = -F_0.
 FARADAY_HD void pairForces(const Vec3& x0, const Vec3& x1, double fOverR, Vec3& f0, Vec3& f1) {
   const Vec3 f = (x0 - x1) * fOverR;
@@ -185,30 +196,15 @@ FARADAY_HD TermForces<3> evaluateTerm(const UreyBradleyAngle& t, const Vec3* x, 
 }
 
 FARADAY_HD TermForces<4> evaluateTerm(const PeriodicTorsion& t, const Vec3* x, const BondedView&) {
-  TermForces<4> out;
-  const DihedralGeometry g = bonded::dihedralOf(x);
-  const ScalarResult s = periodicTorsionTerm(g.phi, t.phi0, t.kPhi, t.n);
-  out.energy = s.energy;
-  bonded::dihedralForces(g, s.dUdq, out.f);
-  return out;
+  return bonded::dihedralTerm(x, [&](double phi) { return periodicTorsionTerm(phi, t.phi0, t.kPhi, t.n); });
 }
 
 FARADAY_HD TermForces<4> evaluateTerm(const RbTorsion& t, const Vec3* x, const BondedView&) {
-  TermForces<4> out;
-  const DihedralGeometry g = bonded::dihedralOf(x);
-  const ScalarResult s = ryckaertBellemansTerm(g.phi, t.c);
-  out.energy = s.energy;
-  bonded::dihedralForces(g, s.dUdq, out.f);
-  return out;
+  return bonded::dihedralTerm(x, [&](double phi) { return ryckaertBellemansTerm(phi, t.c); });
 }
 
 FARADAY_HD TermForces<4> evaluateTerm(const HarmonicImproper& t, const Vec3* x, const BondedView&) {
-  TermForces<4> out;
-  const DihedralGeometry g = bonded::dihedralOf(x);
-  const ScalarResult s = harmonicImproperTerm(g.phi, t.xi0, t.kXi);
-  out.energy = s.energy;
-  bonded::dihedralForces(g, s.dUdq, out.f);
-  return out;
+  return bonded::dihedralTerm(x, [&](double phi) { return harmonicImproperTerm(phi, t.xi0, t.kXi); });
 }
 
 /// CMAP: phi = dihedral x0-x1-x2-x3, psi = dihedral x1-x2-x3-x4.

@@ -174,6 +174,14 @@ class CudaBondedOnHost : public BondedForces {
       : kernels_(t, charges, params), atoms_(charges.size()) {}
 
   BondedEnergies compute(const std::vector<Vec3>& positions, const Box& box, std::vector<Vec3>& forces) override {
+    return run(positions, box, forces, true);
+  }
+  void addForces(const std::vector<Vec3>& positions, const Box& box, std::vector<Vec3>& forces) override {
+    run(positions, box, forces, false);
+  }
+
+ private:
+  BondedEnergies run(const std::vector<Vec3>& positions, const Box& box, std::vector<Vec3>& forces, bool energies) {
     if (positions.size() != atoms_ || forces.size() != atoms_)
       throw Error("bonded forces on the GPU: " + std::to_string(positions.size()) + " positions for " +
                   std::to_string(atoms_) + " particles");
@@ -192,7 +200,7 @@ class CudaBondedOnHost : public BondedForces {
     force_.zero(s);
     sums_.resize(kBondedSums);
     sums_.zero(s);
-    kernels_.enqueue(s, true, pos_.data(), slots_.data(), box, force_.data(), stride, sums_.data());
+    kernels_.enqueue(s, energies, pos_.data(), slots_.data(), box, force_.data(), stride, sums_.data());
     const std::vector<unsigned long long> f = force_.toHost(s), e = sums_.toHost(s);
     for (std::size_t a = 0; a < n; ++a) {
       const std::size_t slot = std::size_t(slotOfAtom[a]);
@@ -207,7 +215,6 @@ class CudaBondedOnHost : public BondedForces {
     return out;
   }
 
- private:
   CudaStream stream_;
   CudaBonded kernels_;
   std::size_t atoms_;
