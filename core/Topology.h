@@ -76,7 +76,8 @@ struct CmapTorsion {
 };
 
 /// A CMAP grid: `size` x `size` energies (kJ/mol) at phi, psi = -pi + 2 pi a / size,
-/// -pi + 2 pi b / size, stored as energy[a * size + b] (phi major), periodic in both angles.
+/// -pi + 2 pi b / size, stored as energy[a * size + b] (phi major), periodic in both angles:
+/// the order of the values of a [cmaptypes] entry as grompp reads them (kernels/bonded/CmapTable.h).
 struct CmapGrid {
   int size = 0;
   std::vector<double> energy;

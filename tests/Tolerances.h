@@ -359,3 +359,104 @@ inline constexpr double kPlummerScalingMax = 4.6;
 inline constexpr double kGroVirialRatio = 1e-6;
 
 }  // namespace faraday::tol
+
+// ---- Bonded terms ---------------------------------------------------------------------
+namespace faraday::tol {
+
+/// A bonded energy or force against its value worked out by hand (double, a few operations
+/// on O(1..1e3) numbers): 1e-12 relative to max(1, |value|).
+inline constexpr double kBondedByHand = 1e-12;
+/// Central-difference step for F = -dE/dx of the CPU bonded terms, nm. The truncation error
+/// h^2/6 |U'''| with |U'''| < 1e8 kJ/mol/nm^3 (stiff bonds of 3e5 kJ/mol/nm^2 at 0.15 nm,
+/// LJ-14 repulsion at 0.25 nm, angles over arms of 0.15 nm) is < 2e-5 kJ/mol/nm; rounding
+/// 1e-16 |E| / h with |E| < 1e4 kJ/mol is < 1e-6.
+inline constexpr double kBondedFiniteDifferenceStep = 1e-6;
+/// Allowed |F + dE/dx| / max(1, |F|) on the CPU. Measured at most 8e-8 over every term of
+/// the random chains and the dihedrals at 0, 180 deg and on CMAP cell edges (where the
+/// patches' second derivatives jump, adding h |jump| / 4); 1e-6 keeps a factor 10, and a
+/// wrong factor or sign in any gradient misses by O(1).
+inline constexpr double kBondedFiniteDifferenceForce = 1e-6;
+/// The same on the GPU, whose energies are fixed point: each warp's sum of one slot is
+/// truncated to 2^-24 = 6e-8 kJ/mol, so an energy of the small test systems (<= 4 warps of
+/// <= 3 slots) moves by up to 7e-7 kJ/mol between two evaluations; with a step of 1e-4 nm
+/// that is 3.6e-3 kJ/mol/nm; the truncation h^2/6 |U'''| at this step, measured with the CPU
+/// reference on the same systems, is at most 7e-4 of max(1, |F|) (RB and stiff bonds). 1e-2
+/// relative to max(1, |F|) covers both; a wrong gradient misses by O(1).
+inline constexpr double kGpuBondedFiniteDifferenceStep = 1e-4;
+inline constexpr double kGpuBondedFiniteDifferenceForce = 1e-2;
+/// Energy changes under rotation, translation or re-wrapping of an atom, relative to
+/// max(1, |E|): only the rounding of positions of a few nm (1e-16 relative) through terms of
+/// up to 1e4 kJ/mol: 1e-10.
+inline constexpr double kBondedInvariance = 1e-10;
+/// Forces after one atom is moved by box vectors (here by up to 120 nm), kJ/mol/nm: its
+/// position is then rounded at 1.4e-14 nm, which moves its forces by that times the
+/// stiffness (bonds up to 3e5 kJ/mol/nm^2, angles 400 / 0.15^2 = 1.8e4, LJ-14 ~1e5): 1e-8; on
+/// the GPU each term's contribution may round to another step of 2^-32 (2.3e-10, ~30 terms
+/// per atom: 7e-9). 1e-7.
+inline constexpr double kBondedWrappedForce = 1e-7;
+/// |sum of forces| of the translation-invariant terms, relative to the sum of |F_a|: double
+/// rounding of ~1e3 terms (1e-16 each): 1e-12 (on the GPU the fixed-point steps of 2.3e-10
+/// kJ/mol/nm per component and atom add up to ~1e-10 of forces of ~1e2: see kGpuBondedNetForce).
+inline constexpr double kBondedNetForce = 1e-12;
+/// The same on the GPU: each of N forces is rounded to 2^-32 kJ/mol/nm per component, so the
+/// sum is off by at most N 1.2e-10 (200 atoms: 2.3e-8 kJ/mol/nm), against sum |F| >= 1e3.
+inline constexpr double kGpuBondedNetForce = 1e-10;
+/// The virial against -dE/d(strain) by central differences (strain step 1e-6): truncation
+/// 1e-12 |d3E/de3| and rounding 1e-16 |E| / 1e-6, relative to max(1, |W|): 1e-6.
+inline constexpr double kBondedStrainStep = 1e-6;
+inline constexpr double kBondedVirialStrain = 1e-6;
+/// The same on the GPU, whose energies move by up to ~20 fixed-point steps of 6e-8 kJ/mol
+/// (one per warp and slot) between evaluations: a strain step of 1e-4 keeps that at
+/// 1.2e-6 / 2e-4 = 6e-3 kJ/mol against |W| >= 1e2, and the truncation h^2/6 |d3E/de3| (the
+/// chains span < 1 nm: |d3E/de3| < 1e6 kJ/mol) below 2e-3: 1e-4 relative to max(1, |W|).
+inline constexpr double kGpuBondedStrainStep = 1e-4;
+inline constexpr double kGpuBondedVirialStrain = 1e-4;
+/// The virial against sum_a x_a (x) F_a of unwrapped positions (the same products summed per
+/// term instead of per atom), relative to max(1, |W|): double rounding of ~1e3 products of
+/// up to 1e3 kJ/mol with cancellation to ~1e2: 1e-12; 1e-10.
+inline constexpr double kBondedVirialSum = 1e-10;
+/// The same on the GPU, absolute (kJ/mol): the downloaded forces are rounded to 2^-32 kJ/mol/nm
+/// (times |x| < 5 nm over 72 coordinates: 8e-8) and the device's virial sums to 2^-24 kJ/mol
+/// per warp and component (~20 steps: 1.2e-6): 1e-5.
+inline constexpr double kGpuBondedVirialSum = 1e-5;
+/// GPU (double arithmetic, fixed-point sums) against the CPU reference. Forces, relative RMS:
+/// fused multiply-adds and the device's sin/cos/atan2/erf differ by a few ulp (1e-15
+/// relative, amplified ~1e2 by the cancellations of the dihedral gradients) and the force
+/// rounding to 2^-32 kJ/mol/nm (2.3e-10 against forces of 1e2 - 1e4): 1e-10 is both with a
+/// factor 10 to spare.
+inline constexpr double kGpuBondedForceRelRms = 1e-10;
+/// Energies and virial components: each warp's double sum of a slot is truncated to
+/// 2^-24 kJ/mol once, so a slot of n terms is off by at most (n / 32 + 1) of these steps;
+/// the allowed difference is that, plus 1e-12 relative for the arithmetic.
+inline constexpr double kFixedEnergyStep = 1.0 / 16777216.0;
+inline constexpr double kGpuBondedArithmetic = 1e-12;
+
+/// CMAP slopes at the grid points against an independent dense solve of the same spline
+/// (Gaussian elimination on the full system): rounding of two solvers of a well-conditioned
+/// (condition number < 3) system of 48 unknowns: 1e-12 relative to the grid's largest value.
+inline constexpr double kCmapSlopes = 1e-12;
+/// A smooth function sampled on a 24 x 24 grid (h = 15 deg) and interpolated: the bicubic
+/// patch's error h^4 |f''''| / 384 with |f''''| ~ 2^4 x 4 x 9 (modes up to 2, amplitudes up to 4,
+/// 9 of them) ~ 600 is 5e-3 of the energy, and the slopes' h^3 |f''''| / 72 ~ 3e-2 kJ/mol/rad.
+/// The spline slopes themselves are fourth-order accurate. Measured 2.3e-3 kJ/mol and
+/// 1.7e-2 kJ/mol/rad over 2000 random points; bounds 5e-3 and 4e-2 (a grid read transposed,
+/// or slopes in the wrong units, miss by O(1)).
+inline constexpr double kCmapInterpolationEnergy = 5e-3;
+inline constexpr double kCmapInterpolationSlope = 4e-2;
+/// Faraday's bonded terms (CMAP among them) against GROMACS 2022.5 in double precision
+/// (gmx_d), relative to max(1, |value|). Both compute in double and GROMACS' energies come
+/// with 12 decimals (`gmx energy -dp`), its forces with 15 digits (`gmx traj -fp`): measured
+/// agreement 5e-13 kJ/mol and 5e-12 kJ/mol/nm. 1e-10 is far inside the 1e-6 asked of CMAP
+/// and still sees a scheme that differs slightly: CMAP slopes from a periodic spline instead
+/// of GROMACS' natural spline on the doubled grid move the energy by ~1e-8 relative; a
+/// transposed grid or a sign, by O(1).
+inline constexpr double kGromacsReference = 1e-10;
+/// GROMACS evaluates 1-4 pairs from cubic-spline tables, 2000 points per nm in double
+/// precision (reference manual, "Tabulated interaction functions"): its pair energies and
+/// forces are off by up to |V4| h^4 / 384 and |V4| h^3 / (72 sqrt 3) (V4 the fourth derivative,
+/// h = 1/2000 nm), which the comparison adds to kGromacsReference for LJ-14, Coulomb-14 and
+/// the forces on the pairs' atoms (measured: 3e-4 kJ/mol/nm on forces of 1.6e3 and 3e-8
+/// kJ/mol, within that bound; every other term agrees to 5e-13).
+inline constexpr double kGromacsPairTableSpacing = 1.0 / 2000.0;
+
+}  // namespace faraday::tol

@@ -1,0 +1,88 @@
+#include "kernels/bonded/Bonded.h"
+
+#include <string>
+
+#include "core/Error.h"
+#include "core/Units.h"
+
+namespace faraday {
+
+const char* bondedSlotName(int slot) {
+  static const char* const kNames[kBondedSlots] = {
+      "Bond",           "Morse",     "Angle",      "U-B",           "Proper Dih.",  "Ryckaert-Bell.", "Improper Dih.",
+      "Per. Imp. Dih.", "CMAP Dih.", "LJ-14",      "Coulomb-14",    "Position Rest.", "Excl. corr."};
+  return slot >= 0 && slot < kBondedSlots ? kNames[slot] : "";
+}
+
+double BondedEnergies::total() const {
+  double sum = 0;
+  for (double e : energy) sum += e;
+  return sum;
+}
+
+Tensor3 symmetricTensor(const double* w) {
+  Tensor3 t;
+  t.m[0][0] = w[0], t.m[1][1] = w[1], t.m[2][2] = w[2];
+  t.m[0][1] = t.m[1][0] = w[3];
+  t.m[0][2] = t.m[2][0] = w[4];
+  t.m[1][2] = t.m[2][1] = w[5];
+  return t;
+}
+
+std::vector<ExclusionPair> exclusionCorrectionPairs(const Topology& topology, const std::vector<double>& charges,
+                                                    const BondedParams& params) {
+  std::vector<ExclusionPair> pairs;
+  if (params.ewaldBeta == 0 || topology.exclusionOffsets.empty()) return pairs;
+  const int n = int(topology.exclusionOffsets.size()) - 1;
+  for (int i = 0; i < n; ++i)
+    for (int e = topology.exclusionOffsets[i]; e < topology.exclusionOffsets[i + 1]; ++e) {
+      const int j = topology.exclusions[std::size_t(e)];
+      if (j > i) pairs.push_back({i, j, units::kCoulomb * charges[std::size_t(i)] * charges[std::size_t(j)]});
+    }
+  return pairs;
+}
+
+namespace {
+
+template <typename Term>
+void checkAtoms(const std::vector<Term>& terms, const char* what, std::size_t atoms) {
+  for (std::size_t t = 0; t < terms.size(); ++t) {
+    int a[kTermAtoms<Term>];
+    termAtoms(terms[t], a);
+    for (int k = 0; k < kTermAtoms<Term>; ++k)
+      if (a[k] < 0 || std::size_t(a[k]) >= atoms)
+        throw Error(std::string(what) + " " + std::to_string(t + 1) + ": atom index " + std::to_string(a[k]) +
+                    " is outside the system's " + std::to_string(atoms) + " particles");
+  }
+}
+
+}  // namespace
+
+void checkBondedTopology(const Topology& t, std::size_t atoms) {
+  checkAtoms(t.bonds, "bond", atoms);
+  checkAtoms(t.morseBonds, "Morse bond", atoms);
+  checkAtoms(t.angles, "angle", atoms);
+  checkAtoms(t.ureyBradleys, "Urey-Bradley angle", atoms);
+  checkAtoms(t.properDihedrals, "proper dihedral", atoms);
+  checkAtoms(t.periodicImpropers, "periodic improper dihedral", atoms);
+  checkAtoms(t.rbDihedrals, "Ryckaert-Bellemans dihedral", atoms);
+  checkAtoms(t.impropers, "improper dihedral", atoms);
+  checkAtoms(t.cmaps, "CMAP term", atoms);
+  checkAtoms(t.pairs14, "1-4 pair", atoms);
+  checkAtoms(t.positionRestraints, "position restraint", atoms);
+  for (std::size_t c = 0; c < t.cmaps.size(); ++c)
+    if (t.cmaps[c].grid < 0 || std::size_t(t.cmaps[c].grid) >= t.cmapGrids.size())
+      throw Error("CMAP term " + std::to_string(c + 1) + ": grid " + std::to_string(t.cmaps[c].grid) +
+                  " does not exist (" + std::to_string(t.cmapGrids.size()) + " grids)");
+  if (t.exclusionOffsets.empty()) return;
+  if (t.exclusionOffsets.size() != atoms + 1 || std::size_t(t.exclusionOffsets.back()) != t.exclusions.size())
+    throw Error("exclusion lists: " + std::to_string(t.exclusionOffsets.size()) + " offsets and " +
+                std::to_string(t.exclusions.size()) + " partners do not describe " + std::to_string(atoms) +
+                " particles");
+  for (int j : t.exclusions)
+    if (j < 0 || std::size_t(j) >= atoms)
+      throw Error("exclusion lists: partner " + std::to_string(j) + " is outside the system's " +
+                  std::to_string(atoms) + " particles");
+}
+
+}  // namespace faraday

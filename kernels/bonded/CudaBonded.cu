@@ -1,0 +1,233 @@
+// The bonded kernels, in layers: one term (evaluateTerm of BondedTerms.h, shared with the
+// CPU reference) -> one thread per term of an array (termKernel) -> one launch per non-empty
+// array (enqueue) -> the host-vector adapter. Positions are read per slot through
+// slotOfAtom; each force component leaves as a 64-bit fixed-point integer through an
+// integer atomic, so the totals are the same whatever the order of the threads. Energies
+// and virial (only when asked) are summed over the warp in a fixed shuffle order in double
+// and added as fixed point.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "core/Error.h"
+#include "kernels/bonded/CudaBonded.h"
+#include "kernels/common/CudaCheck.h"
+#include "kernels/common/CudaOwners.h"
+#include "kernels/common/FixedPoint.h"
+#include "kernels/common/Launch.h"
+
+namespace faraday {
+namespace {
+
+constexpr int kThreads = 128;
+constexpr unsigned kFull = 0xffffffffu;
+
+struct TermArgs {
+  const double4_32a* pos;  ///< x, y, z (nm) per slot
+  const int* slotOfAtom;
+  MinimumImage box;
+  BondedView view;
+  unsigned long long* force;
+  std::size_t stride;
+  unsigned long long* sums;
+};
+
+/// Adds v (kJ/mol/nm) to a fixed-point force, rounded to the nearest step (2^-32).
+__device__ __forceinline__ void addFixed(unsigned long long* at, double v) {
+  if (v != 0.0) atomicAdd(at, static_cast<unsigned long long>(__double2ll_rn(v * fixed::kScale)));
+}
+
+__device__ __forceinline__ double warpSum(double v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
+  return v;
+}
+
+__device__ __forceinline__ void addEnergy(unsigned long long* at, double v) {
+  if (v != 0.0) atomicAdd(at, static_cast<unsigned long long>(fixed::energyToFixed(v)));
+}
+
+/// Term t of `terms` on one thread: energy into sums[slot] (a 1-4 pair's Coulomb into
+/// sums[slot2]), virial into the kBondedSumW* sums.
+template <typename Term, bool kEnergy>
+__global__ void __launch_bounds__(kThreads) termKernel(const Term* terms, int count, int slot, int slot2, TermArgs a) {
+  constexpr int N = kTermAtoms<Term>;
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  double e = 0, e2 = 0, w[6] = {0, 0, 0, 0, 0, 0};
+  if (t < count) {
+    const Term term = terms[t];
+    int atoms[N], slots[N];
+    termAtoms(term, atoms);
+    for (int k = 0; k < N; ++k) slots[k] = a.slotOfAtom[atoms[k]];
+    const auto position = [&](int atom) {
+      const double4_32a p = a.pos[a.slotOfAtom[atom]];
+      return Vec3{p.x, p.y, p.z};
+    };
+    Vec3 x[N];
+    relativePositions(term, atoms, position, a.box, x);
+    const TermForces<N> r = evaluateTerm(term, x, a.view);
+    for (int k = 0; k < N; ++k) {
+      addFixed(a.force + slots[k], r.f[k].x);
+      addFixed(a.force + a.stride + slots[k], r.f[k].y);
+      addFixed(a.force + 2 * a.stride + slots[k], r.f[k].z);
+    }
+    if constexpr (kEnergy) {
+      e = r.energy;
+      e2 = r.energy2;
+      addTermVirial<N>(x, r.f, w);
+    }
+  }
+  if constexpr (kEnergy) {
+    // Every thread of the warp gets here (none returned early), so the shuffles are complete.
+    e = warpSum(e);
+    e2 = warpSum(e2);
+    for (int c = 0; c < 6; ++c) w[c] = warpSum(w[c]);
+    if ((threadIdx.x & 31) == 0) {
+      addEnergy(a.sums + slot, e);
+      if (slot2 >= 0) addEnergy(a.sums + slot2, e2);
+      for (int c = 0; c < 6; ++c) addEnergy(a.sums + kBondedSumWxx + c, w[c]);
+    }
+  }
+}
+
+template <typename Term>
+void launchTerms(cudaStream_t stream, bool energies, const DeviceBuffer<Term>& terms, int slot, int slot2,
+                 const TermArgs& a) {
+  const int count = int(terms.size());
+  if (count == 0) return;
+  const int blocks = blocksFor(count, kThreads);
+  if (energies)
+    termKernel<Term, true><<<blocks, kThreads, 0, stream>>>(terms.data(), count, slot, slot2, a);
+  else
+    termKernel<Term, false><<<blocks, kThreads, 0, stream>>>(terms.data(), count, slot, slot2, a);
+  FARADAY_CUDA_CHECK_LAUNCH("termKernel");
+}
+
+template <typename Term>
+DeviceBuffer<Term> deviceCopy(const char* name, const std::vector<Term>& host) {
+  DeviceBuffer<Term> d(name, 0);
+  d.upload(host);
+  return d;
+}
+
+}  // namespace
+
+CudaBonded::CudaBonded(const Topology& t, const std::vector<double>& charges, const BondedParams& params)
+    : ewaldBeta_(params.ewaldBeta) {
+  checkBondedTopology(t, charges.size());
+  const CmapTable cmap(t.cmapGrids);
+  bonds_ = deviceCopy("bonds", t.bonds);
+  morseBonds_ = deviceCopy("Morse bonds", t.morseBonds);
+  angles_ = deviceCopy("angles", t.angles);
+  ureyBradleys_ = deviceCopy("Urey-Bradley angles", t.ureyBradleys);
+  properDihedrals_ = deviceCopy("proper dihedrals", t.properDihedrals);
+  periodicImpropers_ = deviceCopy("periodic impropers", t.periodicImpropers);
+  rbDihedrals_ = deviceCopy("Ryckaert-Bellemans dihedrals", t.rbDihedrals);
+  impropers_ = deviceCopy("harmonic impropers", t.impropers);
+  cmaps_ = deviceCopy("CMAP terms", t.cmaps);
+  pairs14_ = deviceCopy("1-4 pairs", t.pairs14);
+  positionRestraints_ = deviceCopy("position restraints", t.positionRestraints);
+  exclusions_ = deviceCopy("excluded pairs", exclusionCorrectionPairs(t, charges, params));
+  cmapCoefficients_ = deviceCopy("CMAP patches", cmap.coefficients());
+  cmapFirstCell_ = deviceCopy("CMAP first cells", cmap.firstCell());
+  cmapSize_ = deviceCopy("CMAP sizes", cmap.sizes());
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+}
+
+bool CudaBonded::empty() const {
+  return bonds_.size() + morseBonds_.size() + angles_.size() + ureyBradleys_.size() + properDihedrals_.size() +
+             periodicImpropers_.size() + rbDihedrals_.size() + impropers_.size() + cmaps_.size() + pairs14_.size() +
+             positionRestraints_.size() + exclusions_.size() ==
+         0;
+}
+
+void CudaBonded::enqueue(cudaStream_t stream, bool energies, const double4_32a* pos, const int* slotOfAtom,
+                         const Box& box, unsigned long long* force, std::size_t stride,
+                         unsigned long long* sums) const {
+  const TermArgs a{pos,
+                   slotOfAtom,
+                   MinimumImage::fromBox(box),
+                   BondedView{CmapView{cmapCoefficients_.data(), cmapFirstCell_.data(), cmapSize_.data()}, ewaldBeta_},
+                   force,
+                   stride,
+                   sums};
+  launchTerms(stream, energies, bonds_, kBondSlot, -1, a);
+  launchTerms(stream, energies, morseBonds_, kMorseSlot, -1, a);
+  launchTerms(stream, energies, angles_, kAngleSlot, -1, a);
+  launchTerms(stream, energies, ureyBradleys_, kUreyBradleySlot, -1, a);
+  launchTerms(stream, energies, properDihedrals_, kProperDihSlot, -1, a);
+  launchTerms(stream, energies, rbDihedrals_, kRbDihSlot, -1, a);
+  launchTerms(stream, energies, impropers_, kImproperDihSlot, -1, a);
+  launchTerms(stream, energies, periodicImpropers_, kPeriodicImproperDihSlot, -1, a);
+  launchTerms(stream, energies, cmaps_, kCmapSlot, -1, a);
+  launchTerms(stream, energies, pairs14_, kLj14Slot, kCoulomb14Slot, a);
+  launchTerms(stream, energies, positionRestraints_, kPositionRestraintSlot, -1, a);
+  launchTerms(stream, energies, exclusions_, kExclusionCorrectionSlot, -1, a);
+}
+
+namespace {
+
+/// The kernels behind host vectors: positions uploaded into slots in reverse particle order
+/// (so that the slot indirection is exercised), forces and energies downloaded.
+class CudaBondedOnHost : public BondedForces {
+ public:
+  CudaBondedOnHost(const Topology& t, const std::vector<double>& charges, const BondedParams& params)
+      : kernels_(t, charges, params), atoms_(charges.size()) {}
+
+  BondedEnergies compute(const std::vector<Vec3>& positions, const Box& box, std::vector<Vec3>& forces) override {
+    return run(positions, box, forces, true);
+  }
+  void addForces(const std::vector<Vec3>& positions, const Box& box, std::vector<Vec3>& forces) override {
+    run(positions, box, forces, false);
+  }
+
+ private:
+  BondedEnergies run(const std::vector<Vec3>& positions, const Box& box, std::vector<Vec3>& forces, bool energies) {
+    if (positions.size() != atoms_ || forces.size() != atoms_)
+      throw Error("bonded forces on the GPU: " + std::to_string(positions.size()) + " positions for " +
+                  std::to_string(atoms_) + " particles");
+    const std::size_t n = atoms_, stride = (n + 31) / 32 * 32;
+    std::vector<int> slotOfAtom(n);
+    std::vector<double4_32a> p(n);
+    for (std::size_t a = 0; a < n; ++a) {
+      const std::size_t s = n - 1 - a;
+      slotOfAtom[a] = int(s);
+      p[s] = make_double4_32a(positions[a].x, positions[a].y, positions[a].z, 0.0);
+    }
+    const cudaStream_t s = stream_.get();
+    pos_.upload(p, s);
+    slots_.upload(slotOfAtom, s);
+    force_.resize(3 * stride);
+    force_.zero(s);
+    sums_.resize(kBondedSums);
+    sums_.zero(s);
+    kernels_.enqueue(s, energies, pos_.data(), slots_.data(), box, force_.data(), stride, sums_.data());
+    const std::vector<unsigned long long> f = force_.toHost(s), e = sums_.toHost(s);
+    for (std::size_t a = 0; a < n; ++a) {
+      const std::size_t slot = std::size_t(slotOfAtom[a]);
+      forces[a] += Vec3{fixed::fromFixed((long long)f[slot]), fixed::fromFixed((long long)f[stride + slot]),
+                        fixed::fromFixed((long long)f[2 * stride + slot])};
+    }
+    BondedEnergies out;
+    for (int k = 0; k < kBondedSlots; ++k) out.energy[k] = fixed::energyFromFixed((long long)e[k]);
+    double w[6];
+    for (int c = 0; c < 6; ++c) w[c] = fixed::energyFromFixed((long long)e[kBondedSumWxx + c]);
+    out.virial = symmetricTensor(w);
+    return out;
+  }
+
+  CudaStream stream_;
+  CudaBonded kernels_;
+  std::size_t atoms_;
+  DeviceBuffer<double4_32a> pos_{"bonded test positions", 0};
+  DeviceBuffer<int> slots_{"bonded test slots", 0};
+  DeviceBuffer<unsigned long long> force_{"bonded test forces", 0}, sums_{"bonded test sums", 0};
+};
+
+}  // namespace
+
+std::unique_ptr<BondedForces> makeCudaBondedOnHost(const Topology& topology, const std::vector<double>& charges,
+                                                   const BondedParams& params) {
+  return std::make_unique<CudaBondedOnHost>(topology, charges, params);
+}
+
+}  // namespace faraday

@@ -1,0 +1,59 @@
+#pragma once
+// The bonded forces and the Ewald exclusion correction on the GPU, on device data: the
+// positions of the slots where a backend keeps them (double4 per slot, unwrapped nm, found
+// through slotOfAtom) in, 64-bit fixed-point forces and energy sums out. One thread per term,
+// in double (the evaluators of BondedTerms.h, shared with CpuBonded); forces leave as
+// integers through atomics, so the totals are bitwise repeatable. The host-vector adapter is
+// makeCudaBondedOnHost (Bonded.h).
+#if defined(FARADAY_HAVE_CUDA)
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "core/Box.h"
+#include "kernels/bonded/Bonded.h"
+#include "kernels/common/DeviceBuffer.h"
+
+namespace faraday {
+
+/// Fixed-point sums of CudaBonded::enqueue (fixed::kEnergyScale): the energy of each
+/// BondedSlot, then the virial xx, yy, zz, xy, xz, yz.
+enum BondedSum : int { kBondedSumWxx = kBondedSlots, kBondedSumWyy, kBondedSumWzz, kBondedSumWxy, kBondedSumWxz,
+                       kBondedSumWyz, kBondedSums };
+
+class CudaBonded {
+ public:
+  /// Device copies of the topology's term arrays, the CMAP patches and the excluded pairs
+  /// (with k_C q_i q_j from `charges`), made once. Throws Error on a malformed topology.
+  CudaBonded(const Topology& topology, const std::vector<double>& charges, const BondedParams& params);
+
+  /// Adds the forces of every term to `force` (fixed::kScale, planes x, y, z of `stride`
+  /// entries, indexed by slot) and, with `energies`, adds the energies and virial to `sums`
+  /// (kBondedSums entries, fixed::kEnergyScale; the caller clears them). `pos`: x, y, z (nm)
+  /// per slot; slotOfAtom: the slot of each particle; box: rectangular, for minimum images.
+  /// Kernel launches only, no synchronisation: capturable into a graph.
+  void enqueue(cudaStream_t stream, bool energies, const double4_32a* pos, const int* slotOfAtom, const Box& box,
+               unsigned long long* force, std::size_t stride, unsigned long long* sums) const;
+
+  /// Whether there is nothing to compute.
+  bool empty() const;
+
+ private:
+  DeviceBuffer<HarmonicBond> bonds_;
+  DeviceBuffer<MorseBond> morseBonds_;
+  DeviceBuffer<HarmonicAngle> angles_;
+  DeviceBuffer<UreyBradleyAngle> ureyBradleys_;
+  DeviceBuffer<PeriodicTorsion> properDihedrals_, periodicImpropers_;
+  DeviceBuffer<RbTorsion> rbDihedrals_;
+  DeviceBuffer<HarmonicImproper> impropers_;
+  DeviceBuffer<CmapTorsion> cmaps_;
+  DeviceBuffer<Pair14> pairs14_;
+  DeviceBuffer<PositionRestraint> positionRestraints_;
+  DeviceBuffer<ExclusionPair> exclusions_;
+  DeviceBuffer<double> cmapCoefficients_;
+  DeviceBuffer<int> cmapFirstCell_, cmapSize_;
+  double ewaldBeta_ = 0;
+};
+
+}  // namespace faraday
+#endif
