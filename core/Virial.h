@@ -13,6 +13,17 @@ FARADAY_HD void addPairVirial(double* w, const Vec3& r, const Vec3& f) {
   w[3] += f.x * r.y, w[4] += f.x * r.z, w[5] += f.y * r.z;
 }
 
+/// w += the symmetric part of x (x) F for one atom of a many-body term: x its position
+/// relative to the term's origin (nm), F its force (kJ/mol/nm). Summed over a term's atoms
+/// this is the term's virial; translation- and rotation-invariant terms give a symmetric
+/// tensor, so the symmetric part is all of it.
+FARADAY_HD void addAtomVirial(double* w, const Vec3& x, const Vec3& f) {
+  w[0] += x.x * f.x, w[1] += x.y * f.y, w[2] += x.z * f.z;
+  w[3] += 0.5 * (x.x * f.y + x.y * f.x);
+  w[4] += 0.5 * (x.x * f.z + x.z * f.x);
+  w[5] += 0.5 * (x.y * f.z + x.z * f.y);
+}
+
 /// The symmetric 3x3 tensor of the components xx yy zz xy xz yz in `w`.
 FARADAY_HD Tensor3 symmetricTensor(const double* w) {
   Tensor3 t;

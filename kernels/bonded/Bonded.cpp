@@ -20,15 +20,6 @@ double BondedEnergies::total() const {
   return sum;
 }
 
-Tensor3 symmetricTensor(const double* w) {
-  Tensor3 t;
-  t.m[0][0] = w[0], t.m[1][1] = w[1], t.m[2][2] = w[2];
-  t.m[0][1] = t.m[1][0] = w[3];
-  t.m[0][2] = t.m[2][0] = w[4];
-  t.m[1][2] = t.m[2][1] = w[5];
-  return t;
-}
-
 std::vector<ExclusionPair> exclusionCorrectionPairs(const Topology& topology, const std::vector<double>& charges,
                                                     const BondedParams& params) {
   std::vector<ExclusionPair> pairs;

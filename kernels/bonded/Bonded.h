@@ -11,6 +11,7 @@
 #include "core/Box.h"
 #include "core/Topology.h"
 #include "core/Vec3.h"
+#include "core/Virial.h"
 #include "kernels/bonded/BondedTerms.h"
 
 namespace faraday {
@@ -61,9 +62,6 @@ std::unique_ptr<BondedForces> makeCpuBonded(const Topology& topology, const std:
 /// Defined in CudaBonded.cu; in builds without CUDA it throws Error.
 std::unique_ptr<BondedForces> makeCudaBondedOnHost(const Topology& topology, const std::vector<double>& charges,
                                                    const BondedParams& params);
-
-/// The symmetric tensor of the 6 components xx, yy, zz, xy, xz, yz.
-Tensor3 symmetricTensor(const double* w);
 
 /// Every excluded pair once (i < j, from the CSR lists, in order), with qq = k_C q_i q_j;
 /// empty when params.ewaldBeta is 0.

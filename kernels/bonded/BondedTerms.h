@@ -9,6 +9,7 @@
 #include "core/Topology.h"
 #include "core/Units.h"
 #include "core/Vec3.h"
+#include "core/Virial.h"
 #include "kernels/bonded/BondedEvaluators.h"
 #include "kernels/bonded/CmapTable.h"
 #include "kernels/neighbor/MinimumImage.h"
@@ -253,12 +254,7 @@ FARADAY_HD TermForces<1> evaluateTerm(const PositionRestraint& t, const Vec3* x,
 /// symmetric, and the symmetric part (W + W^T)/2 is what a symmetric strain sees.
 template <int N>
 FARADAY_HD void addTermVirial(const Vec3* x, const Vec3* f, double* w) {
-  for (int a = 0; a < N; ++a) {
-    w[0] += x[a].x * f[a].x, w[1] += x[a].y * f[a].y, w[2] += x[a].z * f[a].z;
-    w[3] += 0.5 * (x[a].x * f[a].y + x[a].y * f[a].x);
-    w[4] += 0.5 * (x[a].x * f[a].z + x[a].z * f[a].x);
-    w[5] += 0.5 * (x[a].y * f[a].z + x[a].z * f[a].y);
-  }
+  for (int a = 0; a < N; ++a) addAtomVirial(w, x[a], f[a]);
 }
 
 }  // namespace faraday
