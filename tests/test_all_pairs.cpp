@@ -25,6 +25,8 @@
 #include "tests/Tolerances.h"
 #include "engine/formats/CoordinateFile.h"
 #include "engine/backends/BackendFactory.h"
+#include "engine/config/LoadConfig.h"
+#include "engine/config/ConfigHelp.h"
 
 namespace faraday::test {
 namespace {

@@ -20,6 +20,8 @@
 #include "tests/EngineTestSupport.h"
 #include "tests/Tolerances.h"
 #include "engine/formats/TrajectoryFile.h"
+#include "engine/config/LoadConfig.h"
+#include "engine/config/ConfigHelp.h"
 
 namespace faraday::test {
 namespace {
