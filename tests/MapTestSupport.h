@@ -33,6 +33,7 @@
 #include "tests/ElectrostaticsTestSupport.h"
 #include "tests/TestSupport.h"
 #include "engine/backends/BackendFactory.h"
+#include "engine/config/LoadConfig.h"
 
 namespace faraday::test {
 

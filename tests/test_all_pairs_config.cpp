@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "engine/config/Config.h"
+#include "engine/config/ConfigHelp.h"
+#include "engine/config/LoadConfig.h"
 #include "engine/config/KernelParams.h"
 #include "engine/formats/CoordinateFile.h"
 #include "engine/run/Checkpoint.h"

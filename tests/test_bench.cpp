@@ -64,7 +64,7 @@ TEST(BenchOptions, UnknownOptionsAndBadValuesAreErrorsNamingTheBench) {
 }
 
 TEST(BenchOptions, EveryBenchAnswersHelp) {
-  for (auto bench : {benchMd, benchPme, benchDcs}) EXPECT_EQ(bench({"--help"}), 0);
+  for (auto bench : {benchMd, benchPme, benchDcs, benchNbody}) EXPECT_EQ(bench({"--help"}), 0);
 }
 
 }  // namespace

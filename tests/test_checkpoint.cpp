@@ -12,6 +12,7 @@
 #include "engine/setup/SystemSetup.h"
 #include "tests/BackendTestSystems.h"
 #include "tests/EngineTestSupport.h"
+#include "engine/config/LoadConfig.h"
 
 namespace faraday::test {
 namespace {

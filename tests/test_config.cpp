@@ -1,11 +1,16 @@
 // Config loading: INI sections, command-line overrides, paths, errors and help.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "engine/config/Config.h"
 #include "core/Error.h"
 #include "engine/config/KernelParams.h"
 #include "engine/setup/SystemSetup.h"
 #include "tests/EngineTestSupport.h"
+#include "engine/config/LoadConfig.h"
+#include "engine/config/ConfigHelp.h"
+#include "engine/config/ConfigKeys.h"
 
 namespace faraday::test {
 namespace {
@@ -301,6 +306,60 @@ TEST_F(ConfigTest, EffectiveListsEveryKeyInUseAndHelpListsEveryKey) {
   EXPECT_GE(c.effective.size(), 45u);  // 42 keys + 4 atom fields + map.enabled
   EXPECT_NE(help.find("[nonbonded]"), std::string::npos);
   EXPECT_NE(help.find("nm"), std::string::npos);
+}
+
+/// The key table: each key once, in the section its name starts with, and each key's printed
+/// default read back by its own conversion gives the same text (paths aside: they are
+/// resolved against where they were set; and defaults that are not values, "(required)").
+TEST(ConfigKeyTable, KeysAreUniqueInTheirSectionAndTheirDefaultsReadBack) {
+  std::set<std::string> seen;
+  for (const config::SectionSpec& section : config::fixedSections())
+    for (const config::KeySpec& k : section.keys) {
+      const std::string key = k.key;
+      EXPECT_TRUE(seen.insert(key).second) << key << " twice";
+      EXPECT_EQ(key.rfind(std::string(section.name) + ".", 0), 0u) << key << " in [" << section.name << "]";
+      EXPECT_TRUE(k.readBy.contains(Command::Run) || k.readBy.contains(Command::Rerun) ||
+                  k.readBy.contains(Command::Map))
+          << key << " is read by no command";
+      if (std::string(k.unit) == "path" || k.defaultText) continue;
+      const Config defaults;
+      Config c;
+      try {
+        k.set(c, config::Value{k.get(defaults), {}});
+      } catch (const config::BadValue& b) {
+        ADD_FAILURE() << key << ": its default '" << k.get(defaults) << "' is refused: " << b.what;
+      }
+      EXPECT_EQ(k.get(c), k.get(defaults)) << key;
+    }
+  EXPECT_EQ(seen.size(), config::allKeys().size());
+}
+
+/// Each key writes the field it prints and no other: a value other than its default, set
+/// alone, changes its own printed value and no other key's.
+TEST(ConfigKeyTable, EachKeyWritesItsOwnField) {
+  const std::vector<std::string> candidates = {"3",    "5",         "0.5",   "true",     "false", "auto",   "8 8 8", "x.csv",
+                                               "cuda", "all-pairs", "typed", "langevin", "atoms", "pmepot", "V",     "none"};
+  const Config defaults;
+  std::string untested;
+  for (const config::KeySpec* k : config::allKeys()) {
+    bool tested = false;
+    for (const std::string& text : candidates) {
+      Config c;
+      try {
+        k->set(c, config::Value{text, {"", 0, "/"}});
+      } catch (const config::BadValue&) {
+        continue;
+      }
+      if (k->get(c) == k->get(defaults)) continue;
+      tested = true;
+      for (const config::KeySpec* other : config::allKeys())
+        if (other != k)
+          EXPECT_EQ(other->get(c), other->get(defaults)) << k->key << " = " << text << " changed " << other->key;
+      break;
+    }
+    if (!tested) untested += std::string(" ") + k->key;
+  }
+  EXPECT_EQ(untested, "") << "no candidate value reached these keys";
 }
 
 }  // namespace

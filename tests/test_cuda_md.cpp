@@ -16,6 +16,7 @@
 #include "kernels/nonbonded/CpuTileWalker.h"
 #include "tests/BackendTestSystems.h"
 #include "tests/Tolerances.h"
+#include "engine/config/LoadConfig.h"
 
 #if defined(FARADAY_HAVE_CUDA)
 #include "engine/backends/CudaBackend.h"

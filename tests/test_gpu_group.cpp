@@ -9,6 +9,7 @@
 #include "tests/MapTestSupport.h"
 #include "tests/TestSupport.h"
 #include "tests/Tolerances.h"
+#include "engine/config/LoadConfig.h"
 
 #if defined(FARADAY_HAVE_CUDA)
 #include "kernels/common/DeviceBuffer.h"

@@ -15,6 +15,7 @@
 #include "tests/EngineTestSupport.h"
 #include "tests/Tolerances.h"
 #include "engine/formats/CoordinateFile.h"
+#include "engine/config/LoadConfig.h"
 
 namespace faraday::test {
 namespace {

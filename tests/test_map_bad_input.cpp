@@ -5,6 +5,7 @@
 #include "core/Error.h"
 #include "tests/MapTestSupport.h"
 #include "tests/Tolerances.h"
+#include "engine/config/LoadConfig.h"
 
 namespace faraday {
 namespace {

@@ -9,6 +9,7 @@
 #include "tests/MapTestSupport.h"
 #include "tests/Tolerances.h"
 #include "engine/backends/BackendFactory.h"
+#include "engine/config/LoadConfig.h"
 
 namespace faraday {
 namespace {

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "engine/config/Config.h"
+#include "engine/config/ConfigHelp.h"
+#include "engine/config/LoadConfig.h"
 #include "engine/formats/DcdFile.h"
 #include "engine/formats/XtcFile.h"
 #include "tests/EngineTestSupport.h"

@@ -1,7 +1,6 @@
 #pragma once
 #include <array>
 #include <filesystem>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -13,7 +12,8 @@ namespace faraday {
 
 /// The validated, typed configuration of a run. Read from an INI file (sections become
 /// dotted prefixes: [pme] order = 4 is the key pme.order) with command-line overrides
-/// (--section.key=value). Every field's unit is given in its comment; `faraday run --help`
+/// (--section.key=value) by loadConfig (LoadConfig.h); the keys, their conversion and help
+/// are in ConfigKeys.cpp. Every field's unit is given in its comment; `faraday run --help`
 /// prints each key with its default and unit. Paths are absolute after loading
 /// (relative paths in a config file are resolved against the file's folder).
 struct Config {
@@ -113,12 +113,5 @@ struct Config {
   /// One line per key that was set but has no effect in the chosen mode (printed as warnings).
   std::vector<std::string> warnings;
 };
-
-/// Parses `file` (may be empty) and the `overrides` ("--key=value" or "--key value" tokens),
-/// validates every value and resolves paths. Throws Error naming the file and line or key.
-Config loadConfig(const std::filesystem::path& file, const std::vector<std::string>& overrides);
-
-/// Text for `faraday run --help`: every key with its default and unit.
-std::string configHelp();
 
 }  // namespace faraday

@@ -5,20 +5,22 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <ostream>
 #include <thread>
 
 #include "engine/formats/AtomicFile.h"
 #include "core/Error.h"
+#include "engine/config/ConfigHelp.h"
 #include "engine/maps/MapReporter.h"
 #include "engine/run/Progress.h"
 #include "engine/setup/SystemSetup.h"
 #include "engine/formats/Trajectory.h"
+#include "engine/formats/TrajectoryFile.h"
 #include "kernels/common/Device.h"
 #include "kernels/multigpu/GpuGroup.h"
 #include "kernels/pme/Electrostatics.h"
 #if defined(FARADAY_HAVE_CUDA)
 #include "kernels/common/DeviceBuffer.h"
-#include "engine/formats/TrajectoryFile.h"
 #endif
 
 namespace faraday {
@@ -121,16 +123,47 @@ MapResult averageAcrossGpus(const Config& config, const System& system, const st
 #endif
 }
 
+/// map.trajectory, opened for `system` (an atom-count mismatch throws Error naming the file);
+/// an Error when it is not set or has no frames.
+std::unique_ptr<TrajectoryReader> openMapTrajectory(const Config& config, const System& system) {
+  if (config.map.trajectory.empty()) throw keyError("map.trajectory", "faraday map needs a trajectory (.dcd or .xtc) to average");
+  auto trajectory = openTrajectory(config.map.trajectory, (long long)system.size());
+  if (trajectory->frames() == 0) throw fileError(config.map.trajectory, 0, "trajectory has no frames");
+  return trajectory;
+}
+
+/// The GPUs of run.devices for a CUDA map (empty: the current one).
+std::vector<int> mapDevices(const Config& config, bool useCuda) {
+  if (!useCuda || config.run.devices.empty()) return {};
+  return parseDevices("run.devices", config.run.devices, cudaDeviceCount());
+}
+
+/// Whether the frames go through the GPU group: run.devices is a list (even of one GPU) or "all".
+bool acrossGpus(const Config& config, bool useCuda) {
+  return useCuda && (config.run.devices == "all" || config.run.devices.find(',') != std::string::npos);
+}
+
+/// "cpu", "cuda" or "cuda x N GPUs".
+std::string platformText(bool useCuda, const std::vector<int>& devices) {
+  return !useCuda ? "cpu" : devices.size() > 1 ? "cuda x " + std::to_string(devices.size()) + " GPUs" : "cuda";
+}
+
+/// run.platform: cuda (an Error without a usable device), cpu, or auto (CUDA when a device is usable).
+bool mapUsesCuda(const Config& config) {
+  if (config.run.platform == "cuda") {
+    if (cudaDeviceCount() == 0) throw keyError("run.platform", "cuda: " + cudaDeviceDescription());
+    return true;
+  }
+  return config.run.platform == "auto" && cudaDeviceCount() > 0;
+}
+
 }  // namespace
 
 int mapMain(const Config& config, const System& system, bool useCuda, Timers* timers) {
-  if (config.map.trajectory.empty()) throw keyError("map.trajectory", "faraday map needs a trajectory (.dcd or .xtc) to average");
   const auto t0 = std::chrono::steady_clock::now();
   Timers own;
   if (!timers) timers = &own;
-  // An atom-count mismatch throws Error naming the file.
-  const auto trajectory = openTrajectory(config.map.trajectory, (long long)system.size());
-  if (trajectory->frames() == 0) throw fileError(config.map.trajectory, 0, "trajectory has no frames");
+  const auto trajectory = openMapTrajectory(config, system);
   const std::filesystem::path out = mapOutputPath(config);
   try {
     checkWritable(out);  // creates the output folder; fails now, not after the frames
@@ -138,13 +171,9 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
     throw keyError("map.file", e.what());
   }
   MapResult result;
-  std::vector<int> devices;
-  if (useCuda && !config.run.devices.empty()) {
-    devices = parseDevices("run.devices", config.run.devices, cudaDeviceCount());
-    if (devices.size() == 1) useCudaDevice(devices[0]);
-  }
-  // A list (even of one GPU) or "all": the frames go through the GPU group.
-  if (useCuda && (config.run.devices == "all" || config.run.devices.find(',') != std::string::npos)) {
+  const std::vector<int> devices = mapDevices(config, useCuda);
+  if (devices.size() == 1) useCudaDevice(devices[0]);
+  if (acrossGpus(config, useCuda)) {
     result = averageAcrossGpus(config, system, devices, timers, trajectory->frames());
     ScopedTimer t(timers, "output");
     writeMapAverage(config.map, result.lattice, result.average, result.frames, out);
@@ -172,8 +201,7 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << timers->table("Time per phase", s);
   const Lattice& l = result.lattice;
-  const std::string platform =
-      !useCuda ? "cpu" : devices.size() > 1 ? "cuda x " + std::to_string(devices.size()) + " GPUs" : "cuda";
+  const std::string platform = platformText(useCuda, devices);
   std::printf("potential map: %lld frames x %zu atoms on %d x %d x %d points (%s, %s) -> %s in %.2f s (%.3g frames/s)\n",
               result.frames, system.size(), l.nx, l.ny, l.nz, config.map.method.c_str(), platform.c_str(),
               out.string().c_str(), s, s > 0 ? double(result.frames) / s : 0.0);
@@ -183,38 +211,33 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
 
 int mapMain(const Config& config) {
   const Setup setup = buildSetup(config);
-  bool useCuda = false;
-  if (config.run.platform == "cuda") {
-    if (cudaDeviceCount() == 0) throw keyError("run.platform", "cuda: " + cudaDeviceDescription());
-    useCuda = true;
-  } else if (config.run.platform == "auto") {
-    useCuda = cudaDeviceCount() > 0;
-  }
-  return mapMain(config, setup.system, useCuda);
+  return mapMain(config, setup.system, mapUsesCuda(config));
 }
 
-int mapCommand(const std::vector<std::string>& args) {
-  std::string file;
-  std::vector<std::string> overrides;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << "usage: faraday map CONFIG [--section.key=value ...]\n"
-                   "  averages the potential map over map.trajectory and writes map.file\n";
-      return 0;
-    }
-    if (a.rfind("--", 0) == 0) {
-      overrides.push_back(a);
-      if (a.find('=') == std::string::npos && i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
-        overrides.push_back(args[++i]);
-    } else if (file.empty()) {
-      file = a;
-    } else {
-      throw Error("faraday map: unexpected argument '" + a + "' (only one config file)");
-    }
+void mapDryRun(const Config& config, std::ostream& log) {
+  const Setup setup = buildSetup(config);
+  const bool useCuda = mapUsesCuda(config);
+  const auto trajectory = openMapTrajectory(config, setup.system);
+  const std::vector<int> devices = mapDevices(config, useCuda);
+  // The map keys and map.file's format, checked as a run's map checks them (nothing is
+  // allocated before the first frame).
+  const MapReporter map(config, setup.system, useCuda, nullptr);
+  Lattice lattice = map.averager().lattice();
+  if (config.map.extent == "atoms") {
+    TrajectoryFrame first;
+    trajectory->readFrame(0, first);
+    lattice = Lattice::fromAtoms(first.positions, config.map.spacing, config.map.padding);
   }
-  if (file.empty()) throw Error("faraday map needs a config file (see faraday map --help)");
-  return mapMain(loadConfig(file, overrides));
+  log << "Effective configuration" << (config.configFile.empty() ? "" : " (" + config.configFile.string() + ")")
+      << ", the keys faraday map reads:\n";
+  for (const auto& [key, value] : settingsReadBy(config, Command::Map)) log << "  " << key << " = " << value << "\n";
+  log << "System (" << config.system.coordinates.string() << "):\n" << describeSystem(setup.system);
+  log << "Trajectory: " << config.map.trajectory << ", " << trajectory->frames() << " frames of "
+      << setup.system.size() << " atoms\n";
+  log << "Map: " << config.map.method << " on " << lattice.nx << " x " << lattice.ny << " x " << lattice.nz
+      << " points (map.extent = " << config.map.extent << ", " << platformText(useCuda, devices) << ") -> "
+      << map.file().string() << " in " << config.map.units << "\n";
+  log << "Dry run: configuration and input are valid; nothing was written.\n";
 }
 
 }  // namespace faraday

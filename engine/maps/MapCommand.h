@@ -1,7 +1,6 @@
 #pragma once
 // `faraday map map.cfg`: the potential map averaged over every frame of map.trajectory.
-#include <string>
-#include <vector>
+#include <ostream>
 
 #include "engine/config/Config.h"
 #include "core/System.h"
@@ -22,7 +21,10 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
 /// the platform from run.platform (auto = CUDA when a device is usable) and averages the map.
 int mapMain(const Config& config);
 
-/// `faraday map CONFIG [--section.key=value ...]`.
-int mapCommand(const std::vector<std::string>& args);
+/// `faraday map CONFIG --dry-run`: builds the system, opens map.trajectory (checking its atom
+/// count), checks the map keys and map.file's format and chooses the platform as mapMain
+/// does, then prints the settings faraday map reads, the system, the trajectory and the
+/// map's lattice to `log`. Writes nothing; throws Error as mapMain would before its first frame.
+void mapDryRun(const Config& config, std::ostream& log);
 
 }  // namespace faraday
