@@ -18,8 +18,8 @@
 #include "kernels/pme/Electrostatics.h"
 #if defined(FARADAY_HAVE_CUDA)
 #include "kernels/common/DeviceBuffer.h"
-#include "engine/formats/TrajectoryFile.h"
 #endif
+#include "engine/formats/TrajectoryFile.h"
 
 namespace faraday {
 namespace {
