@@ -44,6 +44,9 @@ TEST(GromacsTopologyErrors, AtomIndexBeyondTheMolecule) {
 
 TEST(GromacsTopologyErrors, UndefinedMoleculeName) {
   expectErrorAt(withMolecule("", "MOL 1\nNOPE 2 ; HERE\n"), "molecule type NOPE is not defined (defined: MOL)");
+  const std::string none = std::string(kSmallForceField) +
+                           "[ moleculetype ]\nMOL 3\n[ atoms ]\n1 A 1 R A1 1\n[ system ]\nS\n[ molecules ] ; HERE\nMOL 0\n";
+  expectErrorAt(none, "[ molecules ] lists no molecules");
 }
 
 TEST(GromacsTopologyErrors, DirectivesOutOfPlace) {

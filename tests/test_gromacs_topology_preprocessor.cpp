@@ -28,7 +28,7 @@ std::vector<std::string> walkThrough(const std::vector<std::string>& defines, st
 
 TEST(GromacsTopologyPreprocessor, EveryFeatureOfTheWalkThrough) {
   const std::vector<std::string> expected{
-      "outer 1",                  // #include relative to the including file
+      "outer 1",                  // #include inside #ifdef, beside the including file
       "inner 2",                  // an include of an include, beside it
       "outer 3",                  //
       "defined-value 1.5 2.5",    // #define with a value, substituted

@@ -87,7 +87,8 @@ class Assembler {
       out_.molecules.push_back({m.name, block.count, int(m.atoms.size())});
       auto [it, fresh] = moleculeExclusions.try_emplace(block.type);
       if (fresh) it->second = excludedPairs(m);
-      for (const CmapTorsion& c : m.topology.cmaps) useCmapGrid(c.grid);
+      if (block.count > 0)
+        for (const CmapTorsion& c : m.topology.cmaps) useCmapGrid(c.grid);
       for (long copy = 0; copy < block.count; ++copy) {
         const int first = int(out_.size());
         for (const TopAtom& a : m.atoms) addParticle(a);

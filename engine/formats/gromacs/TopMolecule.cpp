@@ -112,9 +112,13 @@ bool allZero(const std::vector<double>& p) {
   return std::all_of(p.begin(), p.end(), [](double x) { return x == 0.0; });
 }
 
+/// A dihedral multiplicity: as grompp, within 0.01 of an integer, and at least -99 (AMBER
+/// files have negative ones).
 int multiplicity(double n, const TopFields& f) {
-  if (n != std::round(n) || std::fabs(n) > 1000) throw f.error("dihedral multiplicity must be an integer, got " + std::to_string(n));
-  return int(n);
+  const double rounded = std::round(n);
+  if (std::fabs(n - rounded) > 0.01 || rounded < -99 || rounded > 99)
+    throw f.error("dihedral multiplicity must be an integer from -99 to 99, got " + formatNumber(n));
+  return int(rounded);
 }
 
 /// Adds the terms of a bonded interaction (everything but pairs and CMAP) to the molecule.

@@ -31,6 +31,9 @@ class Parser {
       const std::string file = lines.empty() ? std::string("topology") : lines.front().file;
       throw fileError(file, 0, "no [ molecules ] directive: the topology defines no system");
     }
+    long molecules = 0;
+    for (const TopMoleculeCount& m : top_.molecules) molecules += m.count;
+    if (molecules == 0) throw top_.moleculesLine.error("[ molecules ] lists no molecules");
     return std::move(top_);
   }
 
@@ -105,9 +108,17 @@ class Parser {
     }
   }
 
+  /// grompp reads the first `used` fields of some lines and ignores the rest: so do we, saying so.
+  void ignoreExtraFields(const TopFields& f, std::size_t used) {
+    if (f.size() > used)
+      warnings_.push_back(f.line().where() + ": fields after the first " + std::to_string(used) + " ignored ('" +
+                          f.line().text + "')");
+  }
+
   void moleculeType(const TopFields& f) {
     if (molecule_ != nullptr) throw f.error("a second line in [ moleculetype ]: one name and nrexcl per directive");
-    if (f.size() != 2) throw f.error("[ moleculetype ] expects a name and nrexcl");
+    if (f.size() < 2) throw f.error("[ moleculetype ] expects a name and nrexcl");
+    ignoreExtraFields(f, 2);
     for (const TopMoleculeType& m : top_.moleculeTypes)
       if (m.name == f[0]) throw f.error("molecule type " + f[0] + " redefined (first defined at " + m.where + ")");
     TopMoleculeType m;
@@ -141,7 +152,8 @@ class Parser {
   }
 
   void molecules(const TopFields& f) {
-    if (f.size() != 2) throw f.error("[ molecules ] expects a molecule type name and a count");
+    if (f.size() < 2) throw f.error("[ molecules ] expects a molecule type name and a count");
+    ignoreExtraFields(f, 2);
     TopMoleculeCount entry;
     entry.type = findMoleculeType(f);
     entry.count = f.integer(1, "molecule count");
