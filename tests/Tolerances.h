@@ -358,6 +358,16 @@ inline constexpr double kPlummerScalingMax = 4.6;
 /// scaled to equilibrium misses by its sampling noise, ~1e-2.
 inline constexpr double kGroVirialRatio = 1e-6;
 
+// ---- GROMACS topologies ----
+
+/// Net charge of a topology read by Faraday against the sum of the charges `gmx dump` prints
+/// of grompp's .tpr, e. The .tpr stores each charge in single precision and dump prints 6
+/// significant digits; force-field charges have at most 5 decimals and print back exactly,
+/// so the sums agree to rounding (~1e-10 over 5e4 atoms). 1e-3: far above that rounding,
+/// far below what a reading error gives (an ion missing or twice, a residue charged wrong:
+/// 0.1 e and more).
+inline constexpr double kGromppNetCharge = 1e-3;
+
 }  // namespace faraday::tol
 
 // ---- Bonded terms ---------------------------------------------------------------------

@@ -26,8 +26,8 @@
 #include "kernels/common/Device.h"
 #if defined(FARADAY_HAVE_CUDA)
 #include "engine/backends/CudaBackend.h"
-#include "engine/backends/BackendFactory.h"
 #endif
+#include "engine/backends/BackendFactory.h"
 
 namespace faraday {
 namespace {

@@ -22,6 +22,7 @@
 #if defined(FARADAY_HAVE_CUDA)
 #include "kernels/common/DeviceBuffer.h"
 #endif
+#include "engine/formats/TrajectoryFile.h"
 
 namespace faraday {
 namespace {
