@@ -12,13 +12,6 @@
 #include "tests/AllPairsTestSupport.h"
 #include "tests/BackendTestSystems.h"
 #include "tests/Tolerances.h"
-<<<<<<< HEAD
-=======
-#include "engine/formats/CoordinateFile.h"
-#include "engine/backends/BackendFactory.h"
-#include "engine/config/LoadConfig.h"
-#include "engine/config/ConfigHelp.h"
->>>>>>> config-cli
 
 namespace faraday::test {
 namespace {
