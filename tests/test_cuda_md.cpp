@@ -136,7 +136,7 @@ TEST_F(CudaMd, WalkOfGpuTilesMatchesCpuAndKernelMatchesWalk) {
   CpuBackend cpu(cc, b.system, nullptr);
   cpu.setState(stateOf(b), {});
   const Energies ce = cpu.computeForces();
-  const LjTable table = makeLjTable(b.system.types, 1.0, true);
+  const LjTable table = makeLjTable(b.system, 1.0, true);
   const TileWalkResult walk = walkTiles(gpu->tileList(), b.system, b.positions, b.system.box, table, 1.0, 0.0);
   EXPECT_LT(relRmsVec(walk.forces, cpu.forces()), tol::kDoubleSum * 100);
   EXPECT_NEAR(walk.lj, ce.lj, tol::kDoubleSum * 100 * std::fabs(ce.lj));
@@ -278,7 +278,7 @@ TEST_F(CudaMd, ExclusionBitsRemoveExactlyTheExcludedPairs) {
   CudaBackend gpu(c, b.system, nullptr, &offsets, &list);
   gpu.setState(stateOf(b), {});
   gpu.computeForces();
-  const LjTable table = makeLjTable(b.system.types, 1.0, true);
+  const LjTable table = makeLjTable(b.system, 1.0, true);
   std::vector<Vec3> direct(n);
   long long excludedPairs = 0;
   for (std::size_t i = 0; i < n; ++i)

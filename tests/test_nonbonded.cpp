@@ -117,7 +117,7 @@ TEST_P(Nonbonded, MatchesDirectPairSum) {
   const Config config = ljConfig(GetParam(), 1.1, 0.15, true);
   std::vector<Vec3> f;
   const Energies e = evaluate(config, b, f, b.positions);
-  const LjTable table = makeLjTable(b.system.types, 1.1, true);
+  const LjTable table = makeLjTable(b.system, 1.1, true);
   double energy = 0;
   Tensor3 w;
   std::vector<Vec3> direct(b.positions.size());
@@ -157,7 +157,7 @@ TEST_P(Nonbonded, TailCorrectedEnergyIsIndependentOfCutoff) {
   Config shortCut = ljConfig(GetParam(), 1.0, 0.1, false), longCut = ljConfig(GetParam(), 1.4, 0.1, false);
   shortCut.nonbonded.dispersionCorrection = longCut.nonbonded.dispersionCorrection = true;
   const Energies es = evaluate(shortCut, b, f, b.positions), el = evaluate(longCut, b, f, b.positions);
-  const LjTable table = makeLjTable(b.system.types, 1.4, false);
+  const LjTable table = makeLjTable(b.system, 1.4, false);
   double shellU2 = 0;
   for (std::size_t i = 0; i < b.positions.size(); ++i)
     for (std::size_t j = i + 1; j < b.positions.size(); ++j) {
@@ -178,7 +178,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, Nonbonded, ::testing::ValuesIn(kBackendNames)
 TEST(DispersionCorrection, AveragesC6OverPairsAndMatchesTailIntegrals) {
   const BuiltSystem b = randomLjSystem(60, {3, 3, 3}, 9);
   const double rc = 1.0, V = b.system.box.volume(), n = 60;
-  const LjTable table = makeLjTable(b.system.types, rc, false);
+  const LjTable table = makeLjTable(b.system, rc, false);
   double sum = 0;
   for (int i = 0; i < 60; ++i)
     for (int j = i + 1; j < 60; ++j) sum += table.at(b.system.type[i], b.system.type[j]).c6;

@@ -1,4 +1,5 @@
 #pragma once
+#include <array>
 #include <string>
 #include <vector>
 
@@ -6,6 +7,7 @@
 #include "core/System.h"
 #include "core/Timers.h"
 #include "core/Vec3.h"
+#include "kernels/bonded/Bonded.h"
 #include "kernels/common/DeviceFrame.h"
 
 namespace faraday {
@@ -21,14 +23,31 @@ struct Energies {
   double coulombRecip = 0;         ///< reciprocal-space (PME or Ewald k-space) energy
   double coulombSelf = 0;          ///< -beta/sqrt(pi) sum q_i^2 (times the Coulomb constant)
   double coulombNetCharge = 0;     ///< neutralising-background term -pi Q^2 / (2 V beta^2)
+  /// Ewald exclusion correction: -k_C sum over excluded pairs q_i q_j erf(beta r)/r, which
+  /// removes their reciprocal-space interaction (reported with the reciprocal energy).
+  double coulombExclusion = 0;
+  /// The topology's bonded terms, 1-4 pairs and position restraints by kernels/bonded slot
+  /// (bondedSlotName: "Bond", "Angle", ...); the exclusion correction's slot stays 0 here.
+  std::array<double, kBondedSlots> bonded{};
   /// Virial W = sum over pairs r_ij (x) F_ij (plus the k-space tensor) in kJ/mol, so that
   /// the pressure is P = (2 K + trace(W)) / (3 V) with the kinetic energy K.
   Tensor3 virial;
   /// Virial contribution that does not come from forces (dispersion correction): trace only.
-  double potential() const {
-    return lj + pair + dispersionCorrection + coulombReal + coulombRecip + coulombSelf + coulombNetCharge;
+  double potential() const { return lj + pair + dispersionCorrection + coulomb() + bondedTotal(); }
+  double coulomb() const { return coulombReal + coulombRecip + coulombSelf + coulombNetCharge + coulombExclusion; }
+  double bondedTotal() const {
+    double sum = 0;
+    for (double e : bonded) sum += e;
+    return sum;
   }
-  double coulomb() const { return coulombReal + coulombRecip + coulombSelf + coulombNetCharge; }
+  /// Adds the bonded forces' energies and virial: the terms into `bonded`, the exclusion
+  /// correction into coulombExclusion.
+  void addBonded(const BondedEnergies& b) {
+    for (int k = 0; k < kBondedSlots; ++k)
+      if (k != kExclusionCorrectionSlot) bonded[std::size_t(k)] += b.energy[std::size_t(k)];
+    coulombExclusion += b.exclusionCorrection();
+    virial += b.virial;
+  }
 };
 
 /// The seam between the simulation loop and where the work runs. One Backend owns the

@@ -18,6 +18,10 @@ CpuBackend::CpuBackend(const Config& config, const System& system, Timers* timer
   if (config.nonbonded.dispersionCorrection && !config.nonbonded.typed())
     dispersionAtUnitVolume_ = dispersionCorrection(system, config.nonbonded.cutoff, config.nonbonded.ljShift, 1.0);
   reciprocal_ = makeReciprocalSolver(ewald_, system, useCudaReciprocal, threads_);
+  const Topology& top = system.topology;
+  const BondedParams bondedParams{ewald_.method == "none" ? 0.0 : ewald_.beta};
+  if (top.hasBondedTerms() || (top.hasExclusions() && bondedParams.ewaldBeta > 0))
+    bonded_ = std::make_unique<CpuBonded>(top, system.charge, bondedParams);
   if (ewald_.method != "none") {
     coulombSelf_ = ewaldSelfEnergy(ewald_.beta, system.charge);
     std::fprintf(stderr, "%s\n", describe(ewald_).c_str());
@@ -76,6 +80,16 @@ void CpuBackend::addReciprocal(Energies& e) {
   for (int k = 0; k < 3; ++k) e.virial.m[k][k] += e.coulombNetCharge;
 }
 
+void CpuBackend::addBonded(Energies& e) {
+  if (!bonded_) return;
+  {
+    ScopedTimer t(timers_, "bonded");
+    e.addBonded(bonded_->compute(state_.positions, state_.box, forces_, kBondedTermsPart));
+  }
+  ScopedTimer t(timers_, "exclusion correction");
+  e.addBonded(bonded_->compute(state_.positions, state_.box, forces_, kExclusionCorrectionPart));
+}
+
 Energies CpuBackend::computeForces() {
   if (state_.positions.size() != system_.size()) throw Error("CpuBackend: computeForces() before setState()");
   updateNeighborList();
@@ -89,6 +103,7 @@ Energies CpuBackend::computeForces() {
     e.virial = nb.virial;
   }
   addReciprocal(e);
+  addBonded(e);
   addDispersionCorrection(e);
   energies_ = e;
   return e;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/backends/CpuBackendBase.h"
+#include "kernels/bonded/CpuBonded.h"
 #include "kernels/neighbor/NeighborList.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
 #include "kernels/pme/Electrostatics.h"
@@ -12,8 +13,9 @@ namespace faraday {
 
 /// The double-precision oracle: cell-list Verlet list, OpenMP pair loop, reciprocal space
 /// through a ReciprocalSolver (CPU FFTW PME, or the CUDA PME when `useCudaReciprocal`),
-/// velocity Verlet or Langevin BAOAB. Phase times: "neighbor", "nonbonded", "pme.*"
-/// (timed by the solver), "integrate".
+/// the topology's bonded terms and the Ewald exclusion correction (CpuBonded), velocity
+/// Verlet or Langevin BAOAB. Phase times: "neighbor", "nonbonded", "bonded", "exclusion
+/// correction", "pme.*" (timed by the solver), "integrate".
 /// The virial holds the pair virial, the reciprocal solver's tensor, and two isotropic
 /// terms that come from the volume dependence of energies rather than from forces: the
 /// dispersion correction (DispersionCorrection::virialDiagonal) and the net-charge term
@@ -35,12 +37,14 @@ class CpuBackend : public CpuBackendBase {
   void updateNeighborList();
   void addDispersionCorrection(Energies& e) const;
   void addReciprocal(Energies& e);
+  void addBonded(Energies& e);
 
   bool useCudaReciprocal_;
   EwaldSetup ewald_;
   NeighborList list_;
   CpuNonbonded nonbonded_;
   std::unique_ptr<ReciprocalSolver> reciprocal_;
+  std::unique_ptr<CpuBonded> bonded_;  ///< null without bonded terms and exclusions
   /// Dispersion correction at V = 1 nm^3 (zero when off): both terms scale as 1/V, so a
   /// step only divides by the current volume.
   DispersionCorrection dispersionAtUnitVolume_;

@@ -18,6 +18,7 @@
 #include "engine/backends/CudaStepPolicy.h"
 #include "engine/config/KernelParams.h"
 #include "integrators/CudaIntegrator.h"
+#include "kernels/bonded/CudaBonded.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
@@ -25,6 +26,7 @@
 #include "kernels/nonbonded/CpuNonbonded.h"
 #include "kernels/nonbonded/CpuTileWalker.h"
 #include "kernels/nonbonded/CudaNonbonded.h"
+#include "kernels/nonbonded/LjTable.h"
 #include "kernels/pme/CudaPme.h"
 #include "kernels/pme/Electrostatics.h"
 #include "kernels/pme/PmeGridGeometry.h"
@@ -39,10 +41,16 @@ int highestPriority() {
   return greatest;
 }
 
-/// The events of a timed step (CudaStepGraph) and the phases between them.
-std::vector<CudaTimedPhase> stepPhases() {
-  return {{"integrate", {0}}, {"neighbor", {1}}, {"nonbonded", {2}}, {"pme", {3}}, {"integrate", {4}}};
+/// The events of a timed step (CudaStepGraph) and the phases between them; the bonded
+/// terms and the exclusion correction where the topology has them.
+std::vector<CudaTimedPhase> stepPhases(bool bonded) {
+  if (!bonded) return {{"integrate", {0}}, {"neighbor", {1}}, {"nonbonded", {2}}, {"pme", {3}}, {"integrate", {4}}};
+  return {{"integrate", {0}},           {"neighbor", {1}}, {"nonbonded", {2}}, {"bonded", {3}},
+          {"exclusion correction", {4}}, {"pme", {5}},      {"integrate", {6}}};
 }
+
+/// Whether the topology gives the bonded kernels work (terms, or exclusions to correct).
+bool hasBondedWork(const Topology& t) { return t.hasBondedTerms() || t.hasExclusions(); }
 
 }  // namespace
 
@@ -60,7 +68,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   // First, so that they are destroyed last (a stream's release waits for its work).
   CudaStream mainStream, pmeStream{highestPriority()};
   CudaEvent fork{cudaEventDisableTiming}, join{cudaEventDisableTiming};  ///< PME beside the tiles
-  CudaPhaseTimer phases{timers, stepPhases()};  ///< the phases of sampled steps
+  CudaPhaseTimer phases{timers, stepPhases(hasBondedWork(system.topology))};  ///< the phases of sampled steps
   std::array<CudaEvent, 3> kernelEvents = makeCudaEvents<3>();  ///< timeKernels()
 
   std::unique_ptr<CudaDeviceState> dev;
@@ -68,6 +76,8 @@ struct CudaBackend::Impl final : CudaStepWork {
   std::unique_ptr<CudaTileList> list;
   std::unique_ptr<CudaNonbonded> nonbonded;
   std::unique_ptr<CudaPmeOnDevice> pme;
+  std::unique_ptr<CudaBonded> bonded;  ///< null without a topology's terms or exclusions
+  std::vector<int> pairType;           ///< per particle: the tile kernel's LJ class (or typed type)
   CudaStepGraph graph{*this, phases};
 
   long long step = 0;           ///< steps advanced since setState (host count)
@@ -146,12 +156,25 @@ struct CudaBackend::Impl final : CudaStepWork {
     np.ewaldBeta = ewald.method == "none" ? 0.0 : ewald.beta;
     if (np.ewaldBeta > 0 && config.nonbonded.coulombModifier == "potential-shift")
       np.coulombShift = ewaldRealShift(np.ewaldBeta, cutoff);
-    nonbonded = typed ? std::make_unique<CudaNonbonded>(typedPairTable(config, system), np)
-                      : std::make_unique<CudaNonbonded>(makeLjTable(system.types, cutoff, config.nonbonded.ljShift), np);
+    if (typed) {
+      nonbonded = std::make_unique<CudaNonbonded>(typedPairTable(config, system), np);
+      pairType = system.type;
+    } else {
+      // Types of equal LJ rows share a class: the table in shared memory holds the classes.
+      const LjClasses classes = ljClasses(makeLjTable(system, cutoff, config.nonbonded.ljShift));
+      nonbonded = std::make_unique<CudaNonbonded>(classes.table, np);
+      pairType.resize(system.size());
+      for (std::size_t i = 0; i < system.size(); ++i) pairType[i] = classes.classOfType[std::size_t(system.type[i])];
+    }
     if (exclusions) {
       exclusionOffsets_ = *exclusionOffsets;
       exclusions_ = *exclusions;
+    } else if (system.topology.hasExclusions()) {
+      exclusionOffsets_ = system.topology.exclusionOffsets;
+      exclusions_ = system.topology.exclusions;
     }
+    if (hasBondedWork(system.topology))
+      bonded = std::make_unique<CudaBonded>(system.topology, system.charge, BondedParams{np.ewaldBeta});
     list = std::make_unique<CudaTileList>(TileListParams{cutoff, buffer}, n, system.box, exclusionOffsets_, exclusions_);
     if (ewald.method == "pme") {
       pme = makeCudaPmeOnDevice(ewald.pme, system.size());
@@ -184,9 +207,10 @@ struct CudaBackend::Impl final : CudaStepWork {
     list->enqueueBuild(s, dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data());
   }
 
-  /// Short-range tiles and PME into the (cleared) fixed-point forces: one after the other
-  /// (timed steps, so that each phase has its interval, and outside graphs), or side by
-  /// side on two streams (the sums are integer atomics, so the order does not matter).
+  /// Short-range tiles, the bonded terms, the exclusion correction and PME into the (cleared)
+  /// fixed-point forces: one after the other (timed steps, so that each phase has its
+  /// interval, and outside graphs), or PME beside the rest on a second stream (the sums are
+  /// integer atomics, so the order does not matter).
   void enqueueForces(cudaStream_t s, bool energies, CudaPhaseTimer* timer, bool concurrent) override {
     if (concurrent && pme) {
       FARADAY_CUDA_CHECK(cudaEventRecord(fork.get(), s));
@@ -196,10 +220,18 @@ struct CudaBackend::Impl final : CudaStepWork {
     }
     nonbonded->enqueue(s, energies, *list, dev->posq.data(), dev->type.data(), system.box, dev->force.data(),
                        dev->stride, dev->nbSums.data());
-    if (timer) timer->recordInCapture(3, s);
+    int event = 3;
+    if (timer) timer->recordInCapture(event++, s);
+    if (bonded) {
+      for (const int part : {kBondedTermsPart, kExclusionCorrectionPart}) {
+        bonded->enqueue(s, energies, dev->pos.data(), dev->slotOfAtom.data(), system.box, dev->force.data(),
+                        dev->stride, dev->nbSums.data() + kBondedSumsAt, part);
+        if (timer) timer->recordInCapture(event++, s);
+      }
+    }
     if (concurrent && pme) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, join.get(), 0));
     else if (pme) pme->enqueue(s, n, dev->fractions.data(), dev->charge.data(), dev->force.data(), dev->stride);
-    if (timer) timer->recordInCapture(4, s);
+    if (timer) timer->recordInCapture(event, s);
   }
 
   void enqueueSecondHalf(cudaStream_t s, bool energies) override {
@@ -251,7 +283,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     firstBad = -1;
     statusReadAt = -1;
     energyAt.clear();
-    dev->upload(state, listReference, system, ewald.method != "none", stream());
+    dev->upload(state, listReference, system, pairType, ewald.method != "none", stream());
     resetStatus();
     ScopedTimer t(timers, "neighbor");
     buildFirstList();
@@ -304,9 +336,15 @@ struct CudaBackend::Impl final : CudaStepWork {
   Energies readEnergies() {
     const DeviceEnergies d = fromDevice(dev->deviceEnergies.data(), stream());
     Energies e;
-    (typed ? e.pair : e.lj) = d.nonbonded[kSumLj];
-    e.coulombReal = d.nonbonded[kSumCoulomb];
-    e.virial = symmetricTensor(d.nonbonded + kSumWxx);
+    (typed ? e.pair : e.lj) = d.sums[kSumLj];
+    e.coulombReal = d.sums[kSumCoulomb];
+    e.virial = symmetricTensor(d.sums + kSumWxx);
+    if (bonded) {
+      BondedEnergies b;
+      for (int k = 0; k < kBondedSlots; ++k) b.energy[std::size_t(k)] = d.sums[kBondedSumsAt + k];
+      b.virial = symmetricTensor(d.sums + kBondedSumsAt + kBondedSumWxx);
+      e.addBonded(b);
+    }
     e.virial += symmetricTensor(d.recip + 1);
     const double volume = system.box.volume();
     if (pme) {

@@ -59,8 +59,8 @@ __global__ void finalizeKernel(const double* keParts, int keCount, unsigned long
   for (int k = threadIdx.x; k < keCount; k += blockDim.x) ke += keParts[k];
   ke = Reduce(scratch).Sum(ke);
   if (threadIdx.x == 0) out->kinetic = ke;
-  if (threadIdx.x < kNonbondedSums) {
-    out->nonbonded[threadIdx.x] = fixed::energyFromFixed(static_cast<long long>(nbSums[threadIdx.x]));
+  if (threadIdx.x < kDeviceSums) {
+    out->sums[threadIdx.x] = fixed::energyFromFixed(static_cast<long long>(nbSums[threadIdx.x]));
     nbSums[threadIdx.x] = 0;
   }
   if (threadIdx.x < 7) out->recip[threadIdx.x] = pme ? pme[threadIdx.x] : 0.0;
@@ -99,7 +99,7 @@ CudaDeviceState::CudaDeviceState(int n_, cudaStream_t stream) : n(n_) {
   charge2 = DeviceBuffer<double>("permuted charges", n);
   fractions = DeviceBuffer<std::uint32_t>("PME fractional coordinates", 3 * std::size_t(n));
   force = DeviceBuffer<unsigned long long>("fixed-point forces", 3 * stride);
-  nbSums = DeviceBuffer<unsigned long long>("short-range energy sums", kNonbondedSums);
+  nbSums = DeviceBuffer<unsigned long long>("energy sums", kDeviceSums);
   keParts = DeviceBuffer<double>("kinetic energy partials", kineticBlocks(n));
   status = DeviceBuffer<StepStatus>("step status", 1);
   deviceEnergies = DeviceBuffer<DeviceEnergies>("energies", 1);
@@ -131,7 +131,7 @@ DeviceAtoms CudaDeviceState::atoms(bool withFractions) {
 }
 
 void CudaDeviceState::upload(const State& state, const std::vector<Vec3>& listReference, const System& system,
-                             bool coulomb, cudaStream_t stream) {
+                             const std::vector<int>& pairType, bool coulomb, cudaStream_t stream) {
   std::vector<double4_32a> p(n), v(n), r(n);
   std::vector<float4> pq(n);
   std::vector<int> a(n), t(n);
@@ -146,7 +146,7 @@ void CudaDeviceState::upload(const State& state, const std::vector<Vec3>& listRe
     r[i] = make_double4_32a(y.x, y.y, y.z, 0);
     pq[i] = make_float4(0, 0, 0, coulomb ? float(sqrtK * system.charge[i]) : 0.f);
     a[i] = i;
-    t[i] = system.type[i];
+    t[i] = pairType[i];
     q[i] = system.charge[i];
   }
   pos.upload(p, stream);

@@ -15,14 +15,20 @@
 #include "integrators/CudaIntegrator.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/DeviceBuffer.h"
+#include "kernels/bonded/CudaBonded.h"
 #include "kernels/nonbonded/CudaNonbonded.h"
 
 namespace faraday {
 
-/// Energies summed on the device: kinetic, then the fixed-point short-range sums, then PME's.
+/// The fixed-point energy sums of a step: the short-range kernel's (NonbondedSum), then the
+/// bonded kernels' (BondedSum).
+inline constexpr int kBondedSumsAt = kNonbondedSums;
+inline constexpr int kDeviceSums = kNonbondedSums + kBondedSums;
+
+/// Energies summed on the device: kinetic, then the fixed-point sums converted, then PME's.
 struct DeviceEnergies {
   double kinetic;
-  double nonbonded[kNonbondedSums];
+  double sums[kDeviceSums];  ///< nonbonded at 0, bonded at kBondedSumsAt
   double recip[7];
 };
 
@@ -49,9 +55,10 @@ class CudaDeviceState {
   DeviceAtoms atoms(bool withFractions);
 
   /// Loads `state` (and the list reference, or the positions when it is empty) into slots in
-  /// input order; `coulomb`: posq carries k_C^(1/2) q, else 0. Waits for the copies.
-  void upload(const State& state, const std::vector<Vec3>& listReference, const System& system, bool coulomb,
-              cudaStream_t stream);
+  /// input order, with `pairType` the short-range kernel's type of each particle; `coulomb`:
+  /// posq carries k_C^(1/2) q, else 0. Waits for the copies.
+  void upload(const State& state, const std::vector<Vec3>& listReference, const System& system,
+              const std::vector<int>& pairType, bool coulomb, cudaStream_t stream);
   /// Back in input order (each pointer optional).
   void download(std::vector<Vec3>* positions, std::vector<Vec3>* velocities, std::vector<Vec3>* reference,
                 cudaStream_t stream);
@@ -83,7 +90,8 @@ class CudaDeviceState {
   DeviceBuffer<int> atom, type, slotOfAtom;
   DeviceBuffer<double> charge;
   DeviceBuffer<std::uint32_t> fractions;
-  DeviceBuffer<unsigned long long> force, nbSums;
+  DeviceBuffer<unsigned long long> force;
+  DeviceBuffer<unsigned long long> nbSums;  ///< kDeviceSums fixed-point sums (DeviceEnergies::sums)
   DeviceBuffer<double> keParts;
   DeviceBuffer<StepStatus> status;
   DeviceBuffer<DeviceEnergies> deviceEnergies;

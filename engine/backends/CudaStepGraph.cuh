@@ -23,8 +23,8 @@ class CudaStepWork {
   virtual void enqueueFirstHalf(cudaStream_t stream, cudaGraphConditionalHandle rebuild) = 0;
   /// The list build at the current positions (sort, permutation, tiles).
   virtual void enqueueRebuild(cudaStream_t stream) = 0;
-  /// Short-range tiles and PME into the cleared forces, side by side when `concurrent`;
-  /// with `timer`, events 3 and 4 after each of them.
+  /// Short-range tiles, bonded terms and PME into the cleared forces, PME beside the rest when
+  /// `concurrent`; with `timer`, an event after each phase (from event 3 on).
   virtual void enqueueForces(cudaStream_t stream, bool energies, CudaPhaseTimer* timer, bool concurrent) = 0;
   /// The integrator's second half [and the energies].
   virtual void enqueueSecondHalf(cudaStream_t stream, bool energies) = 0;
@@ -35,8 +35,8 @@ class CudaStepWork {
 
 class CudaStepGraph {
  public:
-  /// `timer`: the events of the timed variants (0 to 5: integrate, neighbor, nonbonded, pme,
-  /// integrate).
+  /// `timer`: the events of the timed variants (integrate, neighbor, the forces' phases,
+  /// integrate; the last event ends the step).
   CudaStepGraph(CudaStepWork& work, CudaPhaseTimer& timer) : work_(work), timer_(timer) {}
 
   /// Launches one step on `stream`, capturing its variant first if needed.

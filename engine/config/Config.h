@@ -21,11 +21,14 @@ struct Config {
 
   struct SystemSection {
     std::filesystem::path coordinates;  ///< system.coordinates: .gro or .pdb
+    std::filesystem::path topology;     ///< system.topology: GROMACS .top ("" = [atom.NAME] sections)
+    std::string defines;                ///< system.defines: the topology's defines, "-DFLEXIBLE -DPOSRES"
     double temperature = 300;           ///< system.temperature, K: Maxwell-Boltzmann velocities when the file has none
     unsigned long long velocitySeed = 1;  ///< system.velocity_seed
   } system;
 
-  /// [atom.NAME] sections: mass (amu), charge (e), sigma (nm), epsilon (kJ/mol).
+  /// [atom.NAME] sections: mass (amu), charge (e), sigma (nm), epsilon (kJ/mol). Empty with
+  /// system.topology, which gives every particle's parameters.
   std::vector<AtomType> atomTypes;
 
   struct NonbondedSection {

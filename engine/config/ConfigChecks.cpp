@@ -87,11 +87,41 @@ void checkTrajectoryFormats(const Config& config, const KeyOrigins& origins) {
                   "' in " + *name + " (expected .dcd or .xtc)");
 }
 
+namespace {
+
+/// A topology gives every particle's parameters: no [atom.NAME] sections beside it, and the
+/// pair potential is LJ and Coulomb in the cutoff mode.
+void checkTopologyCombination(const Config& c, const KeyOrigins& origins) {
+  if (c.system.topology.empty()) {
+    if (!c.system.defines.empty())
+      throw Error(whereSet(origins, "system.defines") + ": defines need a topology (system.topology)");
+    return;
+  }
+  if (!c.atomTypes.empty()) {
+    const std::string section = "atom." + c.atomTypes.front().name;
+    std::string where = "[" + section + "]";
+    for (const auto& [key, origin] : origins)
+      if (key.rfind(section + ".", 0) == 0) {
+        where = origin;
+        break;
+      }
+    throw Error(whereSet(origins, "system.topology") + ": the topology gives every particle's parameters; remove the [" +
+                section + "] section" + (c.atomTypes.size() > 1 ? "s and the other [atom.NAME] sections" : "") + " (" +
+                where + ")");
+  }
+  if (c.nonbonded.allPairs() || c.nonbonded.potential != "lj-coulomb")
+    throw Error(whereSet(origins, "system.topology") +
+                ": a topology runs with nonbonded.mode = cutoff and nonbonded.potential = lj-coulomb");
+}
+
+}  // namespace
+
 void checkModeCombination(const Config& c, const KeyOrigins& origins) {
   const auto fail = [&origins](const std::string& key, const std::string& what) {
     throw Error(whereSet(origins, key) + ": " + what);
   };
   const auto& nb = c.nonbonded;
+  checkTopologyCombination(c, origins);
   if (nb.potential == "gravity" && !nb.allPairs())
     fail("nonbonded.potential", "gravity needs nonbonded.mode = all-pairs (open boundaries, every pair; gravity has no "
                                 "cutoff)");

@@ -42,6 +42,12 @@ std::vector<KeySpec> systemKeys() {
          c.system.coordinates = toPath(v);
        },
        [](const C& c) { return c.system.coordinates.string(); }},
+      {"system.topology", "path",
+       "GROMACS .top: particles, charges, masses, LJ, bonded terms, exclusions (instead of [atom.NAME])", allCommands,
+       [](C& c, const V& v) { c.system.topology = v.text.empty() ? fs::path() : toPath(v); },
+       [](const C& c) { return c.system.topology.string(); }},
+      text("system.defines", "the topology's preprocessor defines, as grompp's define: -DFLEXIBLE -DPOSRES",
+           allCommands, &C::system, &C::SystemSection::defines),
       number("system.temperature", "K", "Maxwell-Boltzmann velocities when the file has none", runAndMap, &C::system,
              &C::SystemSection::temperature, nonNegative),
       seed("system.velocity_seed", "seed of the initial velocities", runOnly, &C::system,

@@ -67,9 +67,10 @@ void checkRequired(const Config& config, const fs::path& file) {
     const std::string where = file.empty() ? "command line" : file.string();
     throw Error(where + ": key 'system.coordinates': required key is missing (the .gro or .pdb file)");
   }
-  if (config.atomTypes.empty()) {
+  if (config.atomTypes.empty() && config.system.topology.empty()) {
     const std::string where = file.empty() ? "command line" : file.string();
-    throw Error(where + ": no [atom.NAME] section: every atom name in the coordinates needs mass, charge, sigma, epsilon");
+    throw Error(where + ": no [atom.NAME] section and no system.topology: every atom name in the coordinates needs mass, "
+                        "charge, sigma, epsilon, or a GROMACS topology gives them");
   }
 }
 

@@ -18,8 +18,13 @@ double pressureBar(double kineticEnergy, const Energies& energies, double volume
 }
 
 EnergyLog::EnergyLog(const std::filesystem::path& file, double degreesOfFreedom, long long interval, double timestep,
-                     long long restartStep, bool periodic)
-    : path_(file), degreesOfFreedom_(degreesOfFreedom), interval_(interval), timestep_(timestep), periodic_(periodic) {
+                     long long restartStep, bool periodic, std::vector<int> bondedSlots)
+    : path_(file),
+      degreesOfFreedom_(degreesOfFreedom),
+      interval_(interval),
+      timestep_(timestep),
+      periodic_(periodic),
+      bondedSlots_(std::move(bondedSlots)) {
   if (restartStep >= 0 && std::filesystem::exists(file))
     continueAfter(restartStep);
   else
@@ -28,27 +33,32 @@ EnergyLog::EnergyLog(const std::filesystem::path& file, double degreesOfFreedom,
   startTime_ = std::chrono::steady_clock::now();
 }
 
-std::string EnergyLog::header() {
+std::string EnergyLog::header(const std::vector<int>& bondedSlots) {
   std::string h = "#\"Step\",\"Time (ps)\",\"Potential Energy (kJ/mole)\",\"Kinetic Energy (kJ/mole)\","
                   "\"Total Energy (kJ/mole)\",\"Temperature (K)\",\"Speed (ns/day)\",";
-  h += energyTermHeader();
+  h += energyTermHeader(bondedSlots);
   h += ",\"Pressure (bar)\"";
   return h;
 }
 
-std::string energyTermHeader() {
-  return "\"LJ (kJ/mole)\",\"Dispersion Correction (kJ/mole)\",\"Coulomb Real Space (kJ/mole)\","
-         "\"Coulomb Reciprocal Space (kJ/mole)\",\"Coulomb Self (kJ/mole)\",\"Coulomb Net Charge (kJ/mole)\","
-         "\"Gravity or Typed Pair (kJ/mole)\"";
+std::string energyTermHeader(const std::vector<int>& bondedSlots) {
+  std::string h = "\"LJ (kJ/mole)\",\"Dispersion Correction (kJ/mole)\",\"Coulomb Real Space (kJ/mole)\","
+                  "\"Coulomb Reciprocal Space (kJ/mole)\",\"Coulomb Self (kJ/mole)\",\"Coulomb Net Charge (kJ/mole)\","
+                  "\"Gravity or Typed Pair (kJ/mole)\"";
+  for (const int slot : bondedSlots) h += ",\"" + std::string(bondedSlotName(slot)) + " (kJ/mole)\"";
+  return h;
 }
 
-std::string energyTermFields(const Energies& e) {
+std::string energyTermFields(const Energies& e, const std::vector<int>& bondedSlots) {
   std::string out;
-  for (const double v :
-       {e.lj, e.dispersionCorrection, e.coulombReal, e.coulombRecip, e.coulombSelf, e.coulombNetCharge, e.pair}) {
+  // The exclusion correction removes the excluded pairs' reciprocal-space energy: it is
+  // reported with it.
+  for (const double v : {e.lj, e.dispersionCorrection, e.coulombReal, e.coulombRecip + e.coulombExclusion, e.coulombSelf,
+                         e.coulombNetCharge, e.pair}) {
     if (!out.empty()) out += ',';
     out += csvNumber("%.10g", v);
   }
+  for (const int slot : bondedSlots) out += "," + csvNumber("%.10g", e.bonded[std::size_t(slot)]);
   return out;
 }
 
@@ -64,7 +74,7 @@ std::string csvNumber(const char* format, double value) {
 void EnergyLog::startNew() {
   out_.open(path_, std::ios::trunc);
   if (!out_) throw fileError(path_.string(), 0, "cannot create the energy log: " + systemReason());
-  out_ << header() << '\n' << std::flush;
+  out_ << header(bondedSlots_) << '\n' << std::flush;
   if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
 }
 
@@ -83,7 +93,7 @@ void EnergyLog::continueAfter(long long restartStep) {
   }
   out_.open(path_, std::ios::trunc);
   if (!out_) throw fileError(path_.string(), 0, "cannot reopen the energy log: " + systemReason());
-  if (kept.empty()) kept.push_back(header());
+  if (kept.empty()) kept.push_back(header(bondedSlots_));
   for (const std::string& line : kept) out_ << line << '\n';
   out_ << std::flush;
 }
@@ -106,7 +116,7 @@ void EnergyLog::report(const State& state, const Energies& e, double kinetic) {
   for (const double v : {potential, kinetic, potential + kinetic}) add(csvNumber("%.10g", v));
   add(csvNumber("%.6f", temperatureOf(degreesOfFreedom_, kinetic)));
   add(speed(state.step));
-  add(energyTermFields(e));
+  add(energyTermFields(e, bondedSlots_));
   add(periodic_ ? csvNumber("%.6f", pressureBar(kinetic, e, state.box.volume())) : "--");
   line += '\n';
   out_ << line << std::flush;

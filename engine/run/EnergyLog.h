@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "engine/run/Reporter.h"
 
@@ -12,7 +13,8 @@ namespace faraday {
 /// also has named as it names them: #"Step","Time (ps)","Potential Energy (kJ/mole)",
 /// "Kinetic Energy (kJ/mole)","Total Energy (kJ/mole)","Temperature (K)","Speed (ns/day)"
 /// (averaged since the start of this run; "--" before any step), then each term of Energies
-/// (kJ/mole) and "Pressure (bar)" ("--" without a periodic box: an open system in
+/// (kJ/mole), the topology's bonded terms named as `gmx energy` names them ("Bond
+/// (kJ/mole)", "Angle (kJ/mole)", ...; only those the system has), and "Pressure (bar)" ("--" without a periodic box: an open system in
 /// nonbonded.mode = all-pairs has no volume). No value prints as "-0". Rows are flushed as
 /// they are written. On a restart the rows after the restart step are dropped and the log
 /// continues.
@@ -20,9 +22,9 @@ class EnergyLog : public Reporter {
  public:
   /// `degreesOfFreedom` of the temperature (degreesOfFreedom() of integrators/Integrator.h),
   /// `timestep` ps; `restartStep` < 0 starts a new file; `periodic`: whether the pressure of
-  /// the state's box means anything.
+  /// the state's box means anything; `bondedSlots`: the bonded columns (bondedSlotsPresent).
   EnergyLog(const std::filesystem::path& file, double degreesOfFreedom, long long interval, double timestep,
-            long long restartStep, bool periodic = true);
+            long long restartStep, bool periodic = true, std::vector<int> bondedSlots = {});
   const char* name() const override { return "energy"; }
   long long interval() const override { return interval_; }
   bool needsState() const override { return false; }
@@ -30,7 +32,7 @@ class EnergyLog : public Reporter {
   void finish(const State& state) override;
 
   /// The header line (without newline).
-  static std::string header();
+  static std::string header(const std::vector<int>& bondedSlots = {});
 
  private:
   void startNew();
@@ -42,15 +44,16 @@ class EnergyLog : public Reporter {
   long long interval_;
   double timestep_;
   bool periodic_;
+  std::vector<int> bondedSlots_;
   std::ofstream out_;
   long long startStep_ = 0;
   std::chrono::steady_clock::time_point startTime_;
 };
 
 /// The energy-term columns of every energy table (energy log, rerun): each term of Energies
-/// (kJ/mole), and one row's fields (no line end).
-std::string energyTermHeader();
-std::string energyTermFields(const Energies& energies);
+/// (kJ/mole), then the bonded terms of `bondedSlots`; and one row's fields (no line end).
+std::string energyTermHeader(const std::vector<int>& bondedSlots = {});
+std::string energyTermFields(const Energies& energies, const std::vector<int>& bondedSlots = {});
 
 /// `value` formatted by printf `format`, without a minus sign when it prints as zero.
 std::string csvNumber(const char* format, double value);

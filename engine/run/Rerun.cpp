@@ -39,7 +39,7 @@ int rerunMain(const Config& config, std::ostream& log) {
   }
   auto backend = makeBackend(config, setup.system, nullptr);
   std::string table = "#\"Frame\",\"Step\",\"Time (ps)\",\"Potential Energy (kJ/mole)\",";
-  table += energyTermHeader();
+  table += energyTermHeader(bondedSlotsPresent(setup.system.topology));
   table += '\n';
   std::vector<std::vector<Vec3>> forces;
   for (std::size_t f = 0; f < frames.size(); ++f) {
@@ -48,7 +48,7 @@ int rerunMain(const Config& config, std::ostream& log) {
     backend->setState(s, {});
     const Energies e = backend->computeForces();
     table += std::to_string(f) + "," + std::to_string(s.step) + "," + csvNumber("%.6f", s.time) + "," +
-             csvNumber("%.10g", e.potential()) + "," + energyTermFields(e) + "\n";
+             csvNumber("%.10g", e.potential()) + "," + energyTermFields(e, bondedSlotsPresent(setup.system.topology)) + "\n";
     if (!config.output.forcesFile.empty()) forces.push_back(backend->forces());
   }
   std::error_code ec;

@@ -105,7 +105,8 @@ void Simulation::createStandardReporters() {
                       std::make_unique<EnergyLog>(outputPath(out.energyFile),
                                                   degreesOfFreedom(setup_.system, config_.integrator.type),
                                                   out.energyInterval, config_.integrator.dt, restartStep,
-                                                  !config_.nonbonded.allPairs()));
+                                                  !config_.nonbonded.allPairs(),
+                                                  bondedSlotsPresent(setup_.system.topology)));
   if (!out.trajectoryFile.empty())
     reporters_.push_back(std::make_unique<TrajectoryReporter>(outputPath(out.trajectoryFile), setup_.system.size(),
                                                               out.trajectoryInterval, config_.integrator.dt, restartStep,
@@ -339,6 +340,7 @@ RunResult runFromConfig(const Config& config, const RunOptions& options, std::os
     return {};
   }
   printEffective(config, log);
+  for (const std::string& w : setup.warnings) logFileOnly(log, "Warning: " + w + "\n");
   log << describeSystem(setup.system);
   log << "Velocities: " << (checkpoint ? "from the checkpoint" : setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
   if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";

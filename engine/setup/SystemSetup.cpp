@@ -2,10 +2,13 @@
 
 #include <cstdio>
 #include <map>
+#include <sstream>
 
 #include "engine/formats/Coordinates.h"
 #include "core/Error.h"
 #include "engine/config/KernelParams.h"
+#include "engine/formats/gromacs/GromacsTopology.h"
+#include "engine/setup/TopologySystem.h"
 #include "engine/formats/TextParse.h"
 #include "core/Units.h"
 #include "integrators/InitialVelocities.h"
@@ -36,7 +39,26 @@ void assignTypes(const Config& config, const Coordinates& c, System& system) {
   }
 }
 
-System makeSystem(const Config& config, const Coordinates& c) {
+/// grompp's define option split at blanks: "-DFLEXIBLE -DPOSRES" -> {"-DFLEXIBLE", "-DPOSRES"}.
+std::vector<std::string> splitDefines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) {
+    if (word.rfind("-D", 0) != 0 || word.size() < 3)
+      throw keyError("system.defines", "'" + word + "' is not of the form -DNAME or -DNAME=value");
+    out.push_back(word);
+  }
+  return out;
+}
+
+System makeSystem(const Config& config, const Coordinates& c, std::vector<std::string>& warnings) {
+  if (!config.system.topology.empty()) {
+    const GromacsTopology top = readGromacsTopology(config.system.topology, splitDefines(config.system.defines));
+    checkNetCharge(top);
+    TopologySystem ts = systemFromTopology(top, c, config.system.coordinates.string());
+    warnings.insert(warnings.end(), ts.warnings.begin(), ts.warnings.end());
+    return std::move(ts.system);
+  }
   System system;
   system.types = config.atomTypes;
   system.atomName = c.atomName;
@@ -45,6 +67,30 @@ System makeSystem(const Config& config, const Coordinates& c) {
   system.box = c.box;
   assignTypes(config, c, system);
   return system;
+}
+
+/// Molecules (consecutive molecules of one name counted together), atom types and the
+/// number of each kind of term.
+std::string describeTopology(const System& system) {
+  const Topology& t = system.topology;
+  std::string out = "  molecules:";
+  for (std::size_t m = 0; m < t.molecules.size();) {
+    std::size_t k = m;
+    while (k < t.molecules.size() && t.molecules[k].name == t.molecules[m].name) ++k;
+    out += " " + t.molecules[m].name + " x " + std::to_string(k - m);
+    m = k;
+  }
+  out += "\n  " + std::to_string(system.types.size()) + " atom types\n  terms:";
+  const std::pair<const char*, std::size_t> counts[] = {
+      {"bonds", t.bonds.size() + t.morseBonds.size()}, {"angles", t.angles.size()}, {"U-B angles", t.ureyBradleys.size()},
+      {"proper dihedrals", t.properDihedrals.size()}, {"RB dihedrals", t.rbDihedrals.size()},
+      {"impropers", t.impropers.size() + t.periodicImpropers.size()}, {"CMAP", t.cmaps.size()},
+      {"1-4 pairs", t.pairs14.size()}, {"position restraints", t.positionRestraints.size()},
+      {"excluded pairs", t.exclusions.size() / 2}, {"constraints", t.constraints.size()}, {"settles", t.settles.size()}};
+  bool first = true;
+  for (const auto& [name, n] : counts)
+    if (n > 0) out += std::string(first ? " " : ", ") + std::to_string(n) + " " + name, first = false;
+  return out + "\n";
 }
 
 }  // namespace
@@ -66,7 +112,8 @@ Setup buildSetup(const Config& config) {
   const Coordinates c = readCoordinates(config.system.coordinates);
   Setup setup;
   setup.title = c.title;
-  setup.system = makeSystem(config, c);
+  setup.system = makeSystem(config, c, setup.warnings);
+  for (const std::string& w : setup.warnings) std::fprintf(stderr, "faraday: warning: %s\n", w.c_str());
   // All pairs: open boundaries, the file's box is carried along for the outputs only.
   if (!config.nonbonded.allPairs()) checkCutoffFitsBox(config, c.box);
   if (config.nonbonded.typed()) typedPairTable(config, setup.system);  // every pair of types present has a section
@@ -92,11 +139,15 @@ std::string describeSystem(const System& system) {
   std::snprintf(line, sizeof line, "atoms: %zu  box: %.4f x %.4f x %.4f nm  volume: %.4f nm^3  density: %.4f g/cm^3\n",
                 system.size(), L.x, L.y, L.z, system.box.volume(), density);
   out += line;
-  for (const auto& [t, n] : counts) {
+  if (!system.topology.empty()) {
+    out += describeTopology(system);
+  } else {
+    for (const auto& [t, n] : counts) {
     const AtomType& type = system.types[std::size_t(t)];
     std::snprintf(line, sizeof line, "  %-8s x %lld  mass %g amu  charge %g e  sigma %g nm  epsilon %g kJ/mol\n",
                   type.name.c_str(), n, type.mass, type.charge, type.sigma, type.epsilon);
     out += line;
+    }
   }
   std::snprintf(line, sizeof line, "net charge: %g e\n", system.netCharge());
   out += line;

@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <vector>
 
 #include "engine/config/Config.h"
 #include "core/System.h"
@@ -12,10 +13,13 @@ struct Setup {
   State state;
   std::string title;  ///< title of the coordinate file
   bool velocitiesFromFile = false;
+  std::vector<std::string> warnings;  ///< the topology's and grompp-style name checks, one line each
 };
 
-/// Reads config.system.coordinates, maps each atom name to its [atom.NAME] type, fills
-/// the System and the initial State (velocities from the .gro when present, else
+/// Reads config.system.coordinates and either maps each atom name to its [atom.NAME] type or
+/// reads config.system.topology (GROMACS .top with config.system.defines: particles, charges,
+/// masses, LJ table, bonded terms, exclusions; its net charge must be an integer), fills the
+/// System and the initial State (velocities from the .gro when present, else
 /// Maxwell-Boltzmann at system.temperature), and checks the cutoff against the box (not in
 /// nonbonded.mode = all-pairs, which has open boundaries) and, with the typed pair force, that
 /// every pair of atom types in the system has its [typed.A-B] section. Throws Error naming

@@ -1,6 +1,7 @@
 #include "kernels/bonded/Bonded.h"
 
 #include <string>
+#include <utility>
 
 #include "core/Error.h"
 #include "core/Units.h"
@@ -12,6 +13,26 @@ const char* bondedSlotName(int slot) {
       "Bond",           "Morse",     "Angle",      "U-B",           "Proper Dih.",  "Ryckaert-Bell.", "Improper Dih.",
       "Per. Imp. Dih.", "CMAP Dih.", "LJ-14",      "Coulomb-14",    "Position Rest.", "Excl. corr."};
   return slot >= 0 && slot < kBondedSlots ? kNames[slot] : "";
+}
+
+std::vector<int> bondedSlotsPresent(const Topology& t) {
+  const std::pair<int, bool> slots[] = {
+      {kBondSlot, !t.bonds.empty()},
+      {kMorseSlot, !t.morseBonds.empty()},
+      {kAngleSlot, !t.angles.empty()},
+      {kUreyBradleySlot, !t.ureyBradleys.empty()},
+      {kProperDihSlot, !t.properDihedrals.empty()},
+      {kRbDihSlot, !t.rbDihedrals.empty()},
+      {kImproperDihSlot, !t.impropers.empty()},
+      {kPeriodicImproperDihSlot, !t.periodicImpropers.empty()},
+      {kCmapSlot, !t.cmaps.empty()},
+      {kLj14Slot, !t.pairs14.empty()},
+      {kCoulomb14Slot, !t.pairs14.empty()},
+      {kPositionRestraintSlot, !t.positionRestraints.empty()}};
+  std::vector<int> out;
+  for (const auto& [slot, present] : slots)
+    if (present) out.push_back(slot);
+  return out;
 }
 
 double BondedEnergies::total() const {

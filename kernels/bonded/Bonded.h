@@ -22,10 +22,18 @@ struct BondedParams {
   double ewaldBeta = 0;
 };
 
+/// What a call computes: the bonded terms (bonds to position restraints, 1-4 pairs included),
+/// the exclusion correction, or both; the backends time the two as phases of their own.
+enum BondedParts : int { kBondedTermsPart = 1, kExclusionCorrectionPart = 2, kAllBondedParts = 3 };
+
 /// `gmx energy`'s name of a slot ("Bond", "Morse", "Angle", "U-B", "Proper Dih.",
 /// "Ryckaert-Bell.", "Improper Dih.", "Per. Imp. Dih.", "CMAP Dih.", "LJ-14", "Coulomb-14",
 /// "Position Rest."), and "Excl. corr." for the exclusion correction.
 const char* bondedSlotName(int slot);
+
+/// The slots of the terms `topology` has (non-empty arrays, in slot order; not the
+/// exclusion correction): the bonded columns of an energy table.
+std::vector<int> bondedSlotsPresent(const Topology& topology);
 
 /// Energies (kJ/mol) per slot (BondedSlot) and the virial of all the terms.
 struct BondedEnergies {

@@ -43,11 +43,17 @@ CpuBonded::CpuBonded(const Topology& topology, const std::vector<double>& charge
   exclusions_ = exclusionCorrectionPairs(topology, charges, params);
 }
 
-BondedEnergies CpuBonded::compute(const std::vector<Vec3>& positions, const Box& box, std::vector<Vec3>& forces) {
+BondedEnergies CpuBonded::compute(const std::vector<Vec3>& positions, const Box& box, std::vector<Vec3>& forces,
+                                  int parts) {
   if (forces.size() != positions.size()) throw Error("bonded forces: positions and forces differ in size");
   BondedEnergies out;
   LoopArgs a{positions, MinimumImage::fromBox(box), BondedView{cmap_.view(), params_.ewaldBeta}, forces, out, {}};
   const Topology& t = topology_;
+  if (parts & kExclusionCorrectionPart) addTerms(exclusions_, kExclusionCorrectionSlot, -1, a);
+  if (!(parts & kBondedTermsPart)) {
+    out.virial = symmetricTensor(a.w);
+    return out;
+  }
   addTerms(t.bonds, kBondSlot, -1, a);
   addTerms(t.morseBonds, kMorseSlot, -1, a);
   addTerms(t.angles, kAngleSlot, -1, a);
@@ -59,7 +65,6 @@ BondedEnergies CpuBonded::compute(const std::vector<Vec3>& positions, const Box&
   addTerms(t.cmaps, kCmapSlot, -1, a);
   addTerms(t.pairs14, kLj14Slot, kCoulomb14Slot, a);
   addTerms(t.positionRestraints, kPositionRestraintSlot, -1, a);
-  addTerms(exclusions_, kExclusionCorrectionSlot, -1, a);
   out.virial = symmetricTensor(a.w);
   return out;
 }

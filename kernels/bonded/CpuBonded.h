@@ -14,7 +14,11 @@ class CpuBonded : public BondedForces {
   /// give the exclusion correction. Throws Error on a malformed topology.
   CpuBonded(const Topology& topology, const std::vector<double>& charges, const BondedParams& params);
 
-  BondedEnergies compute(const std::vector<Vec3>& positions, const Box& box, std::vector<Vec3>& forces) override;
+  BondedEnergies compute(const std::vector<Vec3>& positions, const Box& box, std::vector<Vec3>& forces) override {
+    return compute(positions, box, forces, kAllBondedParts);
+  }
+  /// The parts of BondedParts in `parts` alone.
+  BondedEnergies compute(const std::vector<Vec3>& positions, const Box& box, std::vector<Vec3>& forces, int parts);
 
   const CmapTable& cmapTable() const { return cmap_; }
 

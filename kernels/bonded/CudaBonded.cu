@@ -141,8 +141,8 @@ bool CudaBonded::empty() const {
 }
 
 void CudaBonded::enqueue(cudaStream_t stream, bool energies, const double4_32a* pos, const int* slotOfAtom,
-                         const Box& box, unsigned long long* force, std::size_t stride,
-                         unsigned long long* sums) const {
+                         const Box& box, unsigned long long* force, std::size_t stride, unsigned long long* sums,
+                         int parts) const {
   const TermArgs a{pos,
                    slotOfAtom,
                    MinimumImage::fromBox(box),
@@ -150,6 +150,8 @@ void CudaBonded::enqueue(cudaStream_t stream, bool energies, const double4_32a* 
                    force,
                    stride,
                    sums};
+  if (parts & kExclusionCorrectionPart) launchTerms(stream, energies, exclusions_, kExclusionCorrectionSlot, -1, a);
+  if (!(parts & kBondedTermsPart)) return;
   launchTerms(stream, energies, bonds_, kBondSlot, -1, a);
   launchTerms(stream, energies, morseBonds_, kMorseSlot, -1, a);
   launchTerms(stream, energies, angles_, kAngleSlot, -1, a);
@@ -161,7 +163,6 @@ void CudaBonded::enqueue(cudaStream_t stream, bool energies, const double4_32a* 
   launchTerms(stream, energies, cmaps_, kCmapSlot, -1, a);
   launchTerms(stream, energies, pairs14_, kLj14Slot, kCoulomb14Slot, a);
   launchTerms(stream, energies, positionRestraints_, kPositionRestraintSlot, -1, a);
-  launchTerms(stream, energies, exclusions_, kExclusionCorrectionSlot, -1, a);
 }
 
 namespace {

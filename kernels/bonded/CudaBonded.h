@@ -31,12 +31,15 @@ class CudaBonded {
   /// entries, indexed by slot) and, with `energies`, adds the energies and virial to `sums`
   /// (kBondedSums entries, fixed::kEnergyScale; the caller clears them). `pos`: x, y, z (nm)
   /// per slot; slotOfAtom: the slot of each particle; box: rectangular, for minimum images.
-  /// Kernel launches only, no synchronisation: capturable into a graph.
+  /// Kernel launches only, no synchronisation: capturable into a graph. `parts`: BondedParts.
   void enqueue(cudaStream_t stream, bool energies, const double4_32a* pos, const int* slotOfAtom, const Box& box,
-               unsigned long long* force, std::size_t stride, unsigned long long* sums) const;
+               unsigned long long* force, std::size_t stride, unsigned long long* sums,
+               int parts = kAllBondedParts) const;
 
   /// Whether there is nothing to compute.
   bool empty() const;
+  /// Whether the exclusion correction has pairs.
+  bool hasExclusionCorrection() const { return exclusions_.size() > 0; }
 
  private:
   DeviceBuffer<HarmonicBond> bonds_;

@@ -6,6 +6,7 @@
 #include "core/System.h"
 #include "core/Vec3.h"
 #include "kernels/neighbor/NeighborList.h"
+#include "kernels/nonbonded/LjTable.h"
 #include "kernels/nonbonded/PairEvaluators.h"
 #include "kernels/nonbonded/TypedPairTable.h"
 
@@ -35,14 +36,6 @@ struct NonbondedResult {
 /// force is not: it jumps by F(rc), as LJ's does under the potential shift).
 std::vector<double> typedPairShifts(const TypedPairTable& table, double cutoff);
 
-/// LJ parameters of every type pair (Lorentz-Berthelot mixed), row-major types x types.
-struct LjTable {
-  int types = 0;
-  std::vector<LjParams<double>> pairs;
-  const LjParams<double>& at(int a, int b) const { return pairs[std::size_t(a) * types + b]; }
-};
-LjTable makeLjTable(const std::vector<AtomType>& types, double cutoff, bool shift);
-
 /// Sums over one row of the full list: force on i (kJ/mol/nm), pair energies (kJ/mol: `pair`
 /// is LJ or the typed force) and pair virials r_ij (x) F_ij (kJ/mol: xx yy zz xy xz yz).
 struct RowSums {
@@ -51,7 +44,8 @@ struct RowSums {
   double w[6] = {0, 0, 0, 0, 0, 0};
 };
 
-/// The CPU pair loop over the full neighbor list, in the list's slot (cell) order: OpenMP
+/// The CPU pair loop over the full neighbor list, in the list's slot (cell) order, skipping
+/// the topology's excluded pairs (no LJ, no real-space Coulomb): OpenMP
 /// over rows, each row summing its particle's force, half pair energies and half pair
 /// virials in ascending neighbour order; the totals are then summed over slots in order.
 /// The results are therefore bitwise identical for any number of threads.
@@ -66,9 +60,11 @@ class CpuNonbonded {
 
  private:
   void gatherSlots(const std::vector<Vec3>& positions, const Box& box, const NeighborList& list);
-  template <bool kCoulomb, bool kTyped>
+  /// The excluded partners of each slot as slots, ascending (after each list build).
+  void gatherExclusions(const NeighborList& list);
+  template <bool kCoulomb, bool kTyped, bool kExclusions>
   void computeRows(const Box& box, const NeighborList& list, std::vector<Vec3>& forces);
-  template <bool kCoulomb, bool kTyped>
+  template <bool kCoulomb, bool kTyped, bool kExclusions>
   RowSums sumRow(int i, const Box& box, const NeighborList& list) const;
   /// The pair energy and F/r of LJ or the typed force (shifted) for types a and b.
   template <bool kTyped>
@@ -81,6 +77,9 @@ class CpuNonbonded {
   std::vector<int> type_;              ///< per particle
   std::vector<double> charge_;         ///< per particle, e
   std::vector<double> scaledCharge_;   ///< per particle k_C q_i, so that qq = k_C q_i * q_j
+  std::vector<int> exclusionOffsets_, exclusions_;  ///< the topology's excluded pairs (CSR by particle)
+  std::vector<int> slotExclusionOffsets_, slotExclusions_;  ///< the same by slot, ascending
+  std::vector<int> exclusionsOrder_;   ///< the list's slot order slotExclusions_ belongs to
   // Per slot of the neighbor list (slot s holds particle list.order()[s]):
   std::vector<Vec3> wrapped_;                    ///< positions wrapped into the box, nm
   std::vector<int> slotType_;
