@@ -188,7 +188,7 @@ def equilibrate_template(molecules=512, seed=2026):
     with open(os.path.join(work, "md.mdp"), "w") as f:
         f.write(gmx_prep.mdp_text("md", "", grid, md))
     gmx_prep.gmx(["grompp", "-f", "md.mdp", "-c", "minimised.gro", "-p", "topol.top", "-o", "md.tpr"], work)
-    gmx_prep.gmx(["mdrun", "-s", "md.tpr", "-deffnm", "md", "-c", "md.g96", "-nt", 1], work)
+    gmx_prep.gmx(["mdrun", "-s", "md.tpr", "-deffnm", "md", "-c", "md.g96", "-nt", 1, "-reprod"], work)
     os.makedirs(os.path.dirname(TEMPLATE), exist_ok=True)
     gmx_prep.g96_to_gro(os.path.join(work, "md.g96"), TEMPLATE, decimals=4,
                         title=f"SPC/E water, {molecules} molecules, 50 ps at 300 K and 1 bar "

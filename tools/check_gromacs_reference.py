@@ -4,7 +4,7 @@ without GROMACS: every file is there and loads, and the numbers agree with each 
 
 Per system:
   - topol.top and every file it includes (all #ifdef branches) resolve inside the folder;
-  - conf.gro, forces.npy (N x 3 float64, finite) and topology.npz agree on N, the box matches;
+  - conf.gro, forces.npy (N x 3 float64, finite) and tpr/*.npy agree on N, the box matches;
   - the energy terms add up to Potential;
   - the charges add up to the stated net charge, an integer;
   - the net force is small against the forces (bonded, LJ and real-space forces cancel in
@@ -12,7 +12,7 @@ Per system:
     net force minus the restraint forces (recomputed from posre.itp, restraint.gro and conf.gro,
     whose energy must equal "Position Rest.") is what must be small;
   - the virial tensor is symmetric (the potential does not change under a rotation).
-With --direct, LJ (SR) and Coulomb (SR) are summed pair by pair from topology.npz and conf.gro
+With --direct, LJ (SR) and Coulomb (SR) are summed pair by pair from tpr/*.npy and conf.gro
 as reference.json's term_notes say, and an Ewald sum in reciprocal space is compared with
 GROMACS's PME on the finer grid of pme_convergence: this shows what each GROMACS term contains.
 
@@ -164,7 +164,8 @@ def check_system(folder, direct):
     _, atoms, x, box = read_gro(os.path.join(folder, "conf.gro"))
     x, box = np.array(x), np.array(box)
     forces = np.load(os.path.join(folder, "forces.npy"))
-    top = np.load(os.path.join(folder, "topology.npz"))
+    top = {key: np.load(os.path.join(folder, "tpr", key + ".npy"))
+           for key in ("charge", "mass", "type", "c6", "c12", "excluded_pairs")}
     n = len(atoms)
     chk.check(n == ref["atoms"] == len(top["charge"]), f"atom counts differ: conf.gro {n}, json {ref['atoms']}")
     chk.check(np.allclose(box, ref["box_nm"], rtol=0, atol=1e-12), "box differs from reference.json")

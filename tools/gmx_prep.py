@@ -2,8 +2,9 @@
 running gmx, cutting peptides from adenylate kinase, solvating, adding ions, minimising, and
 copying a topology with the force-field files it includes.
 
-Everything runs one thread (-nt 1) with fixed seeds, so a rerun on the same machine and
-GROMACS build gives the same files. The GROMACS binary is $GMX (default gmx_d, double
+Everything runs one thread (mdrun -nt 1 -reprod: no run-time choices such as FFT plans that
+change the last bits) with fixed seeds, so a rerun on the same machine and GROMACS build gives
+the same files. The GROMACS binary is $GMX (default gmx_d, double
 precision); the force fields come from $GMXDATA/top (default /usr/share/gromacs/top).
 """
 import math
@@ -122,11 +123,11 @@ def write_heavy_atoms(src, dst, first=None, last=None):
         out.write("END\n")
 
 
-def pdb2gmx(cwd, pdb, forcefield, water, extra=()):
+def pdb2gmx(cwd, pdb, forcefield, water):
     """pdb2gmx with charged termini (its default) and hydrogens rebuilt: protein.gro, topol.top,
     posre.itp in cwd."""
     gmx(["pdb2gmx", "-f", pdb, "-o", "protein.gro", "-p", "topol.top", "-i", "posre.itp",
-         "-ff", forcefield, "-water", water, "-ignh"] + list(extra), cwd)
+         "-ff", forcefield, "-water", water, "-ignh"], cwd)
 
 
 def solvate_and_ions(cwd, gro, box, grid, concentration=None, seed=2026):
@@ -154,7 +155,7 @@ def minimise(cwd, gro, top, grid, out, define="-DFLEXIBLE", maxwarn=0, steps=500
         f.write(mdp_text("steep", define, grid, [("nsteps", steps), ("emtol", emtol), ("emstep", "0.01"),
                                                  ("nstcalcenergy", "1"), ("nstenergy", "0")]))
     gmx(["grompp", "-f", "em.mdp", "-c", gro, "-p", top, "-o", "em.tpr", "-maxwarn", maxwarn], cwd)
-    text = gmx(["mdrun", "-s", "em.tpr", "-deffnm", "em", "-c", "em.g96", "-nt", 1], cwd)
+    text = gmx(["mdrun", "-s", "em.tpr", "-deffnm", "em", "-c", "em.g96", "-nt", 1, "-reprod"], cwd)
     g96_to_gro(os.path.join(cwd, "em.g96"), os.path.join(cwd, out))
     energy = re.search(r"Potential Energy\s+=\s+(\S+)", text)
     force = re.search(r"Maximum force\s+=\s+(\S+)", text)
@@ -178,10 +179,10 @@ def g96_to_gro(src, dst, decimals=6, title=None):
     write_gro(dst, title, atoms, positions, box, decimals=decimals)
 
 
-def editconf_gro(cwd, src, dst, decimals=6):
+def editconf_gro(cwd, src, dst, title, decimals=6):
     """Any coordinate file GROMACS reads, rewritten as a .gro with `decimals` decimals."""
     gmx(["editconf", "-f", src, "-o", "tmp.g96"], cwd)
-    g96_to_gro(os.path.join(cwd, "tmp.g96"), os.path.join(cwd, dst), decimals)
+    g96_to_gro(os.path.join(cwd, "tmp.g96"), os.path.join(cwd, dst), decimals, title)
 
 
 def molecules(top):
@@ -226,19 +227,23 @@ def included_files(top):
     return found
 
 
-def copy_topology(top, dest, extra=()):
+VOLATILE = re.compile(r"^;\s*(By user|On host|At date|Working dir):")
+
+
+def copy_topology(top, dest):
     """Copies top (as topol.top) and every file it includes into dest with the relative paths
-    the #include lines use, so the topology reads without GROMACS installed; `extra` files are
-    copied beside it. Returns the relative paths written."""
+    the #include lines use, so the topology reads without GROMACS installed. In the files made
+    here (not the force field's) the header lines naming the user, host, date and folder are
+    left out, so that a rebuild writes the same bytes. Returns the relative paths written."""
     os.makedirs(dest, exist_ok=True)
-    shutil.copyfile(top, os.path.join(dest, "topol.top"))
-    written = ["topol.top"]
-    for rel, source in included_files(top):
+    written = []
+    for rel, source in [("topol.top", os.path.abspath(top))] + included_files(top):
         target = os.path.join(dest, rel)
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        shutil.copyfile(source, target)
+        if source.startswith(os.path.abspath(GMX_TOP) + os.sep):
+            shutil.copyfile(source, target)
+        else:
+            with open(source) as f, open(target, "w") as out:
+                out.writelines(line for line in f if not VOLATILE.match(line))
         written.append(rel)
-    for path in extra:
-        shutil.copyfile(path, os.path.join(dest, os.path.basename(path)))
-        written.append(os.path.basename(path))
     return written

@@ -11,6 +11,8 @@ MDAnalysisTests (stage `prepare`) and (2) computes its single point with gmx_d (
   posre.itp       position restraints written by pdb2gmx (used only with -DPOSRES)
   restraint.gro   reference positions of the restraints (grompp -r), where `define` has -DPOSRES
   reference.mdp   the run parameters
+  tpr/*.npy       per-atom charge, mass and LJ type, C6/C12 per type pair and the excluded
+                  pairs as grompp built them (from gmx dump -s), for checking a topology reader
   reference.json  energy per term (kJ/mol, names as gmx energy prints them), the virial,
                   the settings (cutoffs, beta and how it was found, PME grid and order), what
                   grompp and mdrun said, and the topology's interaction counts
@@ -33,7 +35,7 @@ Settings, the same for every system (tools/gmx_prep.py NONBONDED): Verlet lists,
 above rcoulomb = rvdw = 1.0 nm (verlet-buffer-tolerance -1), potential-shift modifiers for LJ
 and Coulomb, PME order 4 on an explicit grid of spacing <= 0.1 nm, ewald-rtol 1e-5, no
 dispersion correction, no constraints, define = -DFLEXIBLE (water with bonds and an angle).
-The single point is `gmx_d mdrun -rerun conf.gro -nt 1` with GMX_NBNXN_EWALD_ANALYTICAL=1
+The single point is `gmx_d mdrun -rerun conf.gro -nt 1 -reprod` with GMX_NBNXN_EWALD_ANALYTICAL=1
 (real-space Ewald from erfc, not from tables); a second run, `mdrun` with nsteps = 0, gives the
 virial (reruns do not write it) and must agree with the rerun's energies and forces.
 
@@ -133,7 +135,7 @@ def prepare_peptide_amber_vacuum(work):
     box = [6.0, 5.5, 5.0]
     gmx(["editconf", "-f", "protein.gro", "-o", "boxed.gro", "-box"] + box + ["-c"], work)
     # The restraints pull towards the unminimised positions, so that their energy is not zero.
-    gmx_prep.editconf_gro(work, "boxed.gro", "restraint.gro")
+    gmx_prep.editconf_gro(work, "boxed.gro", "restraint.gro", "Restraint positions: the peptide before minimisation")
     return "boxed.gro", box
 
 
@@ -193,8 +195,8 @@ def prepare(name, work, out):
 
 
 def reference_mdp(define, grid, pme_order=4):
-    extra = [("nsteps", 0), ("continuation", "yes"), ("comm-mode", "None"), ("nstcalcenergy", 1), ("nstenergy", 1), ("nstlog", 1),
-             ("nstxout", 1), ("nstfout", 1)]
+    extra = [("nsteps", 0), ("continuation", "yes"), ("comm-mode", "None"), ("nstcalcenergy", 1),
+             ("nstenergy", 1), ("nstlog", 1), ("nstxout", 1), ("nstfout", 1)]
     return ("; Single point for tools/gromacs_reference.py: gmx_d mdrun -rerun conf.gro\n"
             + gmx_prep.mdp_text("md", define, grid, extra, pme_order))
 
@@ -228,8 +230,9 @@ def reference(name, data, run):
     restraint = ["-r", "restraint.gro"] if "-DPOSRES" in define else []
     grompp_text = gmx(["grompp", "-f", "reference.mdp", "-c", "conf.gro", "-p", "topol.top", "-o", "reference.tpr",
                        "-po", "mdout.mdp", "-maxwarn", SYSTEMS[name].get("maxwarn", 0)] + restraint, run)
-    gmx(["mdrun", "-s", "reference.tpr", "-rerun", "conf.gro", "-nt", 1, "-deffnm", "rerun"], run, env=ANALYTICAL_EWALD)
-    gmx(["mdrun", "-s", "reference.tpr", "-nt", 1, "-deffnm", "step0"], run, env=ANALYTICAL_EWALD)
+    single = ["mdrun", "-s", "reference.tpr", "-nt", 1, "-reprod"]
+    gmx(single + ["-rerun", "conf.gro", "-deffnm", "rerun"], run, env=ANALYTICAL_EWALD)
+    gmx(single + ["-deffnm", "step0"], run, env=ANALYTICAL_EWALD)
 
     terms = gmx_output.energies(run, "rerun.edr")
     step0 = gmx_output.energies(run, "step0.edr")
@@ -257,7 +260,10 @@ def reference(name, data, run):
     fine = pme_convergence(run, define, [2 * n for n in grid], restraint, SYSTEMS[name].get("maxwarn", 0), forces)
 
     topology = gmx_output.tpr_topology(run, "reference.tpr")
-    np.savez_compressed(os.path.join(data, "topology.npz"), **{k: v for k, v in topology.items() if k != "counts"})
+    os.makedirs(os.path.join(data, "tpr"), exist_ok=True)
+    for key, values in topology.items():
+        if key != "counts":
+            np.save(os.path.join(data, "tpr", key + ".npy"), values)
     np.save(os.path.join(data, "forces.npy"), forces)
     log = os.path.join(run, "rerun.log")
     facts = gmx_output.log_facts(log)
@@ -270,7 +276,7 @@ def reference(name, data, run):
         "system": name,
         "description": SYSTEMS[name]["description"],
         "title": title,
-        "gromacs": "GROMACS 2022.5, gmx_d (double precision), mdrun -rerun conf.gro -nt 1 with "
+        "gromacs": "GROMACS 2022.5, gmx_d (double precision), mdrun -rerun conf.gro -nt 1 -reprod with "
                    "GMX_NBNXN_EWALD_ANALYTICAL=1",
         "atoms": len(atoms),
         "molecules": gmx_prep.molecules(os.path.join(data, "topol.top")),
@@ -278,7 +284,14 @@ def reference(name, data, run):
         "total_mass_amu": round(float(np.sum(topology["mass"])), 3),
         "box_nm": box,
         "files": {"coordinates": "conf.gro", "topology": "topol.top", "mdp": "reference.mdp",
-                  "forces": "forces.npy", "topology_arrays": "topology.npz",
+                  "forces": "forces.npy",
+                  "tpr_arrays": {"tpr/charge.npy": "float64 N, e", "tpr/mass.npy": "float64 N, amu",
+                                 "tpr/type.npy": "int32 N, LJ type index",
+                                 "tpr/c6.npy": "float64 types x types, kJ/mol nm^6",
+                                 "tpr/c12.npy": "float64 types x types, kJ/mol nm^12",
+                                 "tpr/excluded_pairs.npy": "int32 M x 2, i < j, 0-based",
+                                 "source": "gmx dump -s of the reference tpr: charges and masses with 6, "
+                                           "C6 and C12 with 9 significant digits"},
                   "restraint_coordinates": "restraint.gro" if restraint else None},
         "settings": {
             "define": define,
@@ -328,7 +341,8 @@ def pme_convergence(run, define, grid, restraint, maxwarn, forces):
         f.write(reference_mdp(define, grid, pme_order=8))
     gmx(["grompp", "-f", "fine.mdp", "-c", "conf.gro", "-p", "topol.top", "-o", "fine.tpr", "-po", "fine_out.mdp",
          "-maxwarn", maxwarn] + restraint, run)
-    gmx(["mdrun", "-s", "fine.tpr", "-rerun", "conf.gro", "-nt", 1, "-deffnm", "fine"], run, env=ANALYTICAL_EWALD)
+    gmx(["mdrun", "-s", "fine.tpr", "-rerun", "conf.gro", "-nt", 1, "-reprod", "-deffnm", "fine"], run,
+        env=ANALYTICAL_EWALD)
     difference = np.linalg.norm(forces - gmx_output.read_trr(os.path.join(run, "fine.trr"))[0]["f"], axis=1)
     return {"fourier_grid": grid, "pme_order": 8,
             "Coul. recip.": gmx_output.energies(run, "fine.edr")["Coul. recip."],
