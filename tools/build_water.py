@@ -2,8 +2,8 @@
 """Builds rectangular boxes of liquid water of about N atoms for benchmarks: conf.gro and a
 self-contained topol.top (SPC/E or TIP3P; rigid by SETTLE, flexible with define = -DFLEXIBLE).
 
-The box is made of nx x ny x nz copies of an equilibrated periodic box of 512 SPC/E waters
-(tools/data/spce_water_512.gro: 300 K, 1 bar), so no two molecules overlap across the copies;
+The box is made of nx x ny x nz copies of an equilibrated periodic box of 510 SPC/E waters
+(tools/data/spce_water_template.gro: 300 K, 1 bar), so no two molecules overlap across the copies;
 the copies repeat exactly, which the first picoseconds of dynamics undo. The hydrogens are put
 at the model's geometry (O-H length and H-O-H angle) in each molecule's own plane, about its
 own bisector. Pure Python and numpy, no GROMACS: a million atoms take seconds; the same
@@ -25,6 +25,7 @@ import argparse
 import itertools
 import math
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -32,7 +33,7 @@ import numpy as np
 from gro import read_gro, write_gro
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TEMPLATE = os.path.join(HERE, "data", "spce_water_512.gro")
+TEMPLATE = os.path.join(HERE, "data", "spce_water_template.gro")
 
 MODELS = {
     # O mass, H mass (amu), O charge (e), O sigma (nm), O epsilon (kJ/mol), O-H (nm), H-O-H (deg),
@@ -157,7 +158,7 @@ def write_box(out, copies, model, decimals):
     os.makedirs(out, exist_ok=True)
     atoms = [(n // 3 + 1, "SOL", ("OW", "HW1", "HW2")[n % 3]) for n in range(len(positions))]
     title = (f"{MODELS[model]['name']} water, {count} molecules, {copies[0]} x {copies[1]} x {copies[2]} "
-             f"copies of tools/data/spce_water_512.gro")
+             f"copies of tools/data/spce_water_template.gro")
     write_gro(os.path.join(out, "conf.gro"), title, atoms, positions.tolist(), box.tolist(), decimals=decimals)
     with open(os.path.join(out, "topol.top"), "w") as f:
         f.write(topology(model, count))
@@ -165,19 +166,20 @@ def write_box(out, copies, model, decimals):
           f"{box[0]:.4f} x {box[1]:.4f} x {box[2]:.4f} nm -> {out}/conf.gro, topol.top")
 
 
-def equilibrate_template(molecules=512, seed=2026):
-    """Remakes the template with GROMACS ($GMX, default gmx_d, one thread): `molecules` SPC/E
-    waters from spc216.gro (gmx solvate -maxsol), rigid, minimised, then 50 ps at 300 K (v-rescale,
-    0.1 ps) and 1 bar (C-rescale, 2 ps, isotropic: the box stays a cube) with 2 fs steps, PME and
-    rc = 1.0 nm with the dispersion correction for the density; the last frame."""
+def equilibrate_template(edge=2.5, seed=2026):
+    """Remakes the template with GROMACS ($GMX, default gmx_d, mdrun -nt 1 -reprod): SPC/E
+    water in a cube of `edge` nm from spc216.gro (gmx solvate: 510 molecules; its -maxsol would
+    pick the molecules at random), rigid, minimised, then 50 ps at 300 K (v-rescale, 0.1 ps) and
+    1 bar (C-rescale, 2 ps, isotropic: the box stays a cube) with 2 fs steps, PME and rc = 1.0 nm
+    with the dispersion correction for the density; the last frame."""
     import tempfile
     import gmx_prep
     work = tempfile.mkdtemp(prefix="water_template_")
     with open(os.path.join(work, "topol.top"), "w") as f:
         f.write(topology("spce", 0).replace("  SOL   0\n", ""))
-    edge = 1.01 * (molecules / 33.4) ** (1 / 3)  # nm, 33.4 waters per nm^3 and a little room
-    gmx_prep.gmx(["solvate", "-cs", "spc216.gro", "-box", edge, edge, edge, "-maxsol", molecules, "-p", "topol.top",
-                  "-o", "start.gro"], work)
+    gmx_prep.gmx(["solvate", "-cs", "spc216.gro", "-box", edge, edge, edge, "-p", "topol.top", "-o", "start.gro"],
+                 work)
+    molecules = gmx_prep.molecules(os.path.join(work, "topol.top"))[0][1]
     grid = [gmx_prep.nice_grid(edge, 0.12)] * 3
     gmx_prep.minimise(work, "start.gro", "topol.top", grid, "minimised.gro", define="", steps=1000, emtol=1000.0)
     md = [("nsteps", 25000), ("dt", 0.002), ("tcoupl", "v-rescale"), ("tc-grps", "System"), ("tau-t", 0.1),
@@ -193,7 +195,8 @@ def equilibrate_template(molecules=512, seed=2026):
     gmx_prep.g96_to_gro(os.path.join(work, "md.g96"), TEMPLATE, decimals=4,
                         title=f"SPC/E water, {molecules} molecules, 50 ps at 300 K and 1 bar "
                               "(tools/build_water.py --equilibrate-template)")
-    print(f"build_water: {TEMPLATE} from {work}")
+    shutil.rmtree(work)
+    print(f"build_water: wrote {TEMPLATE}")
 
 
 def main():
