@@ -24,10 +24,11 @@ that line for the chosen --temperature; pass --density 1.55 for the near-melting
 Units: nm, ps, K, amu, kJ/mol, e (as Faraday).
 """
 import argparse
-import math
 import os
 import random
 import sys
+
+from gro import random_points, write_gro
 
 AVOGADRO = 6.02214076e23
 
@@ -73,46 +74,17 @@ def cscl_sites(cells, a):
 
 def random_sites(pairs, box, min_distance, rng):
     """pairs Na + pairs Cl at random positions in a cube of edge box nm, none closer than
-    min_distance nm (periodic), by cell-list rejection."""
-    ncell = max(1, int(box // min_distance))
-    size = box / ncell
-    grid = {}
-    sites = []
-    attempts = 0
-    while len(sites) < 2 * pairs:
-        attempts += 1
-        if attempts > 500 * pairs:
-            sys.exit("build_ionic: cannot place the ions; lower --min-distance")
-        p = [rng.random() * box for _ in range(3)]
-        c = [int(x // size) % ncell for x in p]
-        ok = True
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                for dz in (-1, 0, 1):
-                    key = ((c[0] + dx) % ncell, (c[1] + dy) % ncell, (c[2] + dz) % ncell)
-                    for q in grid.get(key, ()):
-                        d2 = 0.0
-                        for u, v in zip(p, q):
-                            d = u - v
-                            d -= box * round(d / box)
-                            d2 += d * d
-                        if d2 < min_distance * min_distance:
-                            ok = False
-        if not ok:
-            continue
-        grid.setdefault(tuple(c), []).append(p)
-        sites.append(("NA" if len(sites) % 2 == 0 else "CL", p[0], p[1], p[2]))
-    return sites
+    min_distance nm (periodic), alternating Na and Cl."""
+    points = random_points(2 * pairs, box, min_distance, rng, max_attempts=500 * pairs)
+    if points is None:
+        sys.exit("build_ionic: cannot place the ions; lower --min-distance")
+    return [("NA" if n % 2 == 0 else "CL", x, y, z) for n, (x, y, z) in enumerate(points)]
 
 
-def write_gro(path, title, sites, box):
-    with open(path, "w") as f:
-        f.write(title + "\n")
-        f.write(f"{len(sites):5d}\n")
-        for n, (name, x, y, z) in enumerate(sites, start=1):
-            # .gro fixed columns: residue number and name, atom name, atom number, x y z (nm)
-            f.write(f"{n % 100000:5d}{name:<5s}{name:>5s}{n % 100000:5d}{x:8.3f}{y:8.3f}{z:8.3f}\n")
-        f.write(f"{box:10.5f}{box:10.5f}{box:10.5f}\n")
+def write_sites(path, title, sites, box):
+    """sites: (name, x, y, z); each ion is a residue of its own named like the ion."""
+    atoms = [(n, name, name) for n, (name, _, _, _) in enumerate(sites, start=1)]
+    write_gro(path, title, atoms, [site[1:] for site in sites], box)
 
 
 def write_config(path, comment, gro, names, temperature, steps, cutoff, seed):
@@ -178,7 +150,7 @@ def main():
         sys.exit(f"build_ionic: box {box:.3f} nm too small for cutoff {args.cutoff} nm + buffer 0.1 nm; add cells")
 
     os.makedirs(args.out, exist_ok=True)
-    write_gro(os.path.join(args.out, "system.gro"), title, sites, box)
+    write_sites(os.path.join(args.out, "system.gro"), title, sites, box)
     write_config(os.path.join(args.out, "sim.cfg"), title, "system.gro", names, temperature, args.steps, args.cutoff,
                  args.seed)
     print(f"build_ionic: {title}, box {box:.4f} nm -> {args.out}")

@@ -34,6 +34,8 @@ import sys
 
 import numpy as np
 
+from gro import write_gro
+
 
 def plummer(n, rng):
     """n positions and velocities (lists of 3-tuples) of a Plummer sphere, scale radius 1."""
@@ -84,15 +86,6 @@ def sphere(n, total_mass, g, softening, rng):
     kinetic = 0.5 * mass * np.sum(vel * vel)
     vel *= math.sqrt(-softened_virial(pos, mass, g, softening) / (2.0 * kinetic))
     return pos, vel
-
-
-def gro_text(title, pos, vel, residues, box):
-    lines = [title, "%5d" % len(pos)]
-    for i, ((x, y, z), (vx, vy, vz), res) in enumerate(zip(pos, vel, residues)):
-        lines.append("%5d%-5s%5s%5d%12.7f%12.7f%12.7f%12.8f%12.8f%12.8f"
-                     % ((res[1] % 100000), res[0], "STAR", (i + 1) % 100000, x, y, z, vx, vy, vz))
-    lines.append("%12.7f%12.7f%12.7f" % (box, box, box))
-    return "\n".join(lines) + "\n"
 
 
 CONFIG = """# {what}
@@ -167,8 +160,8 @@ def main():
     box = 2.0 * float(np.max(np.abs(pos))) + 1.0
     os.makedirs(a.out, exist_ok=True)
     gro = "collision.gro" if a.collision else "plummer.gro"
-    with open(os.path.join(a.out, gro), "w") as f:
-        f.write(gro_text(what, pos, vel, residues, box))
+    atoms = [(number, name, "STAR") for (name, number) in residues]
+    write_gro(os.path.join(a.out, gro), what, atoms, pos, box, velocities=vel, decimals=7)
     steps = int(round(a.time / a.dt))
     args = " ".join(sys.argv[1:])
     with open(os.path.join(a.out, "sim.cfg"), "w") as f:

@@ -12,9 +12,10 @@ triple point, reduced density rho* = 0.8442 and T* = 0.722 (about 86.6 K, 1.42 g
 import argparse
 import math
 import os
+import random
 import sys
 
-import random
+from gro import random_points, write_gro
 
 SIGMA = 0.3405        # nm, argon LJ sigma
 EPSILON = 0.99774     # kJ/mol, argon LJ epsilon
@@ -30,56 +31,13 @@ def fcc_positions(cells, spacing):
             for i in range(cells) for j in range(cells) for k in range(cells) for (bx, by, bz) in basis]
 
 
-def periodic_distance2(p, q, box):
-    d2 = 0.0
-    for a, b in zip(p, q):
-        d = a - b
-        d -= box * round(d / box)
-        d2 += d * d
-    return d2
-
-
 def random_positions(n, box, min_distance, rng):
-    """n points in a cubic box (nm) no closer than min_distance (periodic), by cell-list rejection."""
-    cells = max(1, int(box // min_distance))
-    cell_size = box / cells
-    grid = {}
-    points = []
-    attempts = 0
-    while len(points) < n:
-        attempts += 1
-        if attempts > 200 * n:
-            sys.exit(f"build_system: could not place {n} atoms with minimum distance {min_distance} nm; "
-                     "lower --min-distance or the density")
-        p = (rng.random() * box, rng.random() * box, rng.random() * box)
-        c = tuple(int(x // cell_size) % cells for x in p)
-        ok = True
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                for dz in (-1, 0, 1):
-                    for q in grid.get(((c[0] + dx) % cells, (c[1] + dy) % cells, (c[2] + dz) % cells), ()):
-                        if periodic_distance2(p, points[q], box) < min_distance ** 2:
-                            ok = False
-                            break
-                    if not ok:
-                        break
-                if not ok:
-                    break
-            if not ok:
-                break
-        if ok:
-            grid.setdefault(c, []).append(len(points))
-            points.append(p)
+    """n points in a cubic box (nm) no closer than min_distance (periodic)."""
+    points = random_points(n, box, min_distance, rng, max_attempts=200 * n)
+    if points is None:
+        sys.exit(f"build_system: could not place {n} atoms with minimum distance {min_distance} nm; "
+                 "lower --min-distance or the density")
     return points
-
-
-def write_gro(path, title, positions, box):
-    with open(path, "w") as f:
-        f.write(title + "\n")
-        f.write(f"{len(positions):5d}\n")
-        for i, (x, y, z) in enumerate(positions):
-            f.write(f"{(i + 1) % 100000:5d}{'AR':<5s}{'AR':>5s}{(i + 1) % 100000:5d}{x:8.3f}{y:8.3f}{z:8.3f}\n")
-        f.write(f"{box:10.5f}{box:10.5f}{box:10.5f}\n")
 
 
 def write_config(path, gro_name, args):
@@ -159,7 +117,7 @@ def main():
     gro = args.name + ".gro"
     density = n * MASS / (AVOGADRO * volume * 1e-21)
     write_gro(os.path.join(args.out, gro), f"Argon {args.lattice} {n} atoms rho*={args.reduced_density:g} "
-              f"({density:.4f} g/cm^3)", positions, box)
+              f"({density:.4f} g/cm^3)", [(i, "AR", "AR") for i in range(1, n + 1)], positions, box)
     write_config(os.path.join(args.out, args.name + ".cfg"), gro, args)
     print(f"{n} atoms, box {box:.4f} nm, {density:.4f} g/cm^3, T {args.temperature:.2f} K -> {args.out}")
 

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Builds rectangular boxes of liquid water of about N atoms for benchmarks: conf.gro and a
+self-contained topol.top (SPC/E or TIP3P; rigid by SETTLE, flexible with define = -DFLEXIBLE).
+
+The box is made of nx x ny x nz copies of an equilibrated periodic box of 510 SPC/E waters
+(tools/data/spce_water_template.gro: 300 K, 1 bar), so no two molecules overlap across the copies;
+the copies repeat exactly, which the first picoseconds of dynamics undo. The hydrogens are put
+at the model's geometry (O-H length and H-O-H angle) in each molecule's own plane, about its
+own bisector. Pure Python and numpy, no GROMACS: a million atoms take seconds; the same
+arguments give the same files.
+
+Examples:
+  tools/build_water.py --atoms 25000 --out /tmp/water25k              # 2 x 2 x 4 copies, 24,576 atoms
+  tools/build_water.py --atoms 1000000 --model tip3p --out /tmp/water1m
+  tools/build_water.py --copies 4 4 4 --out /tmp/water64                # 98,304 atoms
+  tools/build_water.py --equilibrate-template                          # remakes the template (gmx)
+
+Models (parameters as GROMACS's amber99sb-ildn.ff ffnonbonded.itp, spce.itp and tip3p.itp):
+  spce   O sigma 0.316557 nm, epsilon 0.650629 kJ/mol, q -0.8476 e; H 0.4238 e, no LJ;
+         O-H 0.1 nm, H-O-H 109.47 deg; flexible: k_b 345000 kJ/mol/nm^2, k_theta 383 kJ/mol/rad^2
+  tip3p  O sigma 0.315061 nm, epsilon 0.636386 kJ/mol, q -0.834 e; H 0.417 e, no LJ;
+         O-H 0.09572 nm, H-O-H 104.52 deg; flexible: k_b 502416, k_theta 628.02
+"""
+import argparse
+import itertools
+import math
+import os
+import shutil
+import sys
+
+import numpy as np
+
+from gro import read_gro, write_gro
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEMPLATE = os.path.join(HERE, "data", "spce_water_template.gro")
+
+MODELS = {
+    # O mass, H mass (amu), O charge (e), O sigma (nm), O epsilon (kJ/mol), O-H (nm), H-O-H (deg),
+    # bond and angle force constants of the flexible variant
+    "spce": dict(name="SPC/E", mo=15.9994, mh=1.008, qo=-0.8476, sigma=0.316557, epsilon=0.650629,
+                 doh=0.1, angle=109.47, kb=345000.0, ka=383.0),
+    "tip3p": dict(name="TIP3P", mo=16.0, mh=1.008, qo=-0.834, sigma=0.315061, epsilon=0.636386,
+                  doh=0.09572, angle=104.52, kb=502416.0, ka=628.02),
+}
+
+TOPOLOGY = """; {name} water, {count} molecules (tools/build_water.py). Rigid (SETTLE) by default;
+; define = -DFLEXIBLE in the run parameters gives harmonic O-H bonds and an H-O-H angle.
+
+[ defaults ]
+; nbfunc  comb-rule  gen-pairs  fudgeLJ  fudgeQQ
+  1       2          no         1.0      1.0
+
+[ atomtypes ]
+; name    at.num  mass      charge  ptype  sigma (nm)  epsilon (kJ/mol)
+  OW_{key:<6s} 8     {mo:<9.4f} 0.0     A      {sigma:.6f}    {epsilon:.6f}
+  HW_{key:<6s} 1     {mh:<9.4f} 0.0     A      0.0         0.0
+
+[ moleculetype ]
+; name  nrexcl
+  SOL   2
+
+[ atoms ]
+; nr  type       resnr  residue  atom  cgnr  charge    mass
+  1   OW_{key:<6s}  1      SOL      OW    1     {qo:<9.4f} {mo:.4f}
+  2   HW_{key:<6s}  1      SOL      HW1   1     {qh:<9.4f} {mh:.4f}
+  3   HW_{key:<6s}  1      SOL      HW2   1     {qh:<9.4f} {mh:.4f}
+
+#ifndef FLEXIBLE
+[ settles ]
+; O  funct  d(O-H) nm  d(H-H) nm
+  1  1      {doh:.5f}    {dhh:.5f}
+
+[ exclusions ]
+  1  2  3
+  2  1  3
+  3  1  2
+#else
+[ bonds ]
+; i  j  funct  length (nm)  k (kJ/mol/nm^2)
+  1  2  1      {doh:.5f}      {kb:.1f}
+  1  3  1      {doh:.5f}      {kb:.1f}
+
+[ angles ]
+; i  j  k  funct  angle (deg)  k (kJ/mol/rad^2)
+  2  1  3  1      {angle:.2f}       {ka:.2f}
+#endif
+
+[ system ]
+{name} water, {count} molecules
+
+[ molecules ]
+; name  count
+  SOL   {count}
+"""
+
+
+def topology(model, count):
+    m = MODELS[model]
+    dhh = 2 * m["doh"] * math.sin(math.radians(m["angle"]) / 2)
+    return TOPOLOGY.format(key=model, count=count, qh=-m["qo"] / 2, dhh=dhh, **m)
+
+
+def template_waters():
+    """(O, H1, H2 positions as M x 3 arrays, box edges) of the template, molecules made whole."""
+    _, atoms, x, box = read_gro(TEMPLATE)
+    x, box = np.array(x), np.array(box)
+    if len(atoms) % 3 or any(a[2] != n for a, n in zip(atoms, itertools.cycle(("OW", "HW1", "HW2")))):
+        sys.exit(f"build_water: {TEMPLATE} is not a list of OW HW1 HW2 waters")
+    o, h1, h2 = x[0::3], x[1::3], x[2::3]
+    h1 = o + (h1 - o) - box * np.round((h1 - o) / box)
+    h2 = o + (h2 - o) - box * np.round((h2 - o) / box)
+    return o, h1, h2, box
+
+
+def model_geometry(o, h1, h2, model):
+    """Hydrogens at the model's O-H length and H-O-H angle, in the plane of (o, h1, h2) and
+    symmetric about its bisector."""
+    m = MODELS[model]
+    a, b = h1 - o, h2 - o
+    bisector = a / np.linalg.norm(a, axis=1)[:, None] + b / np.linalg.norm(b, axis=1)[:, None]
+    bisector /= np.linalg.norm(bisector, axis=1)[:, None]
+    across = a - b
+    across -= np.sum(across * bisector, axis=1)[:, None] * bisector
+    across /= np.linalg.norm(across, axis=1)[:, None]
+    half = math.radians(m["angle"]) / 2
+    along, side = m["doh"] * math.cos(half), m["doh"] * math.sin(half)
+    return o + along * bisector + side * across, o + along * bisector - side * across
+
+
+def choose_copies(atoms, per_copy):
+    """(nx, ny, nz) whose atom count is nearest `atoms`, the most cube-like among equals
+    (ny and nz at most twice nx)."""
+    best = None
+    limit = max(1, round((atoms / per_copy) ** (1 / 3))) * 2 + 1
+    for nx in range(1, limit + 1):
+        for ny in range(nx, 2 * nx + 1):
+            for nz in range(ny, 2 * nx + 1):
+                key = (abs(nx * ny * nz * per_copy - atoms), nz / nx, (nx, ny, nz))
+                if best is None or key < best:
+                    best = key
+    return best[2]
+
+
+def build(copies, model):
+    """Positions (3 M x 3, O H1 H2 per molecule) and box of nx x ny x nz template copies."""
+    o, h1, h2, box = template_waters()
+    h1, h2 = model_geometry(o, h1, h2, model)
+    molecule = np.stack([o, h1, h2], axis=1)  # M x 3 atoms x 3
+    shifts = np.array(list(itertools.product(*[range(n) for n in copies])), dtype=float) * box
+    tiled = molecule[None, :, :, :] + shifts[:, None, None, :]
+    return tiled.reshape(-1, 3), box * np.array(copies)
+
+
+def write_box(out, copies, model, decimals):
+    positions, box = build(copies, model)
+    count = len(positions) // 3
+    os.makedirs(out, exist_ok=True)
+    atoms = [(n // 3 + 1, "SOL", ("OW", "HW1", "HW2")[n % 3]) for n in range(len(positions))]
+    title = (f"{MODELS[model]['name']} water, {count} molecules, {copies[0]} x {copies[1]} x {copies[2]} "
+             f"copies of tools/data/spce_water_template.gro")
+    write_gro(os.path.join(out, "conf.gro"), title, atoms, positions.tolist(), box.tolist(), decimals=decimals)
+    with open(os.path.join(out, "topol.top"), "w") as f:
+        f.write(topology(model, count))
+    print(f"build_water: {len(positions)} atoms ({count} {MODELS[model]['name']} waters), box "
+          f"{box[0]:.4f} x {box[1]:.4f} x {box[2]:.4f} nm -> {out}/conf.gro, topol.top")
+
+
+def equilibrate_template(edge=2.5, seed=2026):
+    """Remakes the template with GROMACS ($GMX, default gmx_d, mdrun -nt 1 -reprod): SPC/E
+    water in a cube of `edge` nm from spc216.gro (gmx solvate: 510 molecules; its -maxsol would
+    pick the molecules at random), rigid, minimised, then 50 ps at 300 K (v-rescale, 0.1 ps) and
+    1 bar (C-rescale, 2 ps, isotropic: the box stays a cube) with 2 fs steps, PME and rc = 1.0 nm
+    with the dispersion correction for the density; the last frame."""
+    import tempfile
+    import gmx_prep
+    work = tempfile.mkdtemp(prefix="water_template_")
+    with open(os.path.join(work, "topol.top"), "w") as f:
+        f.write(topology("spce", 0).replace("  SOL   0\n", ""))
+    gmx_prep.gmx(["solvate", "-cs", "spc216.gro", "-box", edge, edge, edge, "-p", "topol.top", "-o", "start.gro"],
+                 work)
+    molecules = gmx_prep.molecules(os.path.join(work, "topol.top"))[0][1]
+    grid = [gmx_prep.nice_grid(edge, 0.12)] * 3
+    gmx_prep.minimise(work, "start.gro", "topol.top", grid, "minimised.gro", define="", steps=1000, emtol=1000.0)
+    md = [("nsteps", 25000), ("dt", 0.002), ("tcoupl", "v-rescale"), ("tc-grps", "System"), ("tau-t", 0.1),
+          ("ref-t", 300), ("pcoupl", "C-rescale"), ("pcoupltype", "isotropic"), ("tau-p", 2.0),
+          ("ref-p", 1.0), ("compressibility", 4.5e-5), ("gen-vel", "yes"), ("gen-temp", 300),
+          ("gen-seed", seed), ("ld-seed", seed), ("nstenergy", 500), ("nstlog", 5000), ("DispCorr", "EnerPres"),
+          ("verlet-buffer-tolerance", 0.005), ("rlist", 1.0)]
+    with open(os.path.join(work, "md.mdp"), "w") as f:
+        f.write(gmx_prep.mdp_text("md", "", grid, md))
+    gmx_prep.gmx(["grompp", "-f", "md.mdp", "-c", "minimised.gro", "-p", "topol.top", "-o", "md.tpr"], work)
+    gmx_prep.gmx(["mdrun", "-s", "md.tpr", "-deffnm", "md", "-c", "md.g96", "-nt", 1, "-reprod"], work)
+    os.makedirs(os.path.dirname(TEMPLATE), exist_ok=True)
+    gmx_prep.g96_to_gro(os.path.join(work, "md.g96"), TEMPLATE, decimals=4,
+                        title=f"SPC/E water, {molecules} molecules, 50 ps at 300 K and 1 bar "
+                              "(tools/build_water.py --equilibrate-template)")
+    shutil.rmtree(work)
+    print(f"build_water: wrote {TEMPLATE}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--atoms", type=int, help="about this many atoms")
+    p.add_argument("--copies", type=int, nargs=3, metavar=("NX", "NY", "NZ"), help="copies of the template")
+    p.add_argument("--model", choices=sorted(MODELS), default="spce")
+    p.add_argument("--decimals", type=int, default=3, help="decimals of the .gro coordinates (default 3)")
+    p.add_argument("--out", help="output folder (gets conf.gro and topol.top)")
+    p.add_argument("--equilibrate-template", action="store_true",
+                   help=f"remake {os.path.relpath(TEMPLATE, os.path.dirname(HERE))} with GROMACS")
+    args = p.parse_args()
+    if args.equilibrate_template:
+        equilibrate_template()
+        return
+    if not args.out or (args.atoms is None) == (args.copies is None):
+        p.error("give --out and one of --atoms or --copies")
+    if args.atoms is not None and args.atoms < 1 or args.copies and min(args.copies) < 1:
+        p.error("--atoms and --copies must be positive")
+    per_copy = len(read_gro(TEMPLATE)[1])
+    copies = args.copies or choose_copies(args.atoms, per_copy)
+    write_box(args.out, copies, args.model, args.decimals)
+
+
+if __name__ == "__main__":
+    main()
