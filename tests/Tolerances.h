@@ -469,4 +469,25 @@ inline constexpr double kGromacsReference = 1e-10;
 /// kJ/mol, within that bound; every other term agrees to 5e-13).
 inline constexpr double kGromacsPairTableSpacing = 1.0 / 2000.0;
 
+
+// ---- Molecules against GROMACS 2022.5 in double precision (tests/data/gromacs) ----
+
+/// Bonded terms and 1-4 pairs, relative: both sides evaluate the same formulas in double;
+/// GROMACS takes the 1-4 pairs from cubic-spline tables of 2000 points/nm (error ~1e-7
+/// relative) and prints 6 decimals; 1e-6 leaves that margin and catches any wrong parameter.
+inline constexpr double kGromacsBondedRel = 1e-6;
+/// LJ (SR), Coulomb (SR + recip) and the potential, relative: the same pairs, shifts, PME grid,
+/// order and beta; what differs is GROMACS's Coulomb constant (2.6e-9 smaller), the spline
+/// moduli's rounding and summation order: far below 1e-5.
+inline constexpr double kGromacsNonbondedRel = 1e-5;
+/// Per-atom forces, relative RMS over all atoms: the same argument as the energies.
+inline constexpr double kGromacsForceRelRms = 1e-5;
+/// The virial tensor, Frobenius-relative: W = -2 Xi (GROMACS's Xi = -1/2 sum r (x) F).
+inline constexpr double kGromacsVirialRel = 1e-5;
+/// The GPU against GROMACS: pair math in float (kFloatPair per pair, summed over ~10^6
+/// pairs of both signs) and float PME (kCudaPmeEnergy, kCudaPmeForceRms); bonded terms in
+/// double stay at kGromacsBondedRel.
+inline constexpr double kGromacsGpuNonbondedRel = 2e-5;
+inline constexpr double kGromacsGpuForceRelRms = 2e-5;
+
 }  // namespace faraday::tol

@@ -1,0 +1,108 @@
+// Molecules against GROMACS 2022.5 in double precision (gmx_d mdrun -rerun with analytical
+// Ewald; tools/gromacs_reference.py): single-point energies per term, per-atom forces and the
+// virial of four systems (flexible SPC/E water; an AMBER99SB-ILDN peptide in vacuum with net
+// charge and position restraints; a CHARMM27 protein fragment in TIP3P with NaCl, CMAP and
+// Urey-Bradley; an OPLS-AA peptide in TIP3P, combination rule 3 and RB dihedrals), read from
+// their own topologies, on every backend.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <tuple>
+
+#include "engine/backends/BackendFactory.h"
+#include "engine/formats/GroFile.h"
+#include "engine/formats/gromacs/GromacsTopology.h"
+#include "engine/setup/SystemSetup.h"
+#include "kernels/bonded/Bonded.h"
+#include "tests/BackendTestSystems.h"
+#include "tests/GromacsReference.h"
+#include "tests/Tolerances.h"
+
+namespace faraday::test {
+namespace {
+
+using GromacsCase = std::tuple<std::string, std::string>;  // system, backend
+
+class GromacsReferenceTest : public ::testing::TestWithParam<GromacsCase> {};
+
+/// |a - b| within rel * max(|b|, 1 kJ/mol): terms near zero are judged in absolute terms.
+/// Returns the relative difference.
+double expectNear(const std::string& what, double value, double reference, double rel) {
+  const double d = std::fabs(value - reference) / std::fmax(std::fabs(reference), 1.0);
+  EXPECT_LE(std::fabs(value - reference), rel * std::fmax(std::fabs(reference), 1.0))
+      << what << ": " << value << " against GROMACS " << reference << " (relative "
+      << (value - reference) / std::fmax(std::fabs(reference), 1.0) << ")";
+  return d;
+}
+
+TEST_P(GromacsReferenceTest, EnergiesForcesAndVirialMatchGromacs) {
+  const auto& [name, platform] = GetParam();
+  FARADAY_REQUIRE_BACKEND(platform);
+  const GromacsReference ref = loadGromacsReference(name);
+  const Config config = gromacsReferenceConfig(ref, platform);
+  faraday::Setup setup = buildSetup(config);
+  ASSERT_EQ(setup.system.size(), ref.forces.size());
+  if (!ref.restraintCoordinates.empty())
+    fillPositionRestraintReferences(setup.system.topology, readGro(ref.folder / ref.restraintCoordinates).positions);
+  auto backend = makeBackend(config, setup.system, nullptr);
+  backend->setState(setup.state, {});
+  const Energies e = backend->computeForces();
+  const std::vector<Vec3> forces = backend->forces();
+  const bool gpu = onGpu(platform);
+
+  // Every term GROMACS printed is one Faraday computes, and the other way round.
+  double bondedWorst = 0;
+  for (int slot = 0; slot < kBondedSlots; ++slot) {
+    if (slot == kExclusionCorrectionSlot) continue;
+    const std::string term = bondedSlotName(slot);
+    bondedWorst =
+        std::fmax(bondedWorst, expectNear(term, e.bonded[std::size_t(slot)], ref.energy(term), tol::kGromacsBondedRel));
+  }
+  const double nonbondedRel = gpu ? tol::kGromacsGpuNonbondedRel : tol::kGromacsNonbondedRel;
+  const double lj = expectNear("LJ (SR)", e.lj, ref.energy("LJ (SR)"), nonbondedRel);
+  // GROMACS books the self and exclusion corrections in Coulomb (SR), the net-charge term in
+  // Coul. recip.: the sum is what both engines define alike.
+  const double coulomb = expectNear("Coulomb (SR) + Coul. recip.", e.coulomb(),
+                                    ref.energy("Coulomb (SR)") + ref.energy("Coul. recip."), nonbondedRel);
+  const double potential = expectNear("Potential", e.potential(), ref.energy("Potential"), nonbondedRel);
+
+  std::vector<double> got, want;
+  for (std::size_t i = 0; i < forces.size(); ++i)
+    for (int k = 0; k < 3; ++k) got.push_back(forces[i][k]), want.push_back(ref.forces[i][k]);
+  const double forceRms = relRms(got, want);
+  EXPECT_LE(forceRms, gpu ? tol::kGromacsGpuForceRelRms : tol::kGromacsForceRelRms);
+  std::printf("[ info ] %s on %s against GROMACS: bonded terms worst %.2e, LJ %.2e, Coulomb %.2e, potential %.2e, "
+              "forces relative RMS %.2e\n",
+              name.c_str(), platform.c_str(), bondedWorst, lj, coulomb, potential, forceRms);
+
+  // W = -2 Xi. A position restraint's virial depends on how its reference follows the box
+  // (GROMACS: refcoord-scaling = no; Faraday: the reference scales with the box), so the
+  // restrained peptide's virial is not compared.
+  if (setup.system.topology.positionRestraints.empty()) {
+    static const char* const kAxes = "XYZ";
+    double diff = 0, norm = 0;
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) {
+        const double w = -2.0 * ref.virial.at(std::string("Vir-") + kAxes[a] + kAxes[b]);
+        diff += std::pow(e.virial.m[a][b] - w, 2), norm += w * w;
+      }
+    EXPECT_LE(std::sqrt(diff / norm), gpu ? tol::kGromacsGpuNonbondedRel : tol::kGromacsVirialRel);
+    std::printf("[ info ] %s on %s: virial relative difference %.2e\n", name.c_str(), platform.c_str(),
+                std::sqrt(diff / norm));
+  }
+}
+
+std::string caseName(const ::testing::TestParamInfo<GromacsCase>& info) {
+  return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(Systems, GromacsReferenceTest,
+                         ::testing::Combine(::testing::Values("spce_water", "peptide_amber_vacuum",
+                                                              "protein_charmm_tip3p", "peptide_oplsaa_tip3p"),
+                                            ::testing::ValuesIn(kBackendNames)),
+                         caseName);
+
+}  // namespace
+}  // namespace faraday::test
