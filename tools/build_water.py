@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Builds rectangular boxes of liquid water of about N atoms for benchmarks: conf.gro and a
-self-contained topol.top (SPC/E or TIP3P; rigid by SETTLE, flexible with define = -DFLEXIBLE).
+"""Builds rectangular boxes of liquid water of about N atoms for benchmarks: conf.gro, a
+self-contained topol.top (SPC/E or TIP3P; rigid by SETTLE, flexible with define = -DFLEXIBLE)
+and a Faraday sim.cfg (--dt, --defines).
 
 The box is made of nx x ny x nz copies of an equilibrated periodic box of 510 SPC/E waters
 (tools/data/spce_water_template.gro: 300 K, 1 bar), so no two molecules overlap across the copies;
@@ -152,7 +153,44 @@ def build(copies, model):
     return tiled.reshape(-1, 3), box * np.array(copies)
 
 
-def write_box(out, copies, model, decimals):
+CONFIG = """# {name} water, {atoms} atoms (tools/build_water.py). Run: faraday run sim.cfg
+# Flexible water ({defines}) at {dt_fs:g} fs, Langevin at 300 K, PME.
+
+[system]
+coordinates = conf.gro
+topology = topol.top
+defines = {defines}
+temperature = 300
+velocity_seed = 2026
+
+[nonbonded]
+cutoff = 1
+buffer = auto
+dispersion_correction = true
+
+[electrostatics]
+method = pme
+ewald_rtol = 1e-5
+fourier_spacing = 0.12
+pme_order = 4
+
+[integrator]
+type = langevin
+dt = {dt}
+temperature = 300
+friction = 1.0
+seed = 2026
+
+[run]
+steps = 1000
+
+[output]
+energy_interval = 100
+trajectory_interval = 1000
+"""
+
+
+def write_box(out, copies, model, decimals, dt=0.001, defines="-DFLEXIBLE"):
     positions, box = build(copies, model)
     count = len(positions) // 3
     os.makedirs(out, exist_ok=True)
@@ -162,8 +200,11 @@ def write_box(out, copies, model, decimals):
     write_gro(os.path.join(out, "conf.gro"), title, atoms, positions.tolist(), box.tolist(), decimals=decimals)
     with open(os.path.join(out, "topol.top"), "w") as f:
         f.write(topology(model, count))
+    with open(os.path.join(out, "sim.cfg"), "w") as f:
+        f.write(CONFIG.format(name=MODELS[model]["name"], atoms=len(positions), defines=defines, dt=dt,
+                              dt_fs=dt * 1000))
     print(f"build_water: {len(positions)} atoms ({count} {MODELS[model]['name']} waters), box "
-          f"{box[0]:.4f} x {box[1]:.4f} x {box[2]:.4f} nm -> {out}/conf.gro, topol.top")
+          f"{box[0]:.4f} x {box[1]:.4f} x {box[2]:.4f} nm -> {out}/conf.gro, topol.top, sim.cfg")
 
 
 def equilibrate_template(edge=2.5, seed=2026):
@@ -205,7 +246,9 @@ def main():
     p.add_argument("--copies", type=int, nargs=3, metavar=("NX", "NY", "NZ"), help="copies of the template")
     p.add_argument("--model", choices=sorted(MODELS), default="spce")
     p.add_argument("--decimals", type=int, default=3, help="decimals of the .gro coordinates (default 3)")
-    p.add_argument("--out", help="output folder (gets conf.gro and topol.top)")
+    p.add_argument("--out", help="output folder (gets conf.gro, topol.top and a Faraday sim.cfg)")
+    p.add_argument("--dt", type=float, default=0.001, help="time step of sim.cfg, ps (default 0.001)")
+    p.add_argument("--defines", default="-DFLEXIBLE", help="topology defines of sim.cfg (default -DFLEXIBLE)")
     p.add_argument("--equilibrate-template", action="store_true",
                    help=f"remake {os.path.relpath(TEMPLATE, os.path.dirname(HERE))} with GROMACS")
     args = p.parse_args()
@@ -218,7 +261,7 @@ def main():
         p.error("--atoms and --copies must be positive")
     per_copy = len(read_gro(TEMPLATE)[1])
     copies = args.copies or choose_copies(args.atoms, per_copy)
-    write_box(args.out, copies, args.model, args.decimals)
+    write_box(args.out, copies, args.model, args.decimals, args.dt, args.defines)
 
 
 if __name__ == "__main__":

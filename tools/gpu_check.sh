@@ -8,6 +8,10 @@
 #   full   tests, PME/map/nbody benches, the map's cost in a run, bench md at every size with
 #          the OpenMM anchor, CPU phases, NVE drift (GPU and OpenMM 100 ps, CPU 10 ps) of the NaCl melt at dt 1 and 2 fs
 #   md     bench md with the OpenMM anchor only
+# MD_CONFIGS (default: systems/protein/sim.cfg and a flexible SPC/E box of ~1M atoms from
+# tools/build_water.py) adds the systems of those configs to bench md and the anchor (--top);
+# WATER_ATOMS (default 1000000; "" = none) sets the water boxes built, comma-separated;
+# NACL_SIZES and ARGON_SIZES ("" = none) replace the mode's NaCl and argon sizes.
 #   nve    the NVE drift alone; NVE_PLATFORMS (default "cuda cpu"), NVE_DTS (default
 #          "0.001 0.002") and NVE_CPU_PS (default 10; 100 ps on the CPU takes ~8 min at 1 fs
 #          on 16 cores, so run one dt per call) and NVE_OPENMM (default 1) choose what runs
@@ -62,25 +66,41 @@ fi
 
 if [ "$mode" != nve ]; then
 if [ "$mode" = quick ]; then nacl=4096,32768; argon=4000; else nacl=4096,32768,110592,1000000; argon=4000,256000; fi
+nacl=${NACL_SIZES-$nacl}; argon=${ARGON_SIZES-$argon}
+configs=${MD_CONFIGS-}
+if [ -z "${MD_CONFIGS+x}" ]; then
+  configs=$root/systems/protein/sim.cfg
+  for n in $(echo "${WATER_ATOMS-1000000}" | tr ',' ' '); do
+    python3 "$root/tools/build_water.py" --atoms "$n" --out "$out/water/water_$n" >/dev/null && configs="$configs,$out/water/water_$n/sim.cfg"
+  done
+fi
 echo "== bench md (whole step on the GPU)"
-(cd "$out" && "$faraday" bench md --platforms=cuda --nacl=$nacl --argon=$argon --gro-dir="$out/gro" \
-   --csv=md_bench.csv) >"$out/bench_md.log" 2>&1
-grep -vE "^electrostatics:" "$out/bench_md.log" | tail -14
+(cd "$out" && "$faraday" bench md --platforms=cuda --nacl "$nacl" --argon "$argon" --configs="$configs" \
+   --gro-dir="$out/gro" --csv=md_bench.csv) >"$out/bench_md.log" 2>&1
+grep -vE "^(electrostatics:|nonbonded.buffer|faraday: warning)" "$out/bench_md.log" | tail -16
 
 if [ $have_openmm = 1 ]; then
   echo "== OpenMM anchor (same systems, same call)"
   nacl_gro=$(ls "$out"/gro/nacl_*.gro 2>/dev/null | sort -t_ -k2 -n)
   argon_gro=$(ls "$out"/gro/argon_*.gro 2>/dev/null | sort -t_ -k2 -n)
   { [ -n "$nacl_gro" ] && python3 "$anchor" $nacl_gro --steps 2000 --dt 0.002 --temperature 1300
-    [ -n "$argon_gro" ] && python3 "$anchor" $argon_gro --steps 2000 --dt 0.004 --temperature 86.6404; } \
-    >"$out/openmm.log" 2>&1
+    [ -n "$argon_gro" ] && python3 "$anchor" $argon_gro --steps 2000 --dt 0.004 --temperature 86.6404
+    # The systems of configs: their topology, defines, time step and temperature.
+    for cfg in $(echo "$configs" | tr ',' ' '); do
+      dir=$(dirname "$cfg"); name=$(basename "$dir")
+      key() { sed -n "s/^ *$1 *= *\([^ #;]*\).*/\1/p" "$cfg" | head -1; }
+      defines=$(sed -n 's/^ *defines *= *\([^#;]*\).*/\1/p' "$cfg" | head -1 | sed 's/-D//g; s/ *$//; s/  */,/g')
+      gro=$(ls "$out"/gro/${name}_*.gro 2>/dev/null | head -1)
+      [ -n "$gro" ] && python3 "$anchor" "$gro" --top "$dir/$(key topology)" --defines "$defines" \
+        --steps "${ANCHOR_STEPS:-1000}" --dt "$(key dt)" --temperature "$(key temperature)"
+    done; } >"$out/openmm.log" 2>&1
   grep -E "atoms|OpenMM" "$out/openmm.log"
   python3 - "$out/md_bench.csv" "$out/openmm.log" >"$out/ratio.txt" <<'PY'
 import csv, re, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["platform"] == "cuda"]
 omm = {}
 for line in open(sys.argv[2]):
-    m = re.search(r"(nacl|argon)_(\d+)\.gro: atoms (\d+) ns/day ([0-9.]+)", line)
+    m = re.search(r"([A-Za-z0-9_]+?)_(\d+)\.gro: atoms (\d+) ns/day ([0-9.]+)", line)
     if m: omm[(m.group(1), int(m.group(3)))] = float(m.group(4))
 print(f"{'system':8s} {'atoms':>9s} {'faraday ns/day':>15s} {'openmm ns/day':>14s} {'ratio':>7s}")
 for r in rows:

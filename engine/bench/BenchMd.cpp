@@ -1,5 +1,6 @@
 // `faraday bench md`: whole-step MD throughput of the NaCl melt (PME) and liquid argon (LJ)
-// at several sizes, on the GPU (the whole step on the device) and the CPU backend, with
+// at several sizes, and of the systems of given configs (molecules from a topology: a solvated
+// protein, water boxes), on the GPU (the whole step on the device) and the CPU backend, with
 // the time per phase, the GPU tile list's efficiency and its kernels alone. --gro-dir writes
 // every benchmarked system as a .gro, so that tools run on exactly the same systems (the
 // OpenMM anchor, ../shared/tools/openmm_anchor.py).
@@ -28,6 +29,8 @@
 #include "engine/backends/CudaBackend.h"
 #endif
 #include "engine/backends/BackendFactory.h"
+#include "engine/config/LoadConfig.h"
+#include "engine/setup/SystemSetup.h"
 
 namespace faraday {
 namespace {
@@ -41,9 +44,11 @@ struct MdOptions {
   std::string groDir;                               ///< write the systems here ("" = no)
   std::string csv = "md_bench.csv";
   bool kernels = true;                              ///< the GPU list build and tile kernel alone
+  std::string configs;                              ///< config files whose systems are benchmarked too
   std::string buffer = "auto";                     ///< pair-list buffer: nm or auto
   double bufferNm = -1;                             ///< parsed (< 0: auto)
   std::vector<long long> naclSizes, argonSizes;     ///< parsed from nacl, argon
+  std::vector<std::string> configList;              ///< parsed from configs
 };
 
 bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
@@ -54,6 +59,8 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   parser.add("nacl", o.nacl, "ions, comma-separated", "NaCl melt sizes, each 8 c^3 (\"\" = none)");
   parser.add("argon", o.argon, "atoms, comma-separated", "argon sizes, each 4 c^3 (\"\" = none)");
   parser.add("platforms", o.platforms, "", "cuda, cpu or both");
+  parser.add("configs", o.configs, "paths, comma-separated",
+             "also the system of each config (its topology, integrator and electrostatics; \"\" = none)");
   parser.add("steps", o.steps, "steps", "timed steps per system (0: by size)");
   parser.add("threads", o.threads, "", "OpenMP threads of the CPU backend (0 = all cores)");
   parser.add("gro-dir", o.groDir, "path", "write each system as nacl_N.gro / argon_N.gro here (\"\" = no)");
@@ -70,12 +77,18 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
     for (double v : parser.numberList("nacl", o.nacl)) o.naclSizes.push_back((long long)v);
   if (!o.argon.empty())
     for (double v : parser.numberList("argon", o.argon)) o.argonSizes.push_back((long long)v);
+  for (std::size_t at = 0; at < o.configs.size();) {
+    const std::size_t comma = std::min(o.configs.find(',', at), o.configs.size());
+    if (comma > at) o.configList.push_back(o.configs.substr(at, comma - at));
+    at = comma + 1;
+  }
   return true;
 }
 
 struct BenchSystem {
-  std::string name;  ///< nacl or argon
+  std::string name;  ///< nacl, argon, or a config's folder name
   BuiltSystem built;
+  std::vector<Vec3> velocities;  ///< from the coordinate file (configs), else empty: Maxwell-Boltzmann
   Config config;
   double temperature = 0;
 };
@@ -137,10 +150,26 @@ long long stepsFor(std::size_t atoms, bool gpu, const MdOptions& o) {
   return atoms <= 8000 ? 100 : atoms <= 64000 ? 20 : 5;
 }
 
+/// A config's system with its settings (the pair-list buffer as --buffer says).
+BenchSystem configSystem(const std::string& file, double buffer) {
+  BenchSystem s;
+  s.config = loadConfig(file, {});
+  s.config.nonbonded.buffer = buffer;
+  const Setup setup = buildSetup(s.config);
+  s.name = std::filesystem::absolute(file).parent_path().filename().string();
+  s.built.system = setup.system;
+  s.built.positions = setup.state.positions;
+  if (setup.velocitiesFromFile) s.velocities = setup.state.velocities;
+  s.temperature = s.config.integrator.type == "langevin" ? s.config.integrator.temperature : s.config.system.temperature;
+  return s;
+}
+
 State startState(const BenchSystem& s) {
   State st;
   st.positions = s.built.positions;
-  st.velocities = maxwellBoltzmannVelocities(s.built.system, s.temperature, 2026, s.config.integrator.type);
+  st.velocities = !s.velocities.empty()
+                      ? s.velocities
+                      : maxwellBoltzmannVelocities(s.built.system, s.temperature, 2026, s.config.integrator.type);
   st.box = s.built.system.box;
   return st;
 }
@@ -214,9 +243,10 @@ void printRow(const Row& r, double dt, std::ofstream& csv) {
   for (const auto& [name, v] : r.phaseMs)
     if (name.rfind("pme", 0) == 0) pme += v;
   const double useful = r.pairsEvaluated > 0 ? r.pairsInCutoff / r.pairsEvaluated : 0;
-  std::printf("%-6s %8zu %-5s %6lld %9.4f %10.1f %8.1f | %8.4f %8.4f %8.4f %8.4f", r.system.c_str(), r.atoms,
-              r.platform.c_str(), r.steps, ms, nsPerDay(r, dt), 1000.0 * double(r.builds) / double(r.steps),
-              phase("neighbor"), phase("nonbonded"), pme, phase("integrate"));
+  std::printf("%-8s %8zu %-5s %6lld %9.4f %10.1f %8.1f | %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f", r.system.c_str(),
+              r.atoms, r.platform.c_str(), r.steps, ms, nsPerDay(r, dt), 1000.0 * double(r.builds) / double(r.steps),
+              phase("neighbor"), phase("nonbonded"), phase("bonded"), phase("exclusion correction"), pme,
+              phase("integrate"));
   if (r.tiles > 0)
     std::printf(" | %8.4f %8.4f %6.1f%% %9.3g %9.3g", r.buildMs, r.tilesMs, 100 * useful,
                 r.pairsEvaluated / (1e-3 * r.tilesMs), r.pairsInCutoff / (1e-3 * r.tilesMs));
@@ -225,7 +255,8 @@ void printRow(const Row& r, double dt, std::ofstream& csv) {
   if (csv)
     csv << r.system << ',' << r.atoms << ',' << r.platform << ',' << r.steps << ',' << ms << ',' << nsPerDay(r, dt)
         << ',' << 1000.0 * double(r.builds) / double(r.steps) << ',' << phase("neighbor") << ','
-        << phase("nonbonded") << ',' << pme << ',' << phase("integrate") << ',' << r.buildMs << ',' << r.tilesMs
+        << phase("nonbonded") << ',' << phase("bonded") << ',' << phase("exclusion correction") << ',' << pme << ','
+        << phase("integrate") << ',' << r.buildMs << ',' << r.tilesMs
         << ',' << (long long)r.pairsEvaluated << ',' << (long long)r.pairsInCutoff << ',' << useful << '\n';
 }
 
@@ -242,27 +273,31 @@ int benchMd(const std::vector<std::string>& args) {
   if (o.platforms != "cuda") platforms.push_back("cpu");
   std::ofstream csv = BenchOptions::openCsv(o.csv);
   if (csv)
-    csv << "system,atoms,platform,steps,ms_per_step,ns_per_day,builds_per_1000_steps,neighbor_ms,nonbonded_ms,pme_ms,"
-           "integrate_ms,list_build_ms,tile_kernel_ms,pairs_evaluated,pairs_in_cutoff,useful_fraction\n";
+    csv << "system,atoms,platform,steps,ms_per_step,ns_per_day,builds_per_1000_steps,neighbor_ms,nonbonded_ms,"
+           "bonded_ms,exclusion_ms,pme_ms,integrate_ms,list_build_ms,tile_kernel_ms,pairs_evaluated,pairs_in_cutoff,useful_fraction\n";
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
   std::printf("faraday bench md: Langevin BAOAB, cutoff 1.0 nm + buffer %s nm, dispersion correction; NaCl: PME "
               "(rtol 1e-5, 0.12 nm, order 4), dt 2 fs; argon: dt 4 fs. CPU backend: %d threads.\n"
               "Phase columns are ms per step (GPU: CUDA events around the phases of every 10th step).\n",
               o.buffer.c_str(), threads);
-  std::printf("%-6s %8s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s | %8s %8s %7s %9s %9s\n", "system", "atoms", "plat",
-              "steps", "ms/step", "ns/day", "builds/k", "neighbor", "nonbond", "pme", "integr", "build ms",
-              "tiles ms", "useful", "pairs/s", "useful/s");
-  for (const std::string system : {"nacl", "argon"})
-    for (long long count : system == "nacl" ? o.naclSizes : o.argonSizes) {
-      const BenchSystem s = makeSystem(system, count, o.bufferNm);
-      if (!o.groDir.empty()) {
-        std::filesystem::create_directories(o.groDir);
-        State st = startState(s);
-        writeGro(std::filesystem::path(o.groDir) / (system + "_" + std::to_string(count) + ".gro"),
-                 coordinatesOf(s.built.system, st, system + " benchmark start"));
-      }
-      for (const std::string& p : platforms) printRow(runOne(s, p, o), s.config.integrator.dt, csv);
+  std::printf("%-8s %8s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s %8s %8s | %8s %8s %7s %9s %9s\n", "system", "atoms",
+              "plat", "steps", "ms/step", "ns/day", "builds/k", "neighbor", "nonbond", "bonded", "excl", "pme",
+              "integr", "build ms", "tiles ms", "useful", "pairs/s", "useful/s");
+  const auto bench = [&](const BenchSystem& s, const std::string& groName) {
+    if (!o.groDir.empty()) {
+      std::filesystem::create_directories(o.groDir);
+      State st = startState(s);
+      writeGro(std::filesystem::path(o.groDir) / groName, coordinatesOf(s.built.system, st, s.name + " benchmark start"));
     }
+    for (const std::string& p : platforms) printRow(runOne(s, p, o), s.config.integrator.dt, csv);
+  };
+  for (const std::string system : {"nacl", "argon"})
+    for (long long count : system == "nacl" ? o.naclSizes : o.argonSizes)
+      bench(makeSystem(system, count, o.bufferNm), system + "_" + std::to_string(count) + ".gro");
+  for (const std::string& file : o.configList) {
+    const BenchSystem s = configSystem(file, o.bufferNm);
+    bench(s, s.name + "_" + std::to_string(s.built.system.size()) + ".gro");
+  }
   return 0;
 }
 
