@@ -66,8 +66,9 @@ struct CudaBackend::Impl final : CudaStepWork {
   double coulombSelf = 0, netCharge = 0;
 
   // First, so that they are destroyed last (a stream's release waits for its work).
-  CudaStream mainStream, pmeStream{highestPriority()};
+  CudaStream mainStream, pmeStream{highestPriority()}, bondedStream;
   CudaEvent fork{cudaEventDisableTiming}, join{cudaEventDisableTiming};  ///< PME beside the tiles
+  CudaEvent bondedJoin{cudaEventDisableTiming};                         ///< the bonded kernels beside them
   CudaPhaseTimer phases{timers, stepPhases(hasBondedWork(system.topology))};  ///< the phases of sampled steps
   std::array<CudaEvent, 3> kernelEvents = makeCudaEvents<3>();  ///< timeKernels()
 
@@ -209,28 +210,41 @@ struct CudaBackend::Impl final : CudaStepWork {
 
   /// Short-range tiles, the bonded terms, the exclusion correction and PME into the (cleared)
   /// fixed-point forces: one after the other (timed steps, so that each phase has its
-  /// interval, and outside graphs), or PME beside the rest on a second stream (the sums are
-  /// integer atomics, so the order does not matter).
+  /// interval, and outside graphs), or PME and the bonded kernels each on a stream of its own
+  /// beside the tiles (the sums are integer atomics, so the order does not matter).
   void enqueueForces(cudaStream_t s, bool energies, CudaPhaseTimer* timer, bool concurrent) override {
-    if (concurrent && pme) {
-      FARADAY_CUDA_CHECK(cudaEventRecord(fork.get(), s));
+    const auto enqueuePme = [&](cudaStream_t on) {
+      pme->enqueue(on, n, dev->fractions.data(), dev->charge.data(), dev->force.data(), dev->stride);
+    };
+    const auto enqueueBonded = [&](cudaStream_t on, int part) {
+      bonded->enqueue(on, energies, dev->pos.data(), dev->slotOfAtom.data(), system.box, dev->force.data(),
+                      dev->stride, dev->nbSums.data() + kBondedSumsAt, part);
+    };
+    const bool besidePme = concurrent && pme, besideBonded = concurrent && bonded;
+    if (besidePme || besideBonded) FARADAY_CUDA_CHECK(cudaEventRecord(fork.get(), s));
+    if (besidePme) {
       FARADAY_CUDA_CHECK(cudaStreamWaitEvent(pmeStream.get(), fork.get(), 0));
-      pme->enqueue(pmeStream.get(), n, dev->fractions.data(), dev->charge.data(), dev->force.data(), dev->stride);
+      enqueuePme(pmeStream.get());
       FARADAY_CUDA_CHECK(cudaEventRecord(join.get(), pmeStream.get()));
+    }
+    if (besideBonded) {
+      FARADAY_CUDA_CHECK(cudaStreamWaitEvent(bondedStream.get(), fork.get(), 0));
+      enqueueBonded(bondedStream.get(), kAllBondedParts);
+      FARADAY_CUDA_CHECK(cudaEventRecord(bondedJoin.get(), bondedStream.get()));
     }
     nonbonded->enqueue(s, energies, *list, dev->posq.data(), dev->type.data(), system.box, dev->force.data(),
                        dev->stride, dev->nbSums.data());
     int event = 3;
     if (timer) timer->recordInCapture(event++, s);
-    if (bonded) {
+    if (bonded && !besideBonded) {
       for (const int part : {kBondedTermsPart, kExclusionCorrectionPart}) {
-        bonded->enqueue(s, energies, dev->pos.data(), dev->slotOfAtom.data(), system.box, dev->force.data(),
-                        dev->stride, dev->nbSums.data() + kBondedSumsAt, part);
+        enqueueBonded(s, part);
         if (timer) timer->recordInCapture(event++, s);
       }
     }
-    if (concurrent && pme) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, join.get(), 0));
-    else if (pme) pme->enqueue(s, n, dev->fractions.data(), dev->charge.data(), dev->force.data(), dev->stride);
+    if (besideBonded) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, bondedJoin.get(), 0));
+    if (besidePme) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, join.get(), 0));
+    else if (pme) enqueuePme(s);
     if (timer) timer->recordInCapture(event, s);
   }
 

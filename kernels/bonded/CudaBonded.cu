@@ -1,6 +1,7 @@
 // The bonded kernels, in layers: one term (evaluateTerm of BondedTerms.h, shared with the
-// CPU reference) -> one thread per term of an array (termKernel) -> one launch per non-empty
-// array (enqueue) -> the host-vector adapter. Positions are read per slot through
+// CPU reference) -> one thread per term (termOnThread) -> one kernel whose blocks each take a
+// block of one term array (termsKernel): one launch for the bonded terms, one for the
+// exclusion correction (enqueue) -> the host-vector adapter. Positions are read per slot through
 // slotOfAtom; each force component leaves as a 64-bit fixed-point integer through an
 // integer atomic, so the totals are the same whatever the order of the threads. Energies
 // and virial (only when asked) are summed over the warp in a fixed shuffle order in double
@@ -47,11 +48,12 @@ __device__ __forceinline__ void addEnergy(unsigned long long* at, double v) {
 }
 
 /// Term t of `terms` on one thread: energy into sums[slot] (a 1-4 pair's Coulomb into
-/// sums[slot2]), virial into the kBondedSumW* sums.
+/// sums[slot2]), virial into the kBondedSumW* sums. Every thread of the warp calls it (t may
+/// be past the end), so the energy shuffles are complete.
 template <typename Term, bool kEnergy>
-__global__ void __launch_bounds__(kThreads) termKernel(const Term* terms, int count, int slot, int slot2, TermArgs a) {
+__device__ __forceinline__ void termOnThread(const Term* terms, int count, int t, int slot, int slot2,
+                                             const TermArgs& a) {
   constexpr int N = kTermAtoms<Term>;
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
   double e = 0, e2 = 0, w[6] = {0, 0, 0, 0, 0, 0};
   if (t < count) {
     const Term term = terms[t];
@@ -77,7 +79,6 @@ __global__ void __launch_bounds__(kThreads) termKernel(const Term* terms, int co
     }
   }
   if constexpr (kEnergy) {
-    // Every thread of the warp gets here (none returned early), so the shuffles are complete.
     e = warpSum(e);
     e2 = warpSum(e2);
     for (int c = 0; c < 6; ++c) w[c] = warpSum(w[c]);
@@ -89,17 +90,56 @@ __global__ void __launch_bounds__(kThreads) termKernel(const Term* terms, int co
   }
 }
 
-template <typename Term>
-void launchTerms(cudaStream_t stream, bool energies, const DeviceBuffer<Term>& terms, int slot, int slot2,
-                 const TermArgs& a) {
-  const int count = int(terms.size());
-  if (count == 0) return;
-  const int blocks = blocksFor(count, kThreads);
+/// The term arrays of one launch: array k owns blocks firstBlock[k] .. firstBlock[k + 1).
+struct TermArrays {
+  static constexpr int kArrays = 12;
+  const void* terms[kArrays];
+  int count[kArrays];
+  int firstBlock[kArrays + 1];
+};
+
+/// The order of the arrays in TermArrays, with their Term types and energy slots.
+template <bool kEnergy>
+__device__ __forceinline__ void termOfArray(int k, const TermArrays& t, int i, const TermArgs& a) {
+  switch (k) {
+    case 0: termOnThread<HarmonicBond, kEnergy>(static_cast<const HarmonicBond*>(t.terms[0]), t.count[0], i, kBondSlot, -1, a); break;
+    case 1: termOnThread<MorseBond, kEnergy>(static_cast<const MorseBond*>(t.terms[1]), t.count[1], i, kMorseSlot, -1, a); break;
+    case 2: termOnThread<HarmonicAngle, kEnergy>(static_cast<const HarmonicAngle*>(t.terms[2]), t.count[2], i, kAngleSlot, -1, a); break;
+    case 3: termOnThread<UreyBradleyAngle, kEnergy>(static_cast<const UreyBradleyAngle*>(t.terms[3]), t.count[3], i, kUreyBradleySlot, -1, a); break;
+    case 4: termOnThread<PeriodicTorsion, kEnergy>(static_cast<const PeriodicTorsion*>(t.terms[4]), t.count[4], i, kProperDihSlot, -1, a); break;
+    case 5: termOnThread<RbTorsion, kEnergy>(static_cast<const RbTorsion*>(t.terms[5]), t.count[5], i, kRbDihSlot, -1, a); break;
+    case 6: termOnThread<HarmonicImproper, kEnergy>(static_cast<const HarmonicImproper*>(t.terms[6]), t.count[6], i, kImproperDihSlot, -1, a); break;
+    case 7: termOnThread<PeriodicTorsion, kEnergy>(static_cast<const PeriodicTorsion*>(t.terms[7]), t.count[7], i, kPeriodicImproperDihSlot, -1, a); break;
+    case 8: termOnThread<CmapTorsion, kEnergy>(static_cast<const CmapTorsion*>(t.terms[8]), t.count[8], i, kCmapSlot, -1, a); break;
+    case 9: termOnThread<Pair14, kEnergy>(static_cast<const Pair14*>(t.terms[9]), t.count[9], i, kLj14Slot, kCoulomb14Slot, a); break;
+    case 10: termOnThread<PositionRestraint, kEnergy>(static_cast<const PositionRestraint*>(t.terms[10]), t.count[10], i, kPositionRestraintSlot, -1, a); break;
+    default: termOnThread<ExclusionPair, kEnergy>(static_cast<const ExclusionPair*>(t.terms[11]), t.count[11], i, kExclusionCorrectionSlot, -1, a); break;
+  }
+}
+
+/// Every term of the arrays of `t` in one launch: each block belongs to one array (so a
+/// warp's energy sums go to one slot), found among the few arrays by a linear search.
+template <bool kEnergy>
+__global__ void __launch_bounds__(kThreads) termsKernel(TermArrays t, TermArgs a) {
+  int k = 0;
+  while (k + 1 < TermArrays::kArrays && int(blockIdx.x) >= t.firstBlock[k + 1]) ++k;
+  termOfArray<kEnergy>(k, t, (int(blockIdx.x) - t.firstBlock[k]) * kThreads + int(threadIdx.x), a);
+}
+
+/// One launch for the arrays `first` .. `last` - 1 of `arrays` (the others get no blocks).
+void launchTerms(cudaStream_t stream, bool energies, TermArrays arrays, int first, int last, const TermArgs& a) {
+  int blocks = 0;
+  for (int k = 0; k < TermArrays::kArrays; ++k) {
+    arrays.firstBlock[k] = blocks;
+    if (k >= first && k < last) blocks += blocksFor(arrays.count[k], kThreads);
+  }
+  arrays.firstBlock[TermArrays::kArrays] = blocks;
+  if (blocks == 0) return;
   if (energies)
-    termKernel<Term, true><<<blocks, kThreads, 0, stream>>>(terms.data(), count, slot, slot2, a);
+    termsKernel<true><<<blocks, kThreads, 0, stream>>>(arrays, a);
   else
-    termKernel<Term, false><<<blocks, kThreads, 0, stream>>>(terms.data(), count, slot, slot2, a);
-  FARADAY_CUDA_CHECK_LAUNCH("termKernel");
+    termsKernel<false><<<blocks, kThreads, 0, stream>>>(arrays, a);
+  FARADAY_CUDA_CHECK_LAUNCH("termsKernel");
 }
 
 template <typename Term>
@@ -150,19 +190,16 @@ void CudaBonded::enqueue(cudaStream_t stream, bool energies, const double4_32a* 
                    force,
                    stride,
                    sums};
-  if (parts & kExclusionCorrectionPart) launchTerms(stream, energies, exclusions_, kExclusionCorrectionSlot, -1, a);
-  if (!(parts & kBondedTermsPart)) return;
-  launchTerms(stream, energies, bonds_, kBondSlot, -1, a);
-  launchTerms(stream, energies, morseBonds_, kMorseSlot, -1, a);
-  launchTerms(stream, energies, angles_, kAngleSlot, -1, a);
-  launchTerms(stream, energies, ureyBradleys_, kUreyBradleySlot, -1, a);
-  launchTerms(stream, energies, properDihedrals_, kProperDihSlot, -1, a);
-  launchTerms(stream, energies, rbDihedrals_, kRbDihSlot, -1, a);
-  launchTerms(stream, energies, impropers_, kImproperDihSlot, -1, a);
-  launchTerms(stream, energies, periodicImpropers_, kPeriodicImproperDihSlot, -1, a);
-  launchTerms(stream, energies, cmaps_, kCmapSlot, -1, a);
-  launchTerms(stream, energies, pairs14_, kLj14Slot, kCoulomb14Slot, a);
-  launchTerms(stream, energies, positionRestraints_, kPositionRestraintSlot, -1, a);
+  TermArrays arrays{};
+  const auto set = [&](int k, const auto& buffer) {
+    arrays.terms[k] = buffer.data();
+    arrays.count[k] = int(buffer.size());
+  };
+  set(0, bonds_), set(1, morseBonds_), set(2, angles_), set(3, ureyBradleys_), set(4, properDihedrals_);
+  set(5, rbDihedrals_), set(6, impropers_), set(7, periodicImpropers_), set(8, cmaps_), set(9, pairs14_);
+  set(10, positionRestraints_), set(11, exclusions_);
+  if (parts & kExclusionCorrectionPart) launchTerms(stream, energies, arrays, 11, 12, a);
+  if (parts & kBondedTermsPart) launchTerms(stream, energies, arrays, 0, 11, a);
 }
 
 namespace {
