@@ -23,7 +23,7 @@ namespace faraday {
 /// The fixed-point energy sums of a step: the short-range kernel's (NonbondedSum), then the
 /// bonded kernels' (BondedSum).
 inline constexpr int kBondedSumsAt = kNonbondedSums;
-inline constexpr int kDeviceSums = kNonbondedSums + kBondedSums;
+inline constexpr int kDeviceSums = int(kNonbondedSums) + int(kBondedSums);
 
 /// Energies summed on the device: kinetic, then the fixed-point sums converted, then PME's.
 struct DeviceEnergies {

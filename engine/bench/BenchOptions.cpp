@@ -22,9 +22,19 @@ void BenchOptions::flag(const char* name, bool& target, const std::string& help)
 }
 
 bool BenchOptions::parse(const std::vector<std::string>& args, std::ostream& out) {
+  // "--key=" gives the key an empty value ("" = none), as "--key ''" does.
+  std::vector<std::string> split;
+  for (const std::string& a : args) {
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.back() == '=') {
+      split.push_back(a.substr(0, a.size() - 1));
+      split.emplace_back();
+    } else {
+      split.push_back(a);
+    }
+  }
   po::variables_map values;
   try {
-    po::store(po::command_line_parser(args).options(options_).run(), values);
+    po::store(po::command_line_parser(split).options(options_).run(), values);
     if (values.count("help")) {
       out << help();
       return false;

@@ -31,6 +31,9 @@ namespace {
 constexpr int kThreads = 128;
 constexpr int kWarpsPerBlock = kThreads / 32;
 constexpr int kSubCellBits = 11;
+/// Warps the tile search wants at least (an H100 holds 132 SMs x 64 warps): a system of fewer
+/// blocks shares each block among several warps.
+constexpr int kSearchWarps = 4096;
 constexpr unsigned kFull = 0xffffffffu;
 
 
@@ -260,18 +263,22 @@ __device__ void cellSpan(float center, float reach, float length, int cells, int
 ///    reach of I's box is then tested against each atom of I (their offsets from the box
 ///    center in shared memory): it is kept when one is within reach.
 /// Candidates are taken in a fixed order (cells, then slots), so the tiles' contents are fixed.
-__global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, const double4_32a* __restrict__ ref,
+/// Small systems have few blocks for the GPU's warps: there `parts` warps share a block I,
+/// part p taking the passes of 32 candidates numbered p, p + parts, ... (and part 0 the
+/// diagonal tile), each with its own tiles.
+__global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int parts, const double4_32a* __restrict__ ref,
                                                        const float4* __restrict__ center, const float4* __restrict__ half,
                                                        const int2* __restrict__ range, int3 cells, BoxF b, float reach2,
                                                        float reach, TileStore t) {
   __shared__ int buffer[kWarpsPerBlock][64];
   __shared__ float4 atomsOfI[kWarpsPerBlock][32];
   const int warpInBlock = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int block = blockIdx.x * kWarpsPerBlock + warpInBlock;
+  const int warp = blockIdx.x * kWarpsPerBlock + warpInBlock;
+  const int block = warp / parts, part = warp % parts;
   if (block >= blocks) return;
   int* buf = buffer[warpInBlock];
   const int own = block * 32 + lane;
-  emitTile(t, block, true, own < n ? own : kNoAtom, lane);
+  if (part == 0) emitTile(t, block, true, own < n ? own : kNoAtom, lane);
 
   const float4 c = center[block], h = half[block];
   // I's atoms from the box's center by minimum image (empty slots repeat the first).
@@ -292,6 +299,7 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, const
   const int laterSlots = (block + 1) * 32;  // candidates must be in later blocks
   const int spanCells = count.x * count.y * count.z;
   int held = 0;
+  int pass = 0;  // passes of 32 candidates over the whole span, counted for the parts
   for (int cellBase = 0; cellBase < spanCells; cellBase += 32) {
     // This lane's cell: its run of candidate slots [start, start + size).
     int start = 0, size = 0;
@@ -317,6 +325,7 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, const
     const int total = __shfl_sync(kFull, end, 31);
     const int slotBase = start - (end - size);  // slot of candidate k of this run: slotBase + k
     for (int base = 0; base < total; base += 32) {
+      if (pass++ % parts != part) continue;
       const int k = base + lane;
       // The run holding candidate k: the number of runs that end at or before it.
       int run = 0;
@@ -494,8 +503,10 @@ void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, con
                     counters_.data(),     hasExclusions_ ? exclusionOffsets_.data() : nullptr,
                     exclusions_.data(),   atomOfSlot,
                     slotOfAtom};
-  tilesKernel<<<blocksFor(blocks_, kWarpsPerBlock), kThreads, 0, stream>>>(
-      n_, blocks_, ref, boxCenter_.data(), boxHalf_.data(), cellRange_.data(),
+  // Warps for every block, several for each where blocks are few (at least ~4 per SM scheduler).
+  const int parts = std::clamp(kSearchWarps / blocks_, 1, 8);
+  tilesKernel<<<blocksFor((long long)blocks_ * parts, kWarpsPerBlock), kThreads, 0, stream>>>(
+      n_, blocks_, parts, ref, boxCenter_.data(), boxHalf_.data(), cellRange_.data(),
       make_int3(nCells_[0], nCells_[1], nCells_[2]), b, reach * reach, reach, t);
   FARADAY_CUDA_CHECK_LAUNCH("tilesKernel");
 }

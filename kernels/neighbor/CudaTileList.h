@@ -53,6 +53,11 @@ class CudaTileList {
   const std::uint32_t* exclusionMasks() const { return masks_.data(); }
   TileCounters* counters() { return counters_.data(); }
   bool hasExclusions() const { return hasExclusions_; }
+  /// Per block: the centre and half extents (x, y, z, nm) of its atoms' bounding box at the
+  /// last build, by minimum image around its first atom.
+  const float4* blockCenters() const { return boxCenter_.data(); }
+  const float4* blockHalfExtents() const { return boxHalf_.data(); }
+  const TileListParams& params() const { return params_; }
 
   /// Host copy of the tiles of the last build (synchronises `stream`).
   HostTileList toHost(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot);

@@ -6,6 +6,7 @@
 // totals do not depend on the order in which tiles run. Energies and virial (only when
 // asked) are summed per lane and per tile in double and added as fixed point.
 #include <algorithm>
+#include <type_traits>
 
 #include "core/Error.h"
 #include "core/Units.h"
@@ -28,12 +29,17 @@ struct TileArgs {
   const int* lanes;
   const int* exclusionIndex;
   const std::uint32_t* masks;
+  const float4* blockCenter;  ///< per block: bounding-box centre at the build (nm)
+  const float4* blockHalf;    ///< per block: bounding-box half extents at the build (nm)
   TileCounters* counters;
   const float4* posq;  ///< wrapped x, y, z (nm) and k_C^(1/2) q
   const int* type;
   const float4* table;
   float3 length, invLength;
   float cutoff2, beta, coulombShift;
+  /// Per dimension, L/2 - cutoff - buffer/2 (nm): a block whose half extent is below it keeps
+  /// every interacting pair in one image around its centre (see tile()).
+  float3 imageReach;
   float typedRmin2;  ///< nm^2 (typed force)
   unsigned long long* force;
   std::size_t stride;
@@ -67,40 +73,28 @@ __device__ __forceinline__ PairResult2<float> shortRangePair(float r2, float4 p,
   }
 }
 
-/// One tile by one warp.
-template <bool kEnergy, bool kCoulomb, bool kExclusions, bool kTyped>
-__device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
-  const int info = a.info[t];
-  const int block = tileBlock(info);
-  const bool diagonal = tileIsDiagonal(info);
-  const int i = block * 32 + lane;
-  const bool iValid = i < a.n;
-  const float4 pi = iValid ? a.posq[i] : make_float4(0.f, 0.f, 0.f, 0.f);
-  const int ti = iValid ? a.type[i] : 0;
-  const int j = a.lanes[std::size_t(t) * 32 + lane];
-  const bool jOwn = j != kNoAtom;
-  float4 pj = jOwn ? a.posq[j] : make_float4(0.f, 0.f, 0.f, 0.f);
-  int tj = jOwn ? a.type[j] : -1;  // -1: an empty lane
-  std::uint32_t mj = 0u;
-  if constexpr (kExclusions) {
-    const int x = a.exclusionIndex[t];
-    mj = x >= 0 ? a.masks[std::size_t(x) * 32 + lane] : 0u;
-  }
-  float3 fi = make_float3(0.f, 0.f, 0.f), fj = make_float3(0.f, 0.f, 0.f);
-  // Energies and virial (only in the energy variant) add up in double per lane: their sum
-  // then does not depend on the tiles' composition beyond the pairs' own float rounding.
-  double eLj = 0, eCoulomb = 0, w[6] = {0, 0, 0, 0, 0, 0};
-  const float4* pairRow = table + ti * a.types;
+/// The 32 pair-steps of one tile. kDiagonal: the tile pairs a block with itself, each pair
+/// once. kMasks: the tile has exclusion bits (one more value rotates). kImage: displacements
+/// by minimum image per pair; otherwise i and j were moved to the images nearest the block's
+/// centre once per tile, which keeps every pair within the cutoff in one image (tile()), and
+/// the pair needs no rounding to an image. Forces add by fused multiply-adds.
+template <bool kEnergy, bool kCoulomb, bool kTyped, bool kDiagonal, bool kMasks, bool kImage>
+__device__ __forceinline__ void tilePairs(const TileArgs& a, const float4* pairRow, bool iValid, float4 pi, float4 pj,
+                                          int tj, std::uint32_t mj, int lane, float3& fi, float3& fj, double& eLj,
+                                          double& eCoulomb, double* w) {
   const int next = (lane + 1) & 31;
 #pragma unroll 4
   for (int k = 0; k < 32; ++k) {
+    bool active = iValid && tj >= 0;
     // Diagonal tiles: pair (l, l + k) for k = 1..15, and for k = 16 the lower half only.
-    const bool pairOnce = !diagonal || (k > 0 && (k < 16 || (k == 16 && lane < 16)));
-    const bool active = iValid && tj >= 0 && pairOnce && ((mj >> lane) & 1u) == 0u;
+    if constexpr (kDiagonal) active = active && k > 0 && (k < 16 || (k == 16 && lane < 16));
+    if constexpr (kMasks) active = active && ((mj >> lane) & 1u) == 0u;
     float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
-    dx -= a.length.x * rintf(dx * a.invLength.x);
-    dy -= a.length.y * rintf(dy * a.invLength.y);
-    dz -= a.length.z * rintf(dz * a.invLength.z);
+    if constexpr (kImage) {
+      dx -= a.length.x * rintf(dx * a.invLength.x);
+      dy -= a.length.y * rintf(dy * a.invLength.y);
+      dz -= a.length.z * rintf(dz * a.invLength.z);
+    }
     const float r2 = dx * dx + dy * dy + dz * dz;
     if (active && r2 < a.cutoff2) {
       const float qq = pi.w * pj.w;
@@ -110,10 +104,10 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
         eLj += double(r.lj);
         if constexpr (kCoulomb) eCoulomb += double(r.coulomb) - double(qq) * double(a.coulombShift);
       }
-      const float fx = fOverR * dx, fy = fOverR * dy, fz = fOverR * dz;
-      fi.x += fx, fi.y += fy, fi.z += fz;
-      fj.x -= fx, fj.y -= fy, fj.z -= fz;
+      fi.x = fmaf(fOverR, dx, fi.x), fi.y = fmaf(fOverR, dy, fi.y), fi.z = fmaf(fOverR, dz, fi.z);
+      fj.x = fmaf(-fOverR, dx, fj.x), fj.y = fmaf(-fOverR, dy, fj.y), fj.z = fmaf(-fOverR, dz, fj.z);
       if constexpr (kEnergy) {
+        const float fx = fOverR * dx, fy = fOverR * dy, fz = fOverR * dz;
         w[0] += double(fx * dx), w[1] += double(fy * dy), w[2] += double(fz * dz);
         w[3] += double(fx * dy), w[4] += double(fx * dz), w[5] += double(fy * dz);
       }
@@ -124,10 +118,75 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
     pj.z = __shfl_sync(kFull, pj.z, next);
     pj.w = __shfl_sync(kFull, pj.w, next);
     tj = __shfl_sync(kFull, tj, next);
-    if constexpr (kExclusions) mj = __shfl_sync(kFull, mj, next);
+    if constexpr (kMasks) mj = __shfl_sync(kFull, mj, next);
     fj.x = __shfl_sync(kFull, fj.x, next);
     fj.y = __shfl_sync(kFull, fj.y, next);
     fj.z = __shfl_sync(kFull, fj.z, next);
+  }
+}
+
+/// x moved by whole box lengths to the image nearest c (per dimension).
+__device__ __forceinline__ float4 imageNear(float4 x, float4 c, const TileArgs& a) {
+  x.x -= a.length.x * rintf((x.x - c.x) * a.invLength.x);
+  x.y -= a.length.y * rintf((x.y - c.y) * a.invLength.y);
+  x.z -= a.length.z * rintf((x.z - c.z) * a.invLength.z);
+  return x;
+}
+
+/// One tile by one warp.
+///
+/// A block's atoms stay within its half extent h + buffer/2 of its build-time centre c (the
+/// list is rebuilt before any atom moves further), and a partner j within the cutoff rc of
+/// i lies within h + buffer/2 + rc of c. Where that is below L/2 in each dimension, the
+/// images of i and j nearest c are the pair's minimum image: the tile moves every atom there
+/// once instead of rounding every pair. A pair beyond the cutoff may then be measured in
+/// another image, never closer than its minimum image, so it is still skipped.
+template <bool kEnergy, bool kCoulomb, bool kExclusions, bool kTyped>
+__device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
+  const int info = a.info[t];
+  const int block = tileBlock(info);
+  const bool diagonal = tileIsDiagonal(info);
+  const int i = block * 32 + lane;
+  const bool iValid = i < a.n;
+  float4 pi = iValid ? a.posq[i] : make_float4(0.f, 0.f, 0.f, 0.f);
+  const int ti = iValid ? a.type[i] : 0;
+  const int j = a.lanes[std::size_t(t) * 32 + lane];
+  const bool jOwn = j != kNoAtom;
+  float4 pj = jOwn ? a.posq[j] : make_float4(0.f, 0.f, 0.f, 0.f);
+  const int tj = jOwn ? a.type[j] : -1;  // -1: an empty lane
+  std::uint32_t mj = 0u;
+  bool masks = false;
+  if constexpr (kExclusions) {
+    const int x = a.exclusionIndex[t];
+    masks = x >= 0;
+    mj = masks ? a.masks[std::size_t(x) * 32 + lane] : 0u;
+  }
+  const float4 h = a.blockHalf[block];
+  const bool oneImage = h.x < a.imageReach.x && h.y < a.imageReach.y && h.z < a.imageReach.z;
+  if (oneImage) {
+    const float4 c = a.blockCenter[block];
+    pi = imageNear(pi, c, a);
+    pj = imageNear(pj, c, a);
+  }
+  float3 fi = make_float3(0.f, 0.f, 0.f), fj = make_float3(0.f, 0.f, 0.f);
+  // Energies and virial (only in the energy variant) add up in double per lane: their sum
+  // then does not depend on the tiles' composition beyond the pairs' own float rounding.
+  double eLj = 0, eCoulomb = 0, w[6] = {0, 0, 0, 0, 0, 0};
+  const float4* pairRow = table + ti * a.types;
+  // The branches are uniform over the warp (one tile, one block).
+  const auto pairs = [&](auto diagonalTag, auto masksTag, auto imageTag) {
+    tilePairs<kEnergy, kCoulomb, kTyped, decltype(diagonalTag)::value, decltype(masksTag)::value,
+              decltype(imageTag)::value>(a, pairRow, iValid, pi, pj, tj, mj, lane, fi, fj, eLj, eCoulomb, w);
+  };
+  using Yes = std::true_type;
+  using No = std::false_type;
+  if (diagonal) {
+    // One per block: the general form.
+    pairs(Yes{}, Yes{}, Yes{});
+  } else if (masks) {
+    oneImage ? pairs(No{}, Yes{}, No{}) : pairs(No{}, Yes{}, Yes{});
+  } else {
+    oneImage ? pairs(No{}, No{}, No{}) : pairs(No{}, No{}, Yes{});
   }
   // After 32 moves every lane holds its own j again.
   if (iValid) {
@@ -214,6 +273,10 @@ void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& li
                             const int* type, const Box& box, unsigned long long* force, std::size_t stride,
                             unsigned long long* sums) const {
   const Vec3 L = box.lengths();
+  // Rounded down by a few float ulps of L: the comparison is made in float.
+  const double margin = params_.cutoff + 0.5 * list.params().buffer;
+  const auto reachOf = [&](double length) { return float((0.5 * length - margin) * (1 - 1e-6) - 1e-6 * length); };
+  const float3 reach = make_float3(reachOf(L.x), reachOf(L.y), reachOf(L.z));
   TileArgs a{list.atoms(),
              types_,
              list.tileCapacity(),
@@ -221,6 +284,8 @@ void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& li
              list.tileLanes(),
              list.tileExclusion(),
              list.exclusionMasks(),
+             list.blockCenters(),
+             list.blockHalfExtents(),
              list.counters(),
              posq,
              type,
@@ -230,6 +295,7 @@ void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& li
              float(params_.cutoff * params_.cutoff),
              float(params_.ewaldBeta),
              float(params_.coulombShift),
+             reach,
              typedRmin2_,
              force,
              stride,
