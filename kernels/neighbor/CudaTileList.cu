@@ -34,6 +34,8 @@ constexpr int kSubCellBits = 11;
 /// Warps the tile search wants at least (an H100 holds 132 SMs x 64 warps): a system of fewer
 /// blocks shares each block among several warps.
 constexpr int kSearchWarps = 4096;
+/// Atoms per cell above which the cells get finer (see the constructor).
+constexpr double kAtomsPerCell = 64;
 constexpr unsigned kFull = 0xffffffffu;
 
 
@@ -393,12 +395,24 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
   // is least near edge = reach). Powers of 2 make the key a Morton code of one uniform fine
   // grid, whose runs of 32 atoms are compact (random liquid, 32k atoms: largest block extent
   // 1.26 nm in the median, against 1.93 nm with 9 cells per edge).
+  // Dense systems (water: ~100 atoms/nm^3, 240 atoms in a cell of edge 1.34 nm) halve the edge
+  // while a cell holds more than kAtomsPerCell and stays at least half the reach: the candidates
+  // then come from a span closer to the block's reach.
+  const double atomsPerNm3 = n / box.volume();
   long long total = 1;
   for (int d = 0; d < 3; ++d) {
     const double ideal = std::max(1.0, L[d] / reach);
     nCells_[d] = std::clamp(1 << int(std::lround(std::log2(ideal))), 1, 1024);
     while (L[d] / nCells_[d] < 0.5 * reach && nCells_[d] > 1) nCells_[d] /= 2;
     total *= nCells_[d];
+  }
+  const auto atomsPerCell = [&] { return atomsPerNm3 * box.volume() / double(total); };
+  for (bool finer = true; finer && atomsPerCell() > kAtomsPerCell;) {
+    finer = false;
+    for (int d = 0; d < 3; ++d)
+      if (nCells_[d] < 1024 && L[d] / (2 * nCells_[d]) >= 0.5 * reach) {
+        nCells_[d] *= 2, total *= 2, finer = true;
+      }
   }
   // Sparse boxes: no more cells than the atoms need (larger cells only cost candidates).
   const long long limit = std::max<long long>(8LL * n, 512);
