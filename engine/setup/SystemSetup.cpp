@@ -47,6 +47,18 @@ System makeSystem(const Config& config, const Coordinates& c) {
   return system;
 }
 
+/// One warning for each [atom.NAME] section that no atom of the coordinate file uses.
+std::vector<std::string> unusedTypeWarnings(const Config& config, const System& system) {
+  std::vector<bool> used(system.types.size(), false);
+  for (const int t : system.type) used[std::size_t(t)] = true;
+  std::vector<std::string> warnings;
+  for (std::size_t t = 0; t < used.size(); ++t)
+    if (!used[t])
+      warnings.push_back("[atom." + system.types[t].name + "]: no atom of " + config.system.coordinates.string() +
+                         " is named " + system.types[t].name + "; the section has no effect");
+  return warnings;
+}
+
 }  // namespace
 
 void checkCutoffFitsBox(const Config& config, const Box& box) {
@@ -67,6 +79,7 @@ Setup buildSetup(const Config& config) {
   Setup setup;
   setup.title = c.title;
   setup.system = makeSystem(config, c);
+  setup.warnings = unusedTypeWarnings(config, setup.system);
   // All pairs: open boundaries, the file's box is carried along for the outputs only.
   if (!config.nonbonded.allPairs()) checkCutoffFitsBox(config, c.box);
   if (config.nonbonded.typed()) typedPairTable(config, setup.system);  // every pair of types present has a section
