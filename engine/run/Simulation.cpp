@@ -310,7 +310,7 @@ void printEffective(const Config& config, std::ostream& log) {
 }
 
 /// What a restart from `checkpoint` continues: run.steps must not lie before it, and the energy
-/// log and the trajectory must reach it (an incomplete last row of the log is noted and goes).
+/// log and the trajectory must reach it (incomplete rows of the log are noted; the restart drops them).
 void checkRestart(const Config& config, const Checkpoint& checkpoint, const System& system, std::ostream& log) {
   if (checkpoint.step > config.run.steps)
     throw keyError("run.steps", std::to_string(config.run.steps) + " is before the checkpoint's step " +
