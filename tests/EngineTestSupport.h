@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -186,8 +187,11 @@ inline CommandResult runFaraday(const fs::path& folder, const std::vector<std::s
   return r;
 }
 
-/// Starts `faraday ARGS` in `folder` as a child process (stdout/stderr to files); returns its pid.
-inline pid_t startFaraday(const fs::path& folder, const std::vector<std::string>& args) {
+/// Starts `faraday ARGS` in `folder` as a child process (stdout/stderr to files); returns its
+/// pid. `beforeExec`, when given, runs in the child just before the executable starts (e.g. to
+/// set a resource limit).
+inline pid_t startFaraday(const fs::path& folder, const std::vector<std::string>& args,
+                          const std::function<void()>& beforeExec = {}) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (::chdir(folder.c_str()) != 0) ::_exit(126);
@@ -197,6 +201,7 @@ inline pid_t startFaraday(const fs::path& folder, const std::vector<std::string>
     ::dup2(err, 2);
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
+    if (beforeExec) beforeExec();
     std::vector<std::string> all = {faradayExecutable()};
     all.insert(all.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -206,6 +211,17 @@ inline pid_t startFaraday(const fs::path& folder, const std::vector<std::string>
     ::_exit(127);
   }
   return pid;
+}
+
+/// Polls `ready` every 10 ms for up to `seconds`; returns whether it came true.
+template <typename Ready>
+bool waitUntil(Ready ready, double seconds = 60) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
 }
 
 /// Waits up to `seconds` for `pid`; kills it and returns -1 on timeout, else its exit code.

@@ -123,6 +123,55 @@ TEST_F(BadInput, TriclinicBox) {
   EXPECT_HAS(runExpectingError().err, groAt(111) + "triclinic box: only rectangular boxes are supported");
 }
 
+TEST_F(BadInput, BoxTooLargeForItsVolume) {
+  std::vector<std::string> v = lines(gro);
+  v.back() = "   1e300   1e300   1e300";
+  gro = joinLines(v);
+  EXPECT_HAS(runExpectingError({"--dry-run"}).err, groAt(111) + "box '1e300   1e300   1e300' too large: its volume overflows");
+}
+
+/// A hexadecimal number is no number here (strtod would read 0x10 as 16), in the file and on
+/// the command line, for every kind of number key.
+TEST_F(BadInput, HexadecimalNumbersAreRejected) {
+  EXPECT_HAS(runExpectingError({"--integrator.dt=0x10"}).err, "command line: key 'integrator.dt': not a number: '0x10'");
+  EXPECT_HAS(runExpectingError({"--atom.AR.mass=0x28", "--dry-run"}).err, "key 'atom.AR.mass': not a number: '0x28'");
+  EXPECT_HAS(runExpectingError({"--run.steps=0x10"}).err, "key 'run.steps': not an integer: '0x10'");
+  config.replace(config.find("cutoff = 0.7"), 12, "cutoff = 0x1p-1");
+  EXPECT_HAS(runExpectingError().err, cfgAt("cutoff = 0x1p-1") + "key 'nonbonded.cutoff': not a number: '0x1p-1'");
+}
+
+/// output.directory names an existing file: an error naming the key, from the dry run on.
+TEST_F(BadInput, OutputDirectoryThatIsAFile) {
+  writeText(dir / "taken", "");
+  EXPECT_HAS(runExpectingError({"--output.directory=taken", "--dry-run"}).err,
+             "command line: key 'output.directory': " + (dir / "taken").string() + " cannot be a folder: " +
+                 (dir / "taken").string() + " is a file");
+  config.replace(config.find("directory = out"), 15, "directory = taken/out");
+  EXPECT_HAS(runExpectingError({"--dry-run"}).err,
+             cfgAt("directory = taken/out") + "key 'output.directory': " + (dir / "taken" / "out").string() +
+                 " cannot be a folder: " + (dir / "taken").string() + " is a file");
+}
+
+/// A PME grid derived from fourier_spacing is capped as a given one is, at load time (the dry
+/// run too): the error names the key and the memory the grid would take.
+TEST_F(BadInput, APmeGridTooLargeForMemoryNamesTheKey) {
+  const std::vector<std::string> pme = {"--electrostatics.method=pme", "--atom.AR.charge=0"};
+  std::vector<std::string> args = pme;
+  args.insert(args.end(), {"--electrostatics.fourier_spacing=1e-6", "--dry-run"});
+  EXPECT_HAS(runExpectingError(args).err, "key 'electrostatics.fourier_spacing': 1e-06 nm gives a PME grid of 1722600 x "
+                                          "1722600 x 1722600 points for the 1.7226 x 1.7226 x 1.7226 nm box, which "
+                                          "would take 81.8 EB of memory");
+  args = pme;
+  args.push_back("--electrostatics.grid=4096 4096 4096");
+  EXPECT_HAS(runExpectingError(args).err, "key 'electrostatics.grid': 4096 x 4096 x 4096 points, which would take 1.1 TB "
+                                          "of memory; a PME grid has at most 4096 points along an edge and 2e+09 in all");
+  // Two atoms in a 1000 nm box at the default 0.12 nm.
+  gro = "two\n    2\n    1AR      AR    1 100.000 100.000 100.000\n    2AR      AR    2 500.000 500.000 500.000\n"
+        "1000.00000 1000.00000 1000.00000\n";
+  EXPECT_HAS(runExpectingError(pme).err, "key 'electrostatics.fourier_spacing': 0.12 nm gives a PME grid of 8334 x 8334 x "
+                                         "8334 points for the 1000 x 1000 x 1000 nm box, which would take 9.26 TB");
+}
+
 TEST_F(BadInput, NonNumericConfigValue) {
   config.replace(config.find("cutoff = 0.7"), 12, "cutoff = 0.7nm");
   EXPECT_HAS(runExpectingError().err, cfgAt("cutoff = 0.7nm") + "key 'nonbonded.cutoff': not a number: '0.7nm'");

@@ -236,15 +236,19 @@ TEST_P(RestartTest, InterruptStopsAfterTheStepWithACheckpointAndTheRunCanContinu
   EXPECT_TRUE(fs::exists(dir / "int" / "final.gro"));
 }
 
-TEST_P(RestartTest, TerminateSignalExitsWith143AfterACheckpoint) {
-  const pid_t pid = start("term");
-  ASSERT_GT(pid, 0);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (lines(readText(dir / "term" / "energy.csv")).size() < 3 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ::kill(pid, SIGTERM);
-  EXPECT_EQ(waitFor(pid, 60), 143) << readText(dir / "faraday.err");
-  EXPECT_GT(checkpoint("term").step, 0);
+/// SIGTERM, and SIGHUP (the terminal or the ssh session went away) likewise, stop the run
+/// after the step with a checkpoint; the exit code is 128 + the signal.
+TEST_P(RestartTest, TerminateAndHangupSignalsExitWith128PlusTheSignalAfterACheckpoint) {
+  for (const int signal : {SIGTERM, SIGHUP}) {
+    const std::string out = "signal" + std::to_string(signal);
+    const pid_t pid = start(out);
+    ASSERT_GT(pid, 0);
+    EXPECT_TRUE(waitUntil([&] { return lines(readText(dir / out / "energy.csv")).size() >= 3; }));
+    ::kill(pid, signal);
+    EXPECT_EQ(waitFor(pid, 60), 128 + signal) << readText(dir / "faraday.err");
+    EXPECT_HAS(readText(dir / "faraday.err"), "interrupted at step");
+    EXPECT_GT(checkpoint(out).step, 0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RestartTest, ::testing::ValuesIn(kBackendNames), backendTestName);

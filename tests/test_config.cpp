@@ -45,6 +45,16 @@ TEST_F(ConfigTest, ReadsSectionsIntoDottedKeysAndAtomTypes) {
   EXPECT_EQ(c.configFile, fs::absolute(file).lexically_normal());
 }
 
+/// A UTF-8 byte-order mark (as some Windows editors save) is not part of the first line.
+TEST_F(ConfigTest, AByteOrderMarkIsSkipped) {
+  const std::string text = argonConfig(55);
+  const Config c = loadConfig(writeConfig("\xEF\xBB\xBF" + text.substr(text.find("[system]"))), {});
+  EXPECT_EQ(c.run.steps, 55);
+  EXPECT_EQ(c.system.coordinates.filename(), "argon.gro");
+  // Anywhere else it is still text that no line may hold.
+  EXPECT_HAS(errorOf([&] { loadConfig(writeConfig(argonConfig() + "\xEF\xBB\xBF\n"), {}); }), "expected 'key = value'");
+}
+
 TEST_F(ConfigTest, CommandLineOverridesInBothForms) {
   const fs::path file = writeConfig(argonConfig());
   const Config c = loadConfig(file, {"--nonbonded.cutoff=0.75", "--run.steps", "77", "--atom.AR.epsilon=1.5",

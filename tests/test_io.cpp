@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 
+#include "engine/formats/AtomicFile.h"
 #include "engine/formats/DcdFile.h"
 #include "core/Error.h"
 #include "engine/formats/GroFile.h"
@@ -286,6 +287,53 @@ TEST(DcdFile, NonFiniteCoordinatesAreRejectedNamingFrameAndAtom) {
       << nan;
   const std::string cell = errorOf([&] { reader.readFrame(3, frame); });
   EXPECT_NE(cell.find("frame 4 of 4: the unit cell is not a box of positive finite edges"), std::string::npos) << cell;
+}
+
+/// A DCD that ends inside a frame (a killed writer) is an error naming the file and the frame;
+/// a restart, which drops that frame, may still read it.
+TEST(DcdFile, AFileEndingInsideAFrameIsAnError) {
+  TempDir dir;
+  {
+    DcdWriter writer(dir / "t.dcd", 5, 0, 10, 0.002);
+    for (int f = 0; f < 3; ++f) writer.writeFrame(std::vector<Vec3>(5, Vec3{1, 2, 3}), Box::rectangular(2, 3, 4));
+  }
+  const std::string bytes = readText(dir / "t.dcd");
+  writeText(dir / "cut.dcd", bytes.substr(0, bytes.size() - 7));
+  EXPECT_HAS(errorOf([&] { DcdReader(dir / "cut.dcd", 5); }),
+             (dir / "cut.dcd").string() + ": frame 3 is cut short: the file ends after 133 of its 140 bytes");
+  EXPECT_EQ(DcdReader(dir / "cut.dcd", 5, /*allowCutLastFrame=*/true).frames(), 2);
+  EXPECT_EQ(DcdWriter::append(dir / "cut.dcd", 5, 10, 15).frames(), 2);
+  EXPECT_EQ(DcdReader(dir / "cut.dcd", 5).frames(), 2);
+}
+
+/// AtomicFileWriter: PATH is the old file or the new one, never half of one; a stream that
+/// fails (a full disk) or a writer dropped before commit() leaves no temporary file.
+TEST(AtomicFile, AFailedStreamOrAnAbandonedWriteLeavesTheOldFileAndNoTemporary) {
+  TempDir dir;
+  writeText(dir / "m.dx", "old\n");
+  {
+    AtomicFileWriter w(dir / "m.dx");
+    w.out() << "new, half";
+    EXPECT_TRUE(fs::exists(dir / "m.dx.tmp"));
+    w.out().setstate(std::ios::badbit);
+    EXPECT_HAS(errorOf([&] { w.commit(); }), (dir / "m.dx").string() + ": write failed");
+  }
+  EXPECT_EQ(readText(dir / "m.dx"), "old\n");
+  EXPECT_FALSE(fs::exists(dir / "m.dx.tmp"));
+  {
+    AtomicFileWriter w(dir / "m.dx");
+    w.out() << "abandoned";
+  }
+  EXPECT_EQ(readText(dir / "m.dx"), "old\n");
+  EXPECT_FALSE(fs::exists(dir / "m.dx.tmp"));
+  {
+    AtomicFileWriter w(dir / "m.dx");
+    w.out() << "new\n";
+    w.commit(true);
+  }
+  EXPECT_EQ(readText(dir / "m.dx"), "new\n");
+  EXPECT_EQ(readText(dir / "m.dx.prev"), "old\n");
+  EXPECT_FALSE(fs::exists(dir / "m.dx.tmp"));
 }
 
 TEST(DcdFile, ReaderChecksTheAtomCountAndNamesTheFile) {

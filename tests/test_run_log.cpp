@@ -28,6 +28,24 @@ TEST_F(RunLogTest, RecordsCommandConfigurationSystemSetupWarningsAndTiming) {
   EXPECT_HAS(r.err, "faraday: warning: command line: key 'output.trajectory_interval'");
 }
 
+/// An [atom.NAME] section that no atom of the coordinate file uses gets a warning naming the
+/// section and the file, on stderr and in the run log; rerun and map warn the same way.
+TEST_F(RunLogTest, AnAtomSectionNoAtomUsesIsWarnedAbout) {
+  writeText(dir / "sim.cfg", argonConfig() + "\n[atom.XE]\nmass = 131.29\ncharge = 0\nsigma = 0.4\nepsilon = 1.8\n");
+  const std::string warning = "[atom.XE]: no atom of " + (dir / "argon.gro").string() + " is named XE; the section has no effect";
+  const CommandResult r = runFaraday(dir.path(), {"run", "sim.cfg"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_HAS(r.err, "faraday: warning: " + warning + "\n");
+  EXPECT_HAS(readText(dir / "out" / "run.log"), "Warning: " + warning + "\n");
+  EXPECT_HAS(runFaraday(dir.path(), {"run", "sim.cfg", "--dry-run"}).err, "faraday: warning: " + warning);
+  EXPECT_HAS(runFaraday(dir.path(), {"rerun", "sim.cfg"}).err, "faraday: warning: " + warning);
+  EXPECT_HAS(runFaraday(dir.path(), {"map", "sim.cfg", "--map.trajectory=out/traj.dcd", "--dry-run"}).err,
+             "faraday: warning: " + warning);
+  // Without the section, no warning.
+  writeText(dir / "sim.cfg", argonConfig());
+  EXPECT_EQ(runFaraday(dir.path(), {"run", "sim.cfg", "--dry-run"}).err.find("warning"), std::string::npos);
+}
+
 TEST_F(RunLogTest, ARestartAppendsAndAnErrorIsRecorded) {
   ASSERT_EQ(runFaraday(dir.path(), {"run", "sim.cfg"}).exitCode, 0);
   ASSERT_EQ(runFaraday(dir.path(), {"run", "sim.cfg", "--run.steps=40", "--restart", "out/state.chk"}).exitCode, 0);

@@ -102,8 +102,11 @@ TEST(XtcFile, AppendKeepsFramesUpToTheRestartStepAndDropsACutFrame) {
   const std::string bytes = readText(dir / "r.xtc");
   writeText(dir / "cut.xtc", bytes.substr(0, bytes.size() - 9));
   EXPECT_HAS(errorOf([&] { XtcReader(dir / "cut.xtc", 12); }), "cut.xtc: frame 4 is cut short");
+  // Continuing it from step 1000 would leave a gap after its last whole frame (step 20).
+  EXPECT_HAS(errorOf([&] { XtcWriter::append(dir / "cut.xtc", 12, 10, 1000, 1000); }),
+             "cut.xtc: trajectory ends at step 20 (3 frames), before the restart step 1000");
   {
-    XtcWriter writer = XtcWriter::append(dir / "cut.xtc", 12, 10, 1000, 1000);
+    XtcWriter writer = XtcWriter::append(dir / "cut.xtc", 12, 10, 25, 1000);
     EXPECT_EQ(writer.frames(), 3);
   }
   EXPECT_EQ(XtcReader(dir / "cut.xtc", 12).frames(), 3);

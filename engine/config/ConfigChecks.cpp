@@ -59,6 +59,7 @@ std::vector<NamedFile> outputFiles(const Config& config) {
 
 void checkOutputNames(const Config& config, const KeyOrigins& origins) {
   std::vector<NamedFile> files = outputFiles(config);
+  files.push_back({"output.directory", absoluteNormal(config.output.directory / kOutputLockName), "the lock file"});
   const std::size_t outputs = files.size();
   if (!config.system.coordinates.empty())
     files.push_back({"system.coordinates", absoluteNormal(config.system.coordinates), "the input"});
@@ -75,6 +76,15 @@ void checkOutputNames(const Config& config, const KeyOrigins& origins) {
       throw Error(whereSet(origins, named.key) + ": " + what + named.path.string() + ", which is also " +
                   describe(other) + "; every output needs a file of its own");
     }
+}
+
+void checkOutputPlaces(const Config& config, const KeyOrigins& origins) {
+  std::error_code ec;
+  fs::path existing = absoluteNormal(config.output.directory);
+  while (existing.has_relative_path() && !fs::exists(existing, ec)) existing = existing.parent_path();
+  if (fs::exists(existing, ec) && !fs::is_directory(existing, ec))
+    throw Error(whereSet(origins, "output.directory") + ": " + config.output.directory.string() +
+                " cannot be a folder: " + existing.string() + " is a file");
 }
 
 void checkTrajectoryFormats(const Config& config, const KeyOrigins& origins) {

@@ -22,6 +22,9 @@ struct NamedFile {
   std::string role;
 };
 
+/// The lock file of an output folder, held while a command writes into it (OutputLock).
+inline constexpr const char* kOutputLockName = "faraday.lock";
+
 /// Every file a run writes, with its companions: FILE.tmp for the files written atomically
 /// (final coordinates, checkpoint, map) and FILE.prev for the checkpoint's previous version.
 std::vector<NamedFile> outputFiles(const Config& config);
@@ -29,6 +32,10 @@ std::vector<NamedFile> outputFiles(const Config& config);
 /// Throws Error naming both keys when two outputs (or their companions) are the same file,
 /// or when an output would overwrite the coordinate or the config file.
 void checkOutputNames(const Config& config, const KeyOrigins& origins);
+
+/// Throws Error naming where output.directory was set when it (or the folder it would be made
+/// in) is an existing file that is no folder: caught at load time, also by a dry run.
+void checkOutputPlaces(const Config& config, const KeyOrigins& origins);
 
 /// Throws Error naming where the key was set when output.trajectory_file, rerun.trajectory or
 /// map.trajectory has an extension other than .dcd or .xtc.

@@ -67,7 +67,10 @@ std::string readText(const fs::path& file) {
   }
   std::ostringstream s;
   s << in.rdbuf();
-  return s.str();
+  std::string text = s.str();
+  // A UTF-8 byte-order mark (some Windows editors write one) is no part of the first line.
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
+  return text;
 }
 
 }  // namespace

@@ -117,6 +117,7 @@ Config loadConfig(const fs::path& file, const std::vector<std::string>& override
   KeyOrigins origins;
   for (const RawEntry& e : entries) origins[e.key] = e.value.origin.where(e.key);
   checkOutputNames(config, origins);
+  checkOutputPlaces(config, origins);
   checkTrajectoryFormats(config, origins);
   checkModeCombination(config, origins);
   config.warnings = ineffectiveKeyWarnings(config, origins);

@@ -15,28 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void writeAndSync(const fs::path& path, const std::string& content) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw fileError(path.string(), 0, "cannot create: " + systemReason());
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = systemReason();
-      ::close(fd);
-      throw fileError(path.string(), 0, "write failed: " + why);
-    }
-    done += std::size_t(n);
-  }
-  if (::fsync(fd) != 0) {
-    const std::string why = systemReason();
-    ::close(fd);
-    throw fileError(path.string(), 0, "fsync failed: " + why);
-  }
-  if (::close(fd) != 0) throw fileError(path.string(), 0, "close failed: " + systemReason());
-}
-
 /// Makes the renames durable: fsync the folder that holds them (best effort).
 void syncFolder(const fs::path& file) {
   const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
@@ -46,38 +24,62 @@ void syncFolder(const fs::path& file) {
   ::close(fd);
 }
 
+/// fsync of a closed file (through a read-only descriptor, which Linux allows).
+void syncFile(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY);
+  if (fd < 0) throw fileError(file.string(), 0, "cannot reopen to sync: " + systemReason());
+  if (::fsync(fd) != 0) {
+    const std::string why = systemReason();
+    ::close(fd);
+    throw fileError(file.string(), 0, "fsync failed: " + why);
+  }
+  ::close(fd);
+}
+
 }  // namespace
 
-void writeFileAtomically(const fs::path& path, const std::string& content, bool keepPrevious) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  // Whatever fails, the temporary file does not stay behind; PATH keeps its old content.
-  const auto removeTmp = [&tmp] {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-  };
-  try {
-    writeAndSync(tmp, content);
-  } catch (const Error&) {
-    removeTmp();
-    throw;
-  }
+AtomicFileWriter::AtomicFileWriter(const fs::path& path) : path_(path), tmp_(path) {
+  tmp_ += ".tmp";
+  errno = 0;
+  out_.open(tmp_, std::ios::binary | std::ios::trunc);
+  if (!out_) throw fileError(path_.string(), 0, "cannot create: " + systemReason());
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (committed_) return;
+  out_.close();
+  std::error_code ignored;
+  fs::remove(tmp_, ignored);
+}
+
+void AtomicFileWriter::flush() {
+  // errno still holds the reason of a write that failed before (the stream does nothing after).
+  out_.flush();
+  if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
+}
+
+void AtomicFileWriter::commit(bool keepPrevious) {
+  flush();
+  out_.close();
+  if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
+  syncFile(tmp_);
   std::error_code ec;
-  if (keepPrevious && fs::exists(path)) {
-    fs::path prev = path;
+  if (keepPrevious && fs::exists(path_)) {
+    fs::path prev = path_;
     prev += ".prev";
-    fs::rename(path, prev, ec);
-    if (ec) {
-      removeTmp();
-      throw fileError(path.string(), 0, "cannot keep the previous file as " + prev.string() + ": " + ec.message());
-    }
+    fs::rename(path_, prev, ec);
+    if (ec) throw fileError(path_.string(), 0, "cannot keep the previous file as " + prev.string() + ": " + ec.message());
   }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    removeTmp();
-    throw fileError(path.string(), 0, "cannot rename " + tmp.string() + " into place: " + ec.message());
-  }
-  syncFolder(path);
+  fs::rename(tmp_, path_, ec);
+  if (ec) throw fileError(path_.string(), 0, "cannot rename " + tmp_.string() + " into place: " + ec.message());
+  committed_ = true;
+  syncFolder(path_);
+}
+
+void writeFileAtomically(const fs::path& path, const std::string& content, bool keepPrevious) {
+  AtomicFileWriter writer(path);
+  writer.out().write(content.data(), std::streamsize(content.size()));
+  writer.commit(keepPrevious);
 }
 
 void checkWritable(const fs::path& path) {

@@ -59,14 +59,32 @@ DcdWriter::DcdWriter(const std::filesystem::path& file, std::size_t atoms, long 
   writeHeader(firstStep, timestep);
 }
 
+namespace {
+
+/// The frames of `reader` a restart at `lastStep` keeps: all a run writing the file would
+/// have written by then (an Error when some are missing).
+long long keptFrames(const DcdReader& reader, const std::filesystem::path& file, long long interval, long long lastStep) {
+  if (reader.interval() != interval) throw appendIntervalError(file, reader.interval(), interval);
+  const long long written = lastStep >= reader.firstStep() ? (lastStep - reader.firstStep()) / interval + 1 : 0;
+  if (reader.frames() < written)
+    throw appendGapError(file, reader.frames(), reader.firstStep() + (reader.frames() - 1) * interval, lastStep);
+  return written;
+}
+
+}  // namespace
+
+long long DcdWriter::framesToKeep(const std::filesystem::path& file, std::size_t atoms, long long interval,
+                                  long long lastStep) {
+  return keptFrames(DcdReader(file, (long long)atoms, /*allowCutLastFrame=*/true), file, interval, lastStep);
+}
+
 DcdWriter DcdWriter::append(const std::filesystem::path& file, std::size_t atoms, long long interval,
                             long long lastStep) {
   long long keep = 0, firstStep = 0;
   {
-    DcdReader reader(file, (long long)atoms);
-    if (reader.interval() != interval) throw appendIntervalError(file, reader.interval(), interval);
+    DcdReader reader(file, (long long)atoms, /*allowCutLastFrame=*/true);
+    keep = keptFrames(reader, file, interval, lastStep);
     firstStep = reader.firstStep();
-    if (lastStep >= firstStep) keep = std::min(reader.frames(), (lastStep - firstStep) / interval + 1);
   }
   DcdWriter w;
   w.path_ = file;
@@ -147,14 +165,14 @@ void DcdWriter::writeFrame(const std::vector<Vec3>& positions, const Box& box) {
 
 // ---- reader ------------------------------------------------------------------------------
 
-DcdReader::DcdReader(const std::filesystem::path& file, long long expectedAtoms) : path_(file) {
+DcdReader::DcdReader(const std::filesystem::path& file, long long expectedAtoms, bool allowCutLastFrame) : path_(file) {
   file_ = std::fopen(file.c_str(), "rb");
   if (!file_) {
     if (!std::filesystem::exists(file)) throw fileError(file.string(), 0, "trajectory file not found");
     throw fileError(file.string(), 0, "cannot read the trajectory file");
   }
   try {
-    readHeader(expectedAtoms);
+    readHeader(expectedAtoms, allowCutLastFrame);
   } catch (...) {
     std::fclose(file_);
     file_ = nullptr;
@@ -166,7 +184,7 @@ DcdReader::~DcdReader() {
   if (file_) std::fclose(file_);
 }
 
-void DcdReader::readHeader(long long expectedAtoms) {
+void DcdReader::readHeader(long long expectedAtoms, bool allowCutLastFrame) {
   const auto first = get<std::int32_t>(file_, path_, "header");
   if (first != kHeaderRecord) {
     if (byteSwapped(std::uint32_t(first)) == std::uint32_t(kHeaderRecord))
@@ -199,6 +217,11 @@ void DcdReader::readHeader(long long expectedAtoms) {
   headerBytes_ = std::ftell(file_);
   const long long size = (long long)std::filesystem::file_size(path_);
   frames_ = (size - headerBytes_) / frameBytes();
+  const long long rest = (size - headerBytes_) % frameBytes();
+  if (rest != 0 && !allowCutLastFrame)
+    throw fileError(path_.string(), 0, "frame " + std::to_string(frames_ + 1) + " is cut short: the file ends after " +
+                                           std::to_string(rest) + " of its " + std::to_string(frameBytes()) +
+                                           " bytes (frames count from 1)");
 }
 
 long long DcdReader::frameBytes() const { return (hasCell_ ? 56 : 0) + 3 * (8 + 4 * (long long)atoms_); }

@@ -22,8 +22,14 @@ class DcdWriter : public TrajectoryWriter {
   DcdWriter(const std::filesystem::path& file, std::size_t atoms, long long firstStep, long long interval,
             double timestep);
   /// Continues an existing `file` (restart): keeps the frames up to `lastStep` and appends
-  /// after them. Throws Error naming the file when it does not match (atoms, interval).
+  /// after them (a frame cut off by a kill goes). Throws Error naming the file when it does
+  /// not match (atoms, interval) or ends before `lastStep` (framesToKeep).
   static DcdWriter append(const std::filesystem::path& file, std::size_t atoms, long long interval, long long lastStep);
+  /// The frames of `file` that append() keeps, without changing the file: those up to step
+  /// `lastStep`. Throws Error naming the file when it does not match (atoms, interval) or
+  /// lacks a frame at or before `lastStep` that a run writing it would have written (a gap).
+  static long long framesToKeep(const std::filesystem::path& file, std::size_t atoms, long long interval,
+                                long long lastStep);
   DcdWriter(DcdWriter&& other) noexcept;
   DcdWriter& operator=(DcdWriter&&) = delete;
   DcdWriter(const DcdWriter&) = delete;
@@ -54,13 +60,15 @@ class DcdWriter : public TrajectoryWriter {
 class DcdReader : public TrajectoryReader {
  public:
   /// Opens `file`; when `expectedAtoms` >= 0 the atom count must match (error names the file).
-  explicit DcdReader(const std::filesystem::path& file, long long expectedAtoms = -1);
+  /// A last frame cut short (the file ends inside it) is an Error naming the file and the
+  /// frame, unless `allowCutLastFrame` (a restart continuing a killed run's file drops it).
+  explicit DcdReader(const std::filesystem::path& file, long long expectedAtoms = -1, bool allowCutLastFrame = false);
   ~DcdReader() override;
   DcdReader(const DcdReader&) = delete;
   DcdReader& operator=(const DcdReader&) = delete;
 
   std::size_t atoms() const override { return atoms_; }
-  /// Complete frames in the file (a partly written last frame is not counted).
+  /// Complete frames in the file.
   long long frames() const override { return frames_; }
   long long firstStep() const { return firstStep_; }
   long long interval() const { return interval_; }
@@ -68,7 +76,7 @@ class DcdReader : public TrajectoryReader {
   void readFrame(long long index, TrajectoryFrame& frame) override;
 
  private:
-  void readHeader(long long expectedAtoms);
+  void readHeader(long long expectedAtoms, bool allowCutLastFrame);
   long long frameBytes() const;
 
   std::filesystem::path path_;

@@ -102,7 +102,9 @@ Box readBoxLine(const LineFile& f, std::size_t index, long long atoms) {
     if (v[k] != 0) throw fileError(f.name, number, "triclinic box: only rectangular boxes are supported");
   if (!(v[0] > 0 && v[1] > 0 && v[2] > 0))
     throw fileError(f.name, number, "non-positive box length in '" + trimmed(line) + "' (box lengths must be > 0 nm)");
-  return Box::rectangular(v[0], v[1], v[2]);
+  const Box box = Box::rectangular(v[0], v[1], v[2]);
+  if (!box.isValid()) throw fileError(f.name, number, "box '" + trimmed(line) + "' too large: its volume overflows");
+  return box;
 }
 
 void checkNothingAfter(const LineFile& f, std::size_t boxIndex, long long atoms) {

@@ -6,9 +6,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <ostream>
 
 #include "core/Error.h"
+#include "engine/formats/AtomicFile.h"
 #include "core/Units.h"
 
 namespace faraday {
@@ -26,20 +27,13 @@ double mapUnitFactor(const std::string& u, double temperature) {
 
 namespace {
 
-/// Writes via `fill` into file.tmp, then renames over `file`: a reader never sees half a map.
+/// Writes via `fill` into file.tmp, then renames over `file`: a reader never sees half a map,
+/// and a failed write (a full disk) leaves no temporary file behind.
 template <typename Fill>
 void writeAtomically(const std::filesystem::path& file, Fill fill) {
-  const std::filesystem::path tmp = file.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw fileError(tmp.string(), 0, "cannot open for writing");
-    fill(out);
-    out.flush();
-    if (!out) throw fileError(tmp.string(), 0, "write failed (disk full?)");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) throw fileError(file.string(), 0, "cannot rename " + tmp.string() + " into place: " + ec.message());
+  AtomicFileWriter writer(file);
+  fill(writer.out());
+  writer.commit();
 }
 
 void checkValues(const Lattice& l, const std::vector<double>& v) {
@@ -52,7 +46,7 @@ void writeOpenDx(const std::filesystem::path& file, const Lattice& l, const std:
                  const std::string& comment) {
   checkValues(l, v);
   const double A = units::kAngstromPerNm;
-  writeAtomically(file, [&](std::ofstream& out) {
+  writeAtomically(file, [&](std::ostream& out) {
     char line[256];
     out << "# " << comment << "\n";
     std::snprintf(line, sizeof line, "object 1 class gridpositions counts %d %d %d\n", l.nx, l.ny, l.nz);
@@ -138,7 +132,7 @@ void writeMrc(const std::filesystem::path& file, const Lattice& l, const std::ve
   iw[55] = 1;  // one label
   const char label[] = "faraday potential map";
   std::memcpy(&iw[56], label, sizeof label - 1);
-  writeAtomically(file, [&](std::ofstream& out) {
+  writeAtomically(file, [&](std::ostream& out) {
     out.write(reinterpret_cast<const char*>(iw), 1024);
     std::vector<float> f(v.begin(), v.end());
     out.write(reinterpret_cast<const char*>(f.data()), std::streamsize(f.size() * sizeof(float)));

@@ -35,7 +35,9 @@ Box readCryst1(const LineFile& f, std::size_t index) {
   if (!(a > 0 && b > 0 && c > 0))
     throw fileError(f.name, f.number(index), "non-positive box length in CRYST1 (box lengths must be > 0)");
   const double s = 1.0 / units::kAngstromPerNm;
-  return Box::rectangular(a * s, b * s, c * s);
+  const Box box = Box::rectangular(a * s, b * s, c * s);
+  if (!box.isValid()) throw fileError(f.name, f.number(index), "CRYST1 box too large: its volume overflows");
+  return box;
 }
 
 void readAtomRecord(const LineFile& f, std::size_t index, Coordinates& c) {

@@ -15,7 +15,8 @@ std::string trimmed(const std::string& text) {
 
 bool parseDouble(const std::string& text, double& value) {
   const std::string t = trimmed(text);
-  if (t.empty()) return false;
+  // strtod also reads hexadecimal ("0x10" = 16): no number Faraday reads is written so.
+  if (t.empty() || t.find_first_of("xX") != std::string::npos) return false;
   char* end = nullptr;
   value = std::strtod(t.c_str(), &end);
   return end == t.c_str() + t.size();

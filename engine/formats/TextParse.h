@@ -5,7 +5,8 @@
 namespace faraday {
 
 /// Whole-string number parsing (surrounding blanks allowed, nothing else): false when
-/// `text` is not entirely a number. NaN and inf parse (callers check finiteness).
+/// `text` is not entirely a decimal number (hexadecimal such as 0x10 is refused). NaN and
+/// inf parse (callers check finiteness).
 bool parseDouble(const std::string& text, double& value);
 bool parseInteger(const std::string& text, long long& value);
 

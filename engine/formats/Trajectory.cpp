@@ -47,4 +47,12 @@ Error appendIntervalError(const std::filesystem::path& file, long long fileInter
                                          " steps, the config says " + std::to_string(interval) + ": cannot append");
 }
 
+Error appendGapError(const std::filesystem::path& file, long long frames, long long lastFrameStep, long long restartStep) {
+  const std::string ends = frames == 0 ? "has no frame" : "ends at step " + std::to_string(lastFrameStep) + " (" +
+                                                              std::to_string(frames) + " frames)";
+  return fileError(file.string(), 0, "trajectory " + ends + ", before the restart step " + std::to_string(restartStep) +
+                                         ": continuing it would leave a gap; restart with the trajectory the "
+                                         "checkpoint's run wrote, or set output.trajectory_file to a new file");
+}
+
 }  // namespace faraday

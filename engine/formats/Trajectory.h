@@ -62,4 +62,8 @@ Error atomCountError(const std::filesystem::path& file, std::size_t atoms, long 
 /// config says `interval`.
 Error appendIntervalError(const std::filesystem::path& file, long long fileInterval, long long interval);
 
+/// The Error for a restart at `restartStep` whose trajectory ends before it: `frames` frames,
+/// the last at step `lastFrameStep`, so that the frames after it up to the restart are missing.
+Error appendGapError(const std::filesystem::path& file, long long frames, long long lastFrameStep, long long restartStep);
+
 }  // namespace faraday

@@ -10,6 +10,14 @@ std::unique_ptr<TrajectoryReader> openTrajectory(const std::filesystem::path& fi
   return std::make_unique<DcdReader>(file, expectedAtoms);
 }
 
+void checkTrajectoryContinues(const std::filesystem::path& file, std::size_t atoms, long long interval,
+                              long long restartStep) {
+  if (knownTrajectoryFormat(file) == TrajectoryFormat::Xtc)
+    XtcWriter::framesToKeep(file, atoms, interval, restartStep);
+  else
+    DcdWriter::framesToKeep(file, atoms, interval, restartStep);
+}
+
 std::unique_ptr<TrajectoryWriter> openTrajectoryWriter(const std::filesystem::path& file, std::size_t atoms,
                                                        long long interval, double timestep, long long restartStep,
                                                        double xtcPrecision) {

@@ -15,6 +15,12 @@ std::unique_ptr<TrajectoryReader> openTrajectory(const std::filesystem::path& fi
 /// (`restartStep` >= 0) appends to an existing file, which must have the same interval; a DCD
 /// started anew then begins at the first multiple of `interval` after restartStep. XTC keeps
 /// round(x * xtcPrecision).
+/// Checks, without changing it, that an existing trajectory `file` can be continued by a
+/// restart at `restartStep` (DcdWriter/XtcWriter::framesToKeep): same atoms and interval, and
+/// no frame missing up to the restart step. Throws Error naming the file.
+void checkTrajectoryContinues(const std::filesystem::path& file, std::size_t atoms, long long interval,
+                              long long restartStep);
+
 std::unique_ptr<TrajectoryWriter> openTrajectoryWriter(const std::filesystem::path& file, std::size_t atoms,
                                                        long long interval, double timestep, long long restartStep,
                                                        double xtcPrecision);

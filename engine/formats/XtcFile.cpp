@@ -117,17 +117,34 @@ XtcWriter::XtcWriter(const fs::path& file, std::size_t atoms, double precision)
     : path_(file), file_(openFile(file, "wb", "cannot create the trajectory file")), atoms_(atoms),
       precision_(checkedPrecision(file, precision)) {}
 
-XtcWriter XtcWriter::append(const fs::path& file, std::size_t atoms, long long interval, long long lastStep,
-                            double precision) {
-  FrameIndex index;
-  {
-    FileHandle f = openFile(file, "rb", "cannot read the trajectory file to append");
-    index = scanFrames(f.get(), file, (long long)atoms);
-  }
+namespace {
+
+FrameIndex scanForAppend(const fs::path& file, std::size_t atoms) {
+  FileHandle f = openFile(file, "rb", "cannot read the trajectory file to append");
+  return scanFrames(f.get(), file, (long long)atoms);
+}
+
+/// The frames of `index` a restart at `lastStep` keeps: those up to it, which must reach
+/// within `interval` of it (else the frames between are missing).
+std::size_t keptFrames(const FrameIndex& index, const fs::path& file, long long interval, long long lastStep) {
   const auto& steps = index.steps;
   if (steps.size() >= 2 && steps[1] - steps[0] != interval) throw appendIntervalError(file, steps[1] - steps[0], interval);
   std::size_t keep = 0;
   while (keep < steps.size() && steps[keep] <= lastStep) ++keep;
+  if (keep > 0 && steps[keep - 1] + interval <= lastStep) throw appendGapError(file, (long long)keep, steps[keep - 1], lastStep);
+  return keep;
+}
+
+}  // namespace
+
+long long XtcWriter::framesToKeep(const fs::path& file, std::size_t atoms, long long interval, long long lastStep) {
+  return (long long)keptFrames(scanForAppend(file, atoms), file, interval, lastStep);
+}
+
+XtcWriter XtcWriter::append(const fs::path& file, std::size_t atoms, long long interval, long long lastStep,
+                            double precision) {
+  const FrameIndex index = scanForAppend(file, atoms);
+  const std::size_t keep = keptFrames(index, file, interval, lastStep);
   std::filesystem::resize_file(file, std::uintmax_t(index.offsets[keep]));
   XtcWriter w;
   w.path_ = file;

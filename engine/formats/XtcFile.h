@@ -28,9 +28,15 @@ class XtcWriter : public TrajectoryWriter {
   XtcWriter(const std::filesystem::path& file, std::size_t atoms, double precision);
   /// Continues an existing `file` (restart): keeps its frames up to step `lastStep`, drops the
   /// rest and a partly written last frame, and appends after them. Throws Error naming the
-  /// file when it is no XTC of `atoms` atoms or its frames are not `interval` steps apart.
+  /// file when it is no XTC of `atoms` atoms, its frames are not `interval` steps apart or
+  /// they end before `lastStep` (framesToKeep).
   static XtcWriter append(const std::filesystem::path& file, std::size_t atoms, long long interval,
                           long long lastStep, double precision);
+  /// The frames of `file` that append() keeps, without changing the file: those up to step
+  /// `lastStep`. Throws Error naming the file as append() does, and when the frames end more
+  /// than `interval` before `lastStep` (the frames between would be missing).
+  static long long framesToKeep(const std::filesystem::path& file, std::size_t atoms, long long interval,
+                                long long lastStep);
 
   /// Appends one frame: positions nm, a rectangular box, the step and time (ps); flushed at
   /// once. Throws Error naming the file and step for a coordinate it cannot store (not

@@ -12,7 +12,9 @@
 #include "core/Error.h"
 #include "engine/config/ConfigHelp.h"
 #include "engine/maps/MapReporter.h"
+#include "engine/run/OutputFolder.h"
 #include "engine/run/Progress.h"
+#include "engine/run/StopSignals.h"
 #include "engine/setup/SystemSetup.h"
 #include "engine/formats/Trajectory.h"
 #include "engine/formats/TrajectoryFile.h"
@@ -56,6 +58,7 @@ MapResult averageAcrossGpus(const Config& config, const System& system, const st
   std::vector<std::exception_ptr> errors(slots);
   std::vector<Lattice> lattices(slots);
   std::atomic<long long> done{0};
+  std::atomic<int> ended{0};
   std::vector<std::thread> threads;
   for (int r = 0; r < ranks; ++r)
     threads.emplace_back([&, r] {
@@ -66,7 +69,7 @@ MapResult averageAcrossGpus(const Config& config, const System& system, const st
         PotentialMapAverager averager(config.map, system, true, t, &ewald);
         averager.startWith(first);
         TrajectoryFrame frame;
-        for (long long f = r; f < frames; f += ranks) {
+        for (long long f = r; f < frames && !StopSignals::received(); f += ranks) {
           {
             ScopedTimer read(t, "read");
             trajectory->readFrame(f, frame);
@@ -80,11 +83,11 @@ MapResult averageAcrossGpus(const Config& config, const System& system, const st
         lattices[std::size_t(r)] = averager.lattice();
       } catch (...) {
         errors[std::size_t(r)] = std::current_exception();
-        done += frames;  // the progress loop ends
       }
+      ++ended;
     });
   Progress progress = Progress::ofFrames(config.run.progressInterval, frames);
-  while (done.load() < frames) {
+  while (ended.load() < ranks) {
     progress.update(std::min(done.load(), frames));
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -171,19 +174,29 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
   } catch (const Error& e) {
     throw keyError("map.file", e.what());
   }
+  const OutputLock lock(out.parent_path(), "faraday map", "map.file");
+  if (!lock.note().empty()) std::cerr << "faraday: note: " << lock.note() << "\n";
+  // A signal stops the frames; the map of those done is written as a complete file.
+  const StopSignals signals;
+  const auto keepEarlierMap = [&out] {
+    for (const std::string& line : backUpFiles({out})) std::cerr << "faraday: note: " << line << "\n";
+  };
   MapResult result;
   const std::vector<int> devices = mapDevices(config, useCuda);
   if (devices.size() == 1) useCudaDevice(devices[0]);
   if (acrossGpus(config, useCuda)) {
     result = averageAcrossGpus(config, system, devices, timers, trajectory->frames());
     ScopedTimer t(timers, "output");
-    writeMapAverage(config.map, result.lattice, result.average, result.frames, out);
+    if (result.frames > 0) {
+      keepEarlierMap();
+      writeMapAverage(config.map, result.lattice, result.average, result.frames, out);
+    }
   } else {
     const EwaldSetup ewald = mapEwaldSetup(config, system);
     PotentialMapAverager averager(config.map, system, useCuda, timers, &ewald);
     Progress progress = Progress::ofFrames(config.run.progressInterval, trajectory->frames());
     TrajectoryFrame frame;
-    for (long long f = 0; f < trajectory->frames(); ++f) {
+    for (long long f = 0; f < trajectory->frames() && !StopSignals::received(); ++f) {
       {
         ScopedTimer t(timers, "read");
         trajectory->readFrame(f, frame);
@@ -192,8 +205,9 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
       progress.update(f + 1);
     }
     progress.finish();
-    {
+    if (averager.frames() > 0) {
       ScopedTimer t(timers, "output");  // on the GPU this waits for the frames' kernels too
+      keepEarlierMap();
       averager.write(out);
     }
     result.lattice = averager.lattice();
@@ -207,16 +221,34 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
               result.frames, system.size(), l.nx, l.ny, l.nz, config.map.method.c_str(), platform.c_str(),
               out.string().c_str(), s, s > 0 ? double(result.frames) / s : 0.0);
   std::fflush(stdout);
-  return 0;
+  const int signal = StopSignals::received();
+  if (signal == 0 || result.frames == trajectory->frames()) return 0;
+  if (result.frames == 0)
+    std::cerr << "faraday: interrupted before the first frame was mapped: nothing written\n";
+  else
+    std::cerr << "faraday: interrupted after " << result.frames << " of " << trajectory->frames() << " frames: "
+              << out.string() << " is the average of the " << result.frames << " frame(s) mapped\n";
+  return 128 + signal;
 }
+
+namespace {
+
+/// The warnings of the setup, on stderr.
+void printSetupWarnings(const Setup& setup) {
+  for (const std::string& warning : setup.warnings) std::cerr << "faraday: warning: " << warning << "\n";
+}
+
+}  // namespace
 
 int mapMain(const Config& config) {
   const Setup setup = buildSetup(config);
+  printSetupWarnings(setup);
   return mapMain(config, setup.system, mapUsesCuda(config));
 }
 
 void mapDryRun(const Config& config, std::ostream& log) {
   const Setup setup = buildSetup(config);
+  printSetupWarnings(setup);
   const bool useCuda = mapUsesCuda(config);
   const auto trajectory = openMapTrajectory(config, setup.system);
   const std::vector<int> devices = mapDevices(config, useCuda);

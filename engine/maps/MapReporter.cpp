@@ -133,7 +133,14 @@ void writeMapAverage(const Config::MapSection& map, const Lattice& lattice, std:
 }
 
 EwaldSetup mapEwaldSetup(const Config& config, const System& system) {
-  if (config.map.method == "pme") return chooseEwaldSetup(config, system.box);
+  if (config.map.method == "pme") {
+    // The map's PME grid, also beside a plain Ewald run (whose setup needs no grid).
+    ElectrostaticsParams grid = config.electrostatics;
+    if (grid.method == "ewald") grid.method = "pme";
+    EwaldSetup s = chooseEwaldSetup(grid, config.nonbonded.cutoff, system.box);
+    s.method = config.electrostatics.method;
+    return s;
+  }
   if (config.map.method != "pmepot") return {};
   ElectrostaticsParams grid = config.electrostatics;
   grid.method = "pme";  // the grid those keys give, also for a run without PME

@@ -78,19 +78,38 @@ void EnergyLog::startNew() {
   if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
 }
 
-/// Keeps the header and the rows up to `restartStep`, then appends.
-void EnergyLog::continueAfter(long long restartStep) {
-  std::vector<std::string> kept;
-  {
-    std::ifstream in(path_);
-    std::string line;
-    while (std::getline(in, line)) {
-      long long step = 0;
-      const std::string first = line.substr(0, line.find(','));
-      if (parseInteger(first, step) && step > restartStep) break;
-      kept.push_back(line);
+EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, long long restartStep) {
+  const std::string header = EnergyLog::header();
+  const auto fields = [](const std::string& line) { return std::count(line.begin(), line.end(), ',') + 1; };
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw fileError(file.string(), 0, "cannot read the energy log: " + systemReason());
+  EnergyLogContinuation c;
+  std::string line;
+  for (long number = 1; std::getline(in, line); ++number) {
+    const bool ended = !in.eof();  // a last line without its newline was cut off
+    if (number == 1) {
+      if (line == header && ended) {
+        c.kept.push_back(line);
+        continue;
+      }
+      if (!ended && header.rfind(line, 0) == 0) break;  // the header itself was cut off
+      throw fileError(file.string(), 1, "not an energy log with the columns this run writes (its header differs): "
+                                        "move it away or set output.energy_file to a new file");
     }
+    long long step = 0;
+    if (!ended || fields(line) != fields(header) || !parseInteger(line.substr(0, line.find(',')), step)) {
+      c.dropped.push_back(number);
+      continue;
+    }
+    if (step > restartStep) break;
+    c.kept.push_back(line);
   }
+  return c;
+}
+
+/// Keeps the header and the complete rows up to `restartStep`, then appends.
+void EnergyLog::continueAfter(long long restartStep) {
+  std::vector<std::string> kept = energyLogContinuation(path_, restartStep).kept;
   out_.open(path_, std::ios::trunc);
   if (!out_) throw fileError(path_.string(), 0, "cannot reopen the energy log: " + systemReason());
   if (kept.empty()) kept.push_back(header(bondedSlots_));

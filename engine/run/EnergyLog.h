@@ -16,8 +16,8 @@ namespace faraday {
 /// (kJ/mole), the topology's bonded terms named as `gmx energy` names them ("Bond
 /// (kJ/mole)", "Angle (kJ/mole)", ...; only those the system has), and "Pressure (bar)" ("--" without a periodic box: an open system in
 /// nonbonded.mode = all-pairs has no volume). No value prints as "-0". Rows are flushed as
-/// they are written. On a restart the rows after the restart step are dropped and the log
-/// continues.
+/// they are written. On a restart the rows after the restart step are dropped, and so is an
+/// incomplete row (energyLogContinuation), and the log continues.
 class EnergyLog : public Reporter {
  public:
   /// `degreesOfFreedom` of the temperature (degreesOfFreedom() of integrators/Integrator.h),
@@ -49,6 +49,17 @@ class EnergyLog : public Reporter {
   long long startStep_ = 0;
   std::chrono::steady_clock::time_point startTime_;
 };
+
+/// What a restart keeps of an energy log: the header and the complete rows up to the restart
+/// step (every column, ended by a newline; a row cut off when the run stopped is dropped).
+struct EnergyLogContinuation {
+  std::vector<std::string> kept;  ///< the header first; empty when the file holds no header yet
+  std::vector<long> dropped;      ///< line numbers (from 1) of the incomplete rows dropped
+};
+
+/// Reads the energy log `file` for a restart at `restartStep`, changing nothing. Throws Error
+/// naming the file and line when its header is not the one EnergyLog writes.
+EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, long long restartStep);
 
 /// The energy-term columns of every energy table (energy log, rerun): each term of Energies
 /// (kJ/mole), then the bonded terms of `bondedSlots`; and one row's fields (no line end).

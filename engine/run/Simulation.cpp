@@ -1,7 +1,7 @@
 #include "engine/run/Simulation.h"
 
-#include <csignal>
 #include <cstdio>
+#include <iostream>
 
 #include "engine/formats/Coordinates.h"
 #include "engine/run/EnergyLog.h"
@@ -9,40 +9,17 @@
 #include "engine/formats/GroFile.h"
 #include "engine/maps/MapReporter.h"
 #include "engine/formats/NpyFile.h"
+#include "engine/formats/TrajectoryFile.h"
 #include "engine/run/Progress.h"
 #include "engine/run/RunLog.h"
 #include "engine/run/Runaway.h"
+#include "engine/run/StopSignals.h"
 #include "engine/run/TrajectoryReporter.h"
 #include "integrators/Integrator.h"
 #include "engine/backends/BackendFactory.h"
 
 namespace faraday {
 namespace {
-
-volatile std::sig_atomic_t gStopSignal = 0;
-
-extern "C" void onStopSignal(int signal) { gStopSignal = signal; }
-
-/// Installs SIGINT/SIGTERM handlers that only set a flag; restores the old ones on exit.
-class StopSignals {
- public:
-  StopSignals() {
-    gStopSignal = 0;
-    struct sigaction action {};
-    action.sa_handler = onStopSignal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &oldInt_);
-    sigaction(SIGTERM, &action, &oldTerm_);
-  }
-  ~StopSignals() {
-    sigaction(SIGINT, &oldInt_, nullptr);
-    sigaction(SIGTERM, &oldTerm_, nullptr);
-  }
-  static int received() { return gStopSignal; }
-
- private:
-  struct sigaction oldInt_ {}, oldTerm_ {};
-};
 
 bool allFinite(const std::vector<Vec3>& v) {
   for (const Vec3& x : v)
@@ -93,10 +70,24 @@ void Simulation::addReporter(std::unique_ptr<Reporter> reporter) { reporters_.pu
 
 std::filesystem::path Simulation::outputPath(const std::string& name) const { return config_.output.directory / name; }
 
+namespace {
+
+/// A note for the user: on stderr and in the run log.
+void note(std::ostream& log, const std::string& text) {
+  std::cerr << "faraday: note: " << text << "\n";
+  logFileOnly(log, "Note: " + text + "\n");
+}
+
+}  // namespace
+
 void Simulation::createStandardReporters() {
-  std::error_code ec;
-  std::filesystem::create_directories(config_.output.directory, ec);
-  if (ec) throw keyError("output.directory", "cannot create " + config_.output.directory.string() + ": " + ec.message());
+  lock_ = std::make_unique<OutputLock>(config_.output.directory, "faraday run", "output.directory");
+  if (!lock_->note().empty()) note(log_, lock_->note());
+  // A new run keeps the results it would replace; a restart continues them, except a map,
+  // which averages the frames of this part only.
+  std::vector<std::filesystem::path> replaced = commandOutputs(config_, Command::Run);
+  if (restart_) replaced = config_.map.enabled ? std::vector{mapOutputPath(config_)} : std::vector<std::filesystem::path>{};
+  for (const std::string& line : backUpFiles(replaced)) note(log_, line);
   const long long restartStep = restart_ ? restart_->step : -1;
   const auto& out = config_.output;
   if (!out.logFile.empty()) openRunLog(log_, outputPath(out.logFile), restart_.has_value());
@@ -319,13 +310,38 @@ void printEffective(const Config& config, std::ostream& log) {
   for (const auto& [key, value] : config.effective) log << "  " << key << " = " << value << "\n";
 }
 
+/// What a restart from `checkpoint` continues: run.steps must not lie before it, and the energy
+/// log and the trajectory must reach it (incomplete rows of the log are noted; the restart drops them).
+void checkRestart(const Config& config, const Checkpoint& checkpoint, const System& system, std::ostream& log) {
+  if (checkpoint.step > config.run.steps)
+    throw keyError("run.steps", std::to_string(config.run.steps) + " is before the checkpoint's step " +
+                                    std::to_string(checkpoint.step) + ": the restart would cut the energy log and the "
+                                    "trajectory back to step " + std::to_string(checkpoint.step) +
+                                    " and replace the final coordinates; set run.steps to the last step wanted");
+  const auto& out = config.output;
+  const std::filesystem::path energy = out.directory / out.energyFile;
+  if (!out.energyFile.empty() && std::filesystem::exists(energy))
+    for (const long line : energyLogContinuation(energy, checkpoint.step).dropped)
+      note(log, energy.string() + ":" + std::to_string(line) + ": an incomplete row (cut off when the run stopped); "
+                "the restart drops it");
+  const std::filesystem::path trajectory = out.directory / out.trajectoryFile;
+  if (!out.trajectoryFile.empty() && std::filesystem::exists(trajectory))
+    checkTrajectoryContinues(trajectory, system.size(), out.trajectoryInterval, checkpoint.step);
+}
+
 }  // namespace
 
 RunResult runFromConfig(const Config& config, const RunOptions& options, std::ostream& log) {
   Setup setup = buildSetup(config);
+  for (const std::string& warning : setup.warnings) {
+    std::cerr << "faraday: warning: " << warning << "\n";
+    logFileOnly(log, "Warning: " + warning + "\n");
+  }
   std::optional<Checkpoint> checkpoint;
-  if (!options.restart.empty())
+  if (!options.restart.empty()) {
     checkpoint = readCheckpoint(options.restart, setup.system.size(), physicsDescription(config, setup.system));
+    checkRestart(config, *checkpoint, setup.system, log);
+  }
   if (options.dryRun) {
     printEffective(config, log);
     log << "System (" << config.system.coordinates.string() << "):\n" << describeSystem(setup.system);
@@ -340,7 +356,6 @@ RunResult runFromConfig(const Config& config, const RunOptions& options, std::os
     return {};
   }
   printEffective(config, log);
-  for (const std::string& w : setup.warnings) logFileOnly(log, "Warning: " + w + "\n");
   log << describeSystem(setup.system);
   log << "Velocities: " << (checkpoint ? "from the checkpoint" : setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
   if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";

@@ -8,6 +8,7 @@
 
 #include "engine/backends/Backend.h"
 #include "engine/run/Checkpoint.h"
+#include "engine/run/OutputFolder.h"
 #include "engine/config/Config.h"
 #include "engine/run/Reporter.h"
 #include "engine/setup/SystemSetup.h"
@@ -18,7 +19,7 @@ namespace faraday {
 /// How a run ended.
 struct RunResult {
   long long finalStep = 0;
-  bool interrupted = false;  ///< stopped by SIGINT/SIGTERM after writing a checkpoint
+  bool interrupted = false;  ///< stopped by SIGINT, SIGTERM or SIGHUP after writing a checkpoint
   int signal = 0;            ///< the signal that stopped it
   double nsPerDay = 0;
 };
@@ -74,6 +75,7 @@ class Simulation {
   std::filesystem::path outputPath(const std::string& name) const;
 
   const Config& config_;
+  std::unique_ptr<OutputLock> lock_;  ///< held from the creation of the outputs to the end
   Setup setup_;
   std::optional<Checkpoint> restart_;
   std::ostream& log_;
@@ -96,7 +98,9 @@ struct RunOptions {
 };
 
 /// `faraday run`: loads the setup (and checkpoint), then either prints the effective
-/// configuration and the system (dry run) or runs. Writes nothing when setup fails.
+/// configuration and the system (dry run) or runs. Writes nothing when setup fails. A restart
+/// must not start beyond run.steps, and the energy log and trajectory it continues must reach
+/// the checkpoint's step (checked before anything is written, also by a dry run).
 RunResult runFromConfig(const Config& config, const RunOptions& options, std::ostream& log);
 
 }  // namespace faraday

@@ -93,6 +93,18 @@ std::string describeTopology(const System& system) {
   return out + "\n";
 }
 
+/// One warning for each [atom.NAME] section that no atom of the coordinate file uses.
+std::vector<std::string> unusedTypeWarnings(const Config& config, const System& system) {
+  std::vector<bool> used(system.types.size(), false);
+  for (const int t : system.type) used[std::size_t(t)] = true;
+  std::vector<std::string> warnings;
+  for (std::size_t t = 0; t < used.size(); ++t)
+    if (!used[t])
+      warnings.push_back("[atom." + system.types[t].name + "]: no atom of " + config.system.coordinates.string() +
+                         " is named " + system.types[t].name + "; the section has no effect");
+  return warnings;
+}
+
 }  // namespace
 
 void checkCutoffFitsBox(const Config& config, const Box& box) {
@@ -113,7 +125,10 @@ Setup buildSetup(const Config& config) {
   Setup setup;
   setup.title = c.title;
   setup.system = makeSystem(config, c, setup.warnings);
-  for (const std::string& w : setup.warnings) std::fprintf(stderr, "faraday: warning: %s\n", w.c_str());
+  if (config.system.topology.empty()) {
+    const std::vector<std::string> unused = unusedTypeWarnings(config, setup.system);
+    setup.warnings.insert(setup.warnings.end(), unused.begin(), unused.end());
+  }
   // All pairs: open boundaries, the file's box is carried along for the outputs only.
   if (!config.nonbonded.allPairs()) checkCutoffFitsBox(config, c.box);
   if (config.nonbonded.typed()) typedPairTable(config, setup.system);  // every pair of types present has a section

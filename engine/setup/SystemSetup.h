@@ -13,7 +13,8 @@ struct Setup {
   State state;
   std::string title;  ///< title of the coordinate file
   bool velocitiesFromFile = false;
-  std::vector<std::string> warnings;  ///< the topology's and grompp-style name checks, one line each
+  /// What the setup noticed but runs anyway (an [atom.NAME] section no atom uses), one line each.
+  std::vector<std::string> warnings;
 };
 
 /// Reads config.system.coordinates and either maps each atom name to its [atom.NAME] type or
@@ -23,7 +24,8 @@ struct Setup {
 /// Maxwell-Boltzmann at system.temperature), and checks the cutoff against the box (not in
 /// nonbonded.mode = all-pairs, which has open boundaries) and, with the typed pair force, that
 /// every pair of atom types in the system has its [typed.A-B] section. Throws Error naming
-/// the file and line, the key or the section.
+/// the file and line, the key or the section. An [atom.NAME] section that no atom uses gets
+/// a line in Setup::warnings.
 Setup buildSetup(const Config& config);
 
 /// Checks that the cutoff (and cutoff + buffer) is shorter than half the shortest box edge.

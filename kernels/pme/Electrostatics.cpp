@@ -57,6 +57,39 @@ int nextFftSize(int n) {
   }
 }
 
+double pmeGridBytes(double nx, double ny, double nz) { return 8 * nx * ny * nz + 16 * nx * ny * (std::floor(nz / 2) + 1); }
+
+namespace {
+
+/// "9.35 TB": `bytes` with a decimal unit.
+std::string byteText(double bytes) {
+  const char* unit[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+  int u = 0;
+  while (bytes >= 1000 && u < 6) bytes /= 1000, ++u;
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3g %s", bytes, unit[u]);
+  return text;
+}
+
+/// The Error for a PME grid of `points` (before rounding to FFT sizes where derived) that
+/// exceeds the limits; `derived`: from fourier_spacing (else the explicit grid).
+Error pmeGridTooLarge(const ElectrostaticsParams& e, bool derived, const double points[3], const Vec3& L) {
+  char grid[160], limit[160];
+  std::snprintf(grid, sizeof grid, "%.0f x %.0f x %.0f points", points[0], points[1], points[2]);
+  std::snprintf(limit, sizeof limit, ", which would take %s of memory; a PME grid has at most %d points along an edge "
+                "and %.0e in all", byteText(pmeGridBytes(points[0], points[1], points[2])).c_str(), kMaxPmeGridEdge,
+                kMaxPmeGridPoints);
+  if (!derived) return keyError("electrostatics.grid", std::string(grid) + limit);
+  char spacing[64], box[128];
+  std::snprintf(spacing, sizeof spacing, e.fourierSpacing == 0 ? "auto" : "%g nm", e.fourierSpacing);
+  std::snprintf(box, sizeof box, "%g x %g x %g nm box", L.x, L.y, L.z);
+  return keyError("electrostatics.fourier_spacing", std::string(spacing) + " gives a PME grid of " + grid + " for the " +
+                                                        box + limit +
+                                                        " (set a coarser fourier_spacing or an explicit electrostatics.grid)");
+}
+
+}  // namespace
+
 EwaldSetup chooseEwaldSetup(const ElectrostaticsParams& e, double cutoff, const Box& box) {
   EwaldSetup s;
   s.method = e.method;
@@ -73,6 +106,24 @@ EwaldSetup chooseEwaldSetup(const ElectrostaticsParams& e, double cutoff, const 
   // fourier_spacing = auto (stored as 0): the spacing at which the PME reciprocal force
   // error stays below ewald_rtol for this order (pmeSpacingForRtol).
   const double spacing = e.fourierSpacing == 0 ? pmeSpacingForRtol(s.beta, s.pme.order, e.ewaldRtol) : e.fourierSpacing;
+  // The points asked for, checked in double before any int holds them.
+  double points[3];
+  bool derived = false;
+  for (int d = 0; d < 3; ++d) {
+    if (e.grid[d] > 0) {
+      points[d] = e.grid[d];
+      continue;
+    }
+    if (!(spacing > 0)) throw keyError("electrostatics.fourier_spacing", "must be > 0 or auto");
+    // The 1e-9 keeps an exact multiple (3.6 / 0.12) from rounding up to the next size.
+    points[d] = std::ceil(L[d] / spacing - 1e-9);
+    derived = true;
+  }
+  if (std::fmax(points[0], std::fmax(points[1], points[2])) > kMaxPmeGridEdge ||
+      points[0] * points[1] * points[2] > kMaxPmeGridPoints) {
+    if (s.method == "pme") throw pmeGridTooLarge(e, derived, points, L);
+    return s;  // plain Ewald has no grid
+  }
   for (int d = 0; d < 3; ++d) {
     if (e.grid[d] > 0) {
       if (e.grid[d] < s.pme.order)
@@ -81,9 +132,7 @@ EwaldSetup chooseEwaldSetup(const ElectrostaticsParams& e, double cutoff, const 
       s.pme.grid[d] = e.grid[d];
       continue;  // an explicit grid is used as given
     } else {
-      if (!(spacing > 0)) throw keyError("electrostatics.fourier_spacing", "must be > 0 or auto");
-      // The 1e-9 keeps an exact multiple (3.6 / 0.12) from rounding up to the next size.
-      s.pme.grid[d] = nextFftSize(int(std::ceil(L[d] / spacing - 1e-9)));
+      s.pme.grid[d] = nextFftSize(int(points[d]));
     }
     if (s.pme.grid[d] < 2 * s.pme.order)
       s.pme.grid[d] = nextFftSize(2 * s.pme.order);  // the spline support must fit the grid twice

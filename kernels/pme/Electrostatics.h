@@ -44,8 +44,17 @@ double ewaldKspaceRtolFor(double ewaldRtol);
 double pmeForceErrorEstimate(double beta, int order, double spacing);
 /// Smallest n' >= n whose only prime factors are 2, 3, 5 and 7.
 int nextFftSize(int n);
+/// The largest PME grid: kMaxPmeGridEdge points along an edge (as electrostatics.grid
+/// allows) and kMaxPmeGridPoints points in all (the GPU PME's 32-bit bin and grid indices).
+inline constexpr int kMaxPmeGridEdge = 4096;
+inline constexpr double kMaxPmeGridPoints = 2.0e9;
+/// Bytes of the CPU PME's grids for nx x ny x nz points: the real grid (8 B a point) and the
+/// half complex grid of the real-to-complex FFT (16 B for each of nx ny (nz/2 + 1) points).
+double pmeGridBytes(double nx, double ny, double nz);
 /// The setup for `params` with the real-space cutoff `cutoff` (nm, nonbonded.cutoff) and
-/// `box`; throws Error naming the key for invalid values.
+/// `box`; throws Error naming the key for invalid values, and with method pme naming
+/// fourier_spacing (or grid) and the memory it would take for a PME grid beyond kMaxPmeGridEdge
+/// or kMaxPmeGridPoints (plain Ewald then gets no grid).
 EwaldSetup chooseEwaldSetup(const ElectrostaticsParams& params, double cutoff, const Box& box);
 /// One-line description, printed at start: method, beta, grid, order.
 std::string describe(const EwaldSetup& setup);
