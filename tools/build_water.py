@@ -165,7 +165,8 @@ velocity_seed = 2026
 
 [nonbonded]
 cutoff = 1
-buffer = auto
+# 0.1 nm: on the H100 at 1M atoms 2% faster than auto's 0.15 (rebuilds every ~7 steps, not ~11)
+buffer = 0.1
 dispersion_correction = true
 
 [electrostatics]

@@ -18,6 +18,7 @@
 #include <cub/cub.cuh>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include "core/Error.h"
@@ -199,12 +200,31 @@ struct TileStore {
   const int* exclusions;
   const int* atomOfSlot;
   const int* slotOfAtom;
+  const int2* exclusionBlocks;  ///< per slot: the first and last block holding one of its excluded partners
 };
+
+/// Per slot, the blocks its excluded partners sit in, first and last (an empty range when it
+/// has none): most tiles pair blocks far apart, and their masks then need no look-up.
+__global__ void exclusionBlocksKernel(int n, const int* __restrict__ offsets, const int* __restrict__ exclusions,
+                                      const int* __restrict__ atomOfSlot, const int* __restrict__ slotOfAtom,
+                                      int2* __restrict__ blocks) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n) return;
+  const int a = atomOfSlot[s];
+  int lo = INT_MAX, hi = -1;
+  for (int k = offsets[a]; k < offsets[a + 1]; ++k) {
+    const int b = slotOfAtom[exclusions[k]] >> 5;
+    lo = min(lo, b), hi = max(hi, b);
+  }
+  blocks[s] = make_int2(lo, hi);
+}
 
 /// Bit k of the mask of lane `slot` (a slot or kNoAtom): atom 32 block + k is excluded with it.
 __device__ std::uint32_t exclusionMask(const TileStore& t, int block, int slot) {
   std::uint32_t m = 0;
   if (slot == kNoAtom) return m;
+  const int2 range = t.exclusionBlocks[slot];
+  if (block < range.x || block > range.y) return m;
   const int a = t.atomOfSlot[slot];
   for (int k = t.exclusionOffsets[a]; k < t.exclusionOffsets[a + 1]; ++k) {
     const int other = t.slotOfAtom[t.exclusions[k]];
@@ -450,6 +470,7 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
     if (exclusionOffsets.size() != std::size_t(n) + 1) throw Error("tile list: exclusion offsets need N + 1 entries");
     exclusionOffsets_.upload(exclusionOffsets);
     exclusions_.upload(exclusions);
+    exclusionBlocks_ = DeviceBuffer<int2>("tile list exclusion blocks", std::size_t(n));
   }
   // A first guess: the atoms within reach of a block's box, half of them in later blocks.
   const double density = n / box.volume();
@@ -479,7 +500,8 @@ void CudaTileList::reserveExactlyForTesting(int tiles) { allocateTiles(tiles); }
 std::size_t CudaTileList::deviceBytes() const {
   return keys_.bytes() + sortedKeys_.bytes() + slots_.bytes() + sortedSlots_.bytes() + sortTemp_.bytes() +
          cellOfSlot_.bytes() + cellRange_.bytes() + boxCenter_.bytes() + boxHalf_.bytes() + info_.bytes() +
-         lanes_.bytes() + exclusionIndex_.bytes() + masks_.bytes() + exclusionOffsets_.bytes() + exclusions_.bytes();
+         lanes_.bytes() + exclusionIndex_.bytes() + masks_.bytes() + exclusionOffsets_.bytes() + exclusions_.bytes() +
+         exclusionBlocks_.bytes();
 }
 
 void CudaTileList::enqueueSort(cudaStream_t stream, const double4_32a* ref) {
@@ -516,7 +538,12 @@ void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, con
                     exclusionIndex_.data(), masks_.data(),
                     counters_.data(),     hasExclusions_ ? exclusionOffsets_.data() : nullptr,
                     exclusions_.data(),   atomOfSlot,
-                    slotOfAtom};
+                    slotOfAtom,           exclusionBlocks_.data()};
+  if (hasExclusions_) {
+    exclusionBlocksKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(
+        n_, exclusionOffsets_.data(), exclusions_.data(), atomOfSlot, slotOfAtom, exclusionBlocks_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("exclusionBlocksKernel");
+  }
   // Warps for every block, several for each where blocks are few (at least ~4 per SM scheduler).
   const int parts = std::clamp(kSearchWarps / blocks_, 1, 8);
   tilesKernel<<<blocksFor((long long)blocks_ * parts, kWarpsPerBlock), kThreads, 0, stream>>>(

@@ -85,6 +85,7 @@ class CudaTileList {
   DeviceBuffer<int> info_, lanes_, exclusionIndex_;
   DeviceBuffer<std::uint32_t> masks_;
   DeviceBuffer<int> exclusionOffsets_, exclusions_;
+  DeviceBuffer<int2> exclusionBlocks_;  ///< per slot: the blocks of its excluded partners (first, last)
   DeviceBuffer<TileCounters> counters_;
 };
 
