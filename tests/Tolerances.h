@@ -236,6 +236,11 @@ inline constexpr double kDcsGpuRelRms = 1e-5;
 /// precision): a float accumulator over n <= 4000 terms of one constant-memory chunk
 /// drifts by ~u sqrt(n) = 6e-8 x 63 = 4e-6 relative; 1e-5 leaves a factor 2.5.
 inline constexpr double kDcsVariantRelRms = 1e-5;
+/// A CPU map (double) against a direct double sum of the same charges and positions at the
+/// lattice points read back from the .dx header: those carry 9 significant digits in Angstrom
+/// (5e-10 relative, ~3e-8 A at 50 A), which moves the potential by up to ~3e-8 of its largest
+/// value where a point sits ~1 A from an atom; the summation order adds ~1e-13. 1e-7.
+inline constexpr double kMapDoubleSumRel = 1e-7;
 /// One GPU point vs k q / r for a lone charge at r >= 0.04 nm, coordinates <= 2.1 nm from
 /// the lattice origin: float rounding <= 1.2e-7 nm per coordinate (relative 3e-6 at
 /// 0.04 nm, three of them) plus rsqrtf's 2 ulp: <= 1e-5; 2e-5.

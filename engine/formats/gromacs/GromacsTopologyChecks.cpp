@@ -1,6 +1,7 @@
 // Checks of a read topology that the setup makes: the net charge, the atom names against
 // the coordinates; and the position restraints' references from the coordinates.
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "engine/formats/TextParse.h"
@@ -26,10 +27,16 @@ void checkNetCharge(const GromacsTopology& top, double tolerance) {
     if (std::fabs(qm - std::round(qm)) > tolerance) perType[block.name] = qm;
     first += std::size_t(block.atomsPerMolecule) * std::size_t(block.count);
   }
+  // Charges to 6 decimals, as a topology writes them (sums carry rounding noise beyond that).
+  const auto charge = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6f", value);
+    return std::string(text);
+  };
   std::string list;
-  for (const auto& [name, qm] : perType) list += (list.empty() ? "" : ", ") + name + " " + formatNumber(qm) + " e";
+  for (const auto& [name, qm] : perType) list += (list.empty() ? "" : ", ") + name + " " + charge(qm) + " e";
   throw fileError(top.moleculesFile.empty() ? top.file.string() : top.moleculesFile, top.moleculesLine,
-                  "net charge of the system is " + formatNumber(q) + " e, more than " + formatNumber(tolerance) +
+                  "net charge of the system is " + charge(q) + " e, more than " + formatNumber(tolerance) +
                       " e from an integer" + (list.empty() ? std::string() : " (non-integer molecule types: " + list + ")"));
 }
 
