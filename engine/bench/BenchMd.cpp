@@ -45,7 +45,7 @@ struct MdOptions {
   std::string csv = "md_bench.csv";
   bool kernels = true;                              ///< the GPU list build and tile kernel alone
   std::string configs;                              ///< config files whose systems are benchmarked too
-  std::string buffer = "auto";                     ///< pair-list buffer: nm or auto
+  std::string buffer;                               ///< pair-list buffer: nm or auto ("": auto, configs their own)
   double bufferNm = -1;                             ///< parsed (< 0: auto)
   std::vector<long long> naclSizes, argonSizes;     ///< parsed from nacl, argon
   std::vector<std::string> configList;              ///< parsed from configs
@@ -65,10 +65,11 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   parser.add("threads", o.threads, "", "OpenMP threads of the CPU backend (0 = all cores)");
   parser.add("gro-dir", o.groDir, "path", "write each system as nacl_N.gro / argon_N.gro here (\"\" = no)");
   parser.add("kernels", o.kernels, "0 or 1", "also time the GPU list build and tile kernel alone");
-  parser.add("buffer", o.buffer, "nm or auto", "pair-list buffer beyond the 1.0 nm cutoff (nonbonded.buffer)");
+  parser.add("buffer", o.buffer, "nm or auto",
+             "pair-list buffer beyond the cutoff (nonbonded.buffer); \"\": auto, and each config's own");
   parser.add("csv", o.csv, "path", "CSV output (\"\" = none)");
   if (!parser.parse(args, std::cout)) return false;
-  if (o.buffer != "auto") {
+  if (!o.buffer.empty() && o.buffer != "auto") {
     o.bufferNm = parser.numberList("buffer", o.buffer).at(0);
     if (!(o.bufferNm >= 0 && o.bufferNm < 1)) throw Error("faraday bench md: --buffer must be auto or in [0, 1) nm");
   }
@@ -150,11 +151,11 @@ long long stepsFor(std::size_t atoms, bool gpu, const MdOptions& o) {
   return atoms <= 8000 ? 100 : atoms <= 64000 ? 20 : 5;
 }
 
-/// A config's system with its settings (the pair-list buffer as --buffer says).
-BenchSystem configSystem(const std::string& file, double buffer) {
+/// A config's system with its settings (the pair-list buffer as --buffer says, if it says).
+BenchSystem configSystem(const std::string& file, const MdOptions& o) {
   BenchSystem s;
   s.config = loadConfig(file, {});
-  s.config.nonbonded.buffer = buffer;
+  if (!o.buffer.empty()) s.config.nonbonded.buffer = o.bufferNm;
   const Setup setup = buildSetup(s.config);
   s.name = std::filesystem::absolute(file).parent_path().filename().string();
   s.built.system = setup.system;
@@ -276,10 +277,10 @@ int benchMd(const std::vector<std::string>& args) {
     csv << "system,atoms,platform,steps,ms_per_step,ns_per_day,builds_per_1000_steps,neighbor_ms,nonbonded_ms,"
            "bonded_ms,exclusion_ms,pme_ms,integrate_ms,list_build_ms,tile_kernel_ms,pairs_evaluated,pairs_in_cutoff,useful_fraction\n";
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
-  std::printf("faraday bench md: Langevin BAOAB, cutoff 1.0 nm + buffer %s nm, dispersion correction; NaCl: PME "
+  std::printf("faraday bench md: Langevin BAOAB, cutoff 1.0 nm + buffer %s, dispersion correction; NaCl: PME "
               "(rtol 1e-5, 0.12 nm, order 4), dt 2 fs; argon: dt 4 fs. CPU backend: %d threads.\n"
               "Phase columns are ms per step (GPU: CUDA events around the phases of every 10th step).\n",
-              o.buffer.c_str(), threads);
+              o.buffer.empty() ? "auto (configs: their own)" : (o.buffer + " nm").c_str(), threads);
   std::printf("%-8s %8s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s %8s %8s | %8s %8s %7s %9s %9s\n", "system", "atoms",
               "plat", "steps", "ms/step", "ns/day", "builds/k", "neighbor", "nonbond", "bonded", "excl", "pme",
               "integr", "build ms", "tiles ms", "useful", "pairs/s", "useful/s");
@@ -295,7 +296,7 @@ int benchMd(const std::vector<std::string>& args) {
     for (long long count : system == "nacl" ? o.naclSizes : o.argonSizes)
       bench(makeSystem(system, count, o.bufferNm), system + "_" + std::to_string(count) + ".gro");
   for (const std::string& file : o.configList) {
-    const BenchSystem s = configSystem(file, o.bufferNm);
+    const BenchSystem s = configSystem(file, o);
     bench(s, s.name + "_" + std::to_string(s.built.system.size()) + ".gro");
   }
   return 0;

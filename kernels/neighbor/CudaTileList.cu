@@ -369,11 +369,16 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int p
       if (__any_sync(kFull, take) && take) {
         const float4* a = atomsOfI[warpInBlock];
         if (!wrapPairs) {
-#pragma unroll 8
-          for (int i = 0; i < 32; ++i) {
-            const float4 p = a[i];
-            const float ux = d.x - p.x, uy = d.y - p.y, uz = d.z - p.z;
-            near |= ux * ux + uy * uy + uz * uz < reach2;
+          // Eight atoms at a time, stopping once every lane has found one near (dense systems
+          // usually do within the first eight).
+          for (int i0 = 0; i0 < 32; i0 += 8) {
+#pragma unroll
+            for (int i = i0; i < i0 + 8; ++i) {
+              const float4 p = a[i];
+              const float ux = d.x - p.x, uy = d.y - p.y, uz = d.z - p.z;
+              near |= ux * ux + uy * uy + uz * uz < reach2;
+            }
+            if (__all_sync(__activemask(), near)) break;
           }
         } else {
 #pragma unroll 4
