@@ -23,6 +23,7 @@ import math
 import os
 import sys
 
+import gro
 import matplotlib
 
 matplotlib.use("Agg")
@@ -209,12 +210,23 @@ def read_dx(path):
     return counts, origin, spacing, values, units
 
 
+WATER = {"SOL", "WAT", "HOH", "TIP3", "TIP4", "SPC"}
+
+
 def read_gro(path):
-    """Atom names and positions (nm) of a .gro file."""
-    with open(path) as f:
-        lines = f.read().splitlines()
-    n = int(lines[1])
-    return [(l[10:15].strip(), float(l[20:28]), float(l[28:36]), float(l[36:44])) for l in lines[2:2 + n]]
+    """Overlay labels and positions (nm) of a .gro file's atoms: the atom name for atomic systems;
+    for molecules (a water residue or more than five atom names) ions by name, the other
+    residues' heavy atoms as "solute", water and hydrogens left out."""
+    _, atoms, positions, _ = gro.read_gro(path)
+    molecular = any(a[1] in WATER for a in atoms) or len({a[2] for a in atoms}) > 5
+    out = []
+    for (_, residue, name), x in zip(atoms, positions):
+        if molecular:
+            if residue in WATER or name.startswith("H"):
+                continue
+            name = name if residue == name else "solute"
+        out.append((name, x[0], x[1], x[2]))
+    return out
 
 
 def plot_map(path, out, coordinates, axis, at):
@@ -240,14 +252,19 @@ def plot_map(path, out, coordinates, axis, at):
     fig.colorbar(image, ax=a, label=f"potential ({units})", extend="both")
     plane = o[d] + k * h[d]
     if coordinates:
-        near = [atom for atom in read_gro(coordinates) if abs(atom[1 + d] - plane) <= h[d] / 2]
+        # Atoms within half a spacing of the plane; a protein's heavy atoms within 0.3 nm, so that
+        # its outline shows.
+        near = [atom for atom in read_gro(coordinates)
+                if abs(atom[1 + d] - plane) <= (max(h[d] / 2, 0.3) if atom[0] == "solute" else h[d] / 2)]
         colours = ["black", "yellow", "lime", "magenta", "cyan"]  # apart from the red-blue map
         for c, name in enumerate(sorted({atom[0] for atom in near})):
             pts = [atom for atom in near if atom[0] == name]
-            a.scatter([p[1 + u] for p in pts], [p[1 + v] for p in pts], s=14, c=colours[c % len(colours)],
-                      edgecolors="k", linewidths=0.5, label=f"{name} ({len(pts)})")
+            a.scatter([p[1 + u] for p in pts], [p[1 + v] for p in pts], s=6 if name == "solute" else 14,
+                      c=colours[c % len(colours)], edgecolors="k", linewidths=0.3 if name == "solute" else 0.5,
+                      label=f"{name} ({len(pts)})")
         if near:
-            a.legend(loc="upper right", fontsize=8, title=f"atoms within {h[d] / 2:.3g} nm")
+            a.legend(loc="upper right", fontsize=8, title=f"atoms within {h[d] / 2:.3g} nm"
+                     + (" (solute 0.3 nm)" if any(n[0] == "solute" for n in near) else ""))
     a.set_xlabel(f"{'xyz'[u]} (nm)")
     a.set_ylabel(f"{'xyz'[v]} (nm)")
     a.set_title(f"{os.path.basename(path)}: {axis} = {plane:.3f} nm (slice {k} of {counts[d]})")
