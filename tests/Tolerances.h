@@ -496,3 +496,33 @@ inline constexpr double kGromacsGpuNonbondedRel = 2e-5;
 inline constexpr double kGromacsGpuForceOverTerms = 1e-5;
 
 }  // namespace faraday::tol
+
+// ---- Constraints ----------------------------------------------------------------------
+namespace faraday::tol {
+
+/// SETTLE's lengths (relative), momentum and torque (relative to sum m |delta|): positions near
+/// 8 nm are rounded to 1.8e-15 nm, 1.8e-14 of a 0.1 nm bond, and the frame's ~50 operations
+/// on O(0.1 nm) values add a few 1e-17 nm each (measured 1.1e-14 and below); 1e-12.
+inline constexpr double kSettleExact = 1e-12;
+/// SETTLE against SHAKE converged to 1e-14 on the same triangle near the origin, nm: both
+/// solve the same equations; SHAKE's last sweep leaves up to 1e-14 of 0.1 nm (1e-15 nm) and
+/// the positions round to 6e-17 nm (measured 1.9e-15); 1e-13 nm. A wrong rotation or mass
+/// weighting misses by 1e-4 nm or more.
+inline constexpr double kSettleAgainstShake = 1e-13;
+/// trace W = -2 K_rot of freely rotating rigid bodies, relative to 2 K_rot: the waters are
+/// solved exactly, the clusters to 1e-12 (times dt^2 over d^2) and their velocities
+/// constrained to 1e-12: the identity holds to about that (a missing factor or sign misses by
+/// O(1)); 1e-9.
+inline constexpr double kConstraintVirialIdentity = 1e-9;
+/// Largest |r - d| / d of the iterative constraints over the tolerance: SHAKE stops when every
+/// |r^2 - d^2| <= 2 tol d^2, i.e. |r - d| / d <= tol (1 + tol / 2); the velocity constraint does
+/// not move the positions. 1.01.
+inline constexpr double kConstraintLengthOverTolerance = 1.01;
+/// NVE drift of the molecular liquid of test_constraint_dynamics (668 atoms, LJ shifted at
+/// 0.9 nm, dt 2 fs, tolerance 1e-6), kJ/mol/ps per atom: PROVISIONAL.
+inline constexpr double kConstrainedNveDriftPerAtom = 1e-3;
+/// GPU against CPU after 400 steps of freely rotating molecules: PROVISIONAL.
+inline constexpr double kGpuConstraintPosition = 1e-9;
+inline constexpr double kGpuConstraintVelocity = 1e-6;
+
+}  // namespace faraday::tol
