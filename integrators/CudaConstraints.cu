@@ -315,13 +315,6 @@ __global__ void __launch_bounds__(kThreads) clusterSecondHalfKernel(ConstraintAr
   if constexpr (kVirial) addWarpVirial(c, w6);
 }
 
-template <typename T>
-DeviceBuffer<T> deviceCopy(const char* name, const std::vector<T>& host) {
-  DeviceBuffer<T> d(name, 0);
-  d.upload(host);
-  return d;
-}
-
 }  // namespace
 
 struct CudaConstraints::Launch {

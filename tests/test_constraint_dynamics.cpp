@@ -24,18 +24,6 @@ class ConstraintDynamics : public ::testing::TestWithParam<std::string> {
 /// 216 molecules, 668 atoms, in a 3.6 nm box.
 const MoleculeMix kMix{100, 40, 30, 30, 16};
 
-/// Least-squares slope of y against its index.
-double slope(const std::vector<double>& y) {
-  const double n = double(y.size()), mx = (n - 1) / 2;
-  double my = 0, sxy = 0, sxx = 0;
-  for (double v : y) my += v / n;
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    sxy += (double(i) - mx) * (y[i] - my);
-    sxx += (double(i) - mx) * (double(i) - mx);
-  }
-  return sxy / sxx;
-}
-
 /// The liquid after `steps` of Langevin at `temperature` from its lattice start (dt 2 fs).
 State equilibrated(const std::string& platform, const BuiltSystem& b, double temperature, int steps) {
   Config c = moleculeConfig(platform, "langevin", 0.002);

@@ -182,13 +182,7 @@ TEST(ConstraintRunsGpu, RigidSpceWaterConservesEnergy) {
     backend->advance(s % 10 == 0);
     if (s % 10 == 0) total.push_back(backend->energies().potential() + backend->kineticEnergy());
   }
-  double mean = 0, sxy = 0, sxx = 0;
-  for (double e : total) mean += e / double(total.size());
-  for (std::size_t k = 0; k < total.size(); ++k) {
-    const double t = (double(k) - 0.5 * double(total.size() - 1)) * 10 * c.integrator.dt;
-    sxy += t * (total[k] - mean), sxx += t * t;
-  }
-  const double drift = sxy / sxx / double(setup.system.size());
+  const double drift = slope(total) / (10 * c.integrator.dt) / double(setup.system.size());
   std::printf("[ info ] rigid SPC/E NVE on the GPU, 10 ps at 2 fs: drift %.3g kJ/mol/ps per atom\n", drift);
   EXPECT_LT(std::fabs(drift), tol::kRigidWaterNveDriftPerAtom);
 }
