@@ -41,6 +41,13 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message) : std::runtime_error(escapeControlBytes(message)) {}
 };
 
+/// A time step that could not be taken (constraints that cannot be satisfied): the run stops
+/// with its last good state, as after a runaway.
+class StepFailure : public Error {
+ public:
+  using Error::Error;
+};
+
 /// The system's reason for the last failed call (strerror(errno)), for messages such as
 /// "write failed: No space left on device".
 inline std::string systemReason() { return errno != 0 ? std::strerror(errno) : "no reason given by the system"; }

@@ -4,70 +4,29 @@
 
 #include <climits>
 
+#include "integrators/CudaAtomUpdate.cuh"
 #include "integrators/CudaIntegrator.h"
-#include "integrators/Langevin.h"
 #include "kernels/common/CudaCheck.h"
-#include "kernels/common/FixedPoint.h"
 #include "kernels/common/Launch.h"
-#include "kernels/pme/PmeGridGeometry.h"
 
 namespace faraday {
 namespace {
 
 constexpr int kThreads = 256;
-/// A force beyond this (kJ/mol/nm) is a runaway: a non-finite pair force becomes the most
-/// negative fixed-point value (-2^31), and no physical force comes near 1e9.
-constexpr double kRunawayForce = 1e9;
-
-
-__device__ double3 forceOf(const DeviceAtoms& a, int s) {
-  return make_double3(fixed::fromFixed(static_cast<long long>(a.force[s])),
-                      fixed::fromFixed(static_cast<long long>(a.force[a.stride + s])),
-                      fixed::fromFixed(static_cast<long long>(a.force[2 * a.stride + s])));
-}
-
-__device__ bool finite3(double x, double y, double z) { return isfinite(x) && isfinite(y) && isfinite(z); }
-
-/// posq (wrapped, float) and PME fractions of slot s at position p.
-__device__ void writeWrapped(const DeviceAtoms& a, const CudaIntegratorParams& q, int s, double4_32a p) {
-  const double x = p.x - q.length[0] * floor(p.x / q.length[0]);
-  const double y = p.y - q.length[1] * floor(p.y / q.length[1]);
-  const double z = p.z - q.length[2] * floor(p.z / q.length[2]);
-  a.posq[s] = make_float4(float(x), float(y), float(z), a.posq[s].w);
-  if (a.fractions) {
-    a.fractions[3 * std::size_t(s)] = pme::fractionalFixedPoint(p.x, q.fractionScale[0]);
-    a.fractions[3 * std::size_t(s) + 1] = pme::fractionalFixedPoint(p.y, q.fractionScale[1]);
-    a.fractions[3 * std::size_t(s) + 2] = pme::fractionalFixedPoint(p.z, q.fractionScale[2]);
-  }
-}
+using namespace cuda_update;
 
 __global__ void __launch_bounds__(kThreads) firstHalfKernel(DeviceAtoms a, CudaIntegratorParams q, StepStatus* status,
                                                            cudaGraphConditionalHandle handle) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s < a.n) {
+  double4_32a x;
+  if (s < a.n && (x = a.pos[s]).w == 0.0) {  // constrained slots (w = 1) moved already
     const double3 f = forceOf(a, s);
-    a.force[s] = a.force[a.stride + s] = a.force[2 * a.stride + s] = 0ull;
-    double4_32a v = a.vel[s], x = a.pos[s];
-    const double h = 0.5 * q.dt, hm = h * v.w;
-    v.x += f.x * hm, v.y += f.y * hm, v.z += f.z * hm;  // B
-    if (q.langevin) {
-      x.x += v.x * h, x.y += v.y * h, x.z += v.z * h;  // A
-      const Vec3 o = langevinOrnsteinUhlenbeck(Vec3{v.x, v.y, v.z}, q.a, sqrt(q.noiseVariance * v.w), q.seed,
-                                               std::uint64_t(status->step), std::uint32_t(a.atom[s]));
-      v.x = o.x, v.y = o.y, v.z = o.z;                  // O
-      x.x += v.x * h, x.y += v.y * h, x.z += v.z * h;  // A
-    } else {
-      x.x += v.x * q.dt, x.y += v.y * q.dt, x.z += v.z * q.dt;  // A
-    }
+    clearForce(a, s);
+    double4_32a v = a.vel[s];
+    firstHalf(q, f, std::uint64_t(status->step), a.atom[s], x, v);
     a.vel[s] = v;
     a.pos[s] = x;
-    writeWrapped(a, q, s, x);
-    const double4_32a r = a.ref[s];
-    double dx = x.x - r.x, dy = x.y - r.y, dz = x.z - r.z;
-    dx -= q.length[0] * rint(dx / q.length[0]);
-    dy -= q.length[1] * rint(dy / q.length[1]);
-    dz -= q.length[2] * rint(dz / q.length[2]);
-    if (!(dx * dx + dy * dy + dz * dz <= q.halfBuffer2)) status->rebuild = 1;  // also when not finite
+    afterDrift(a, q, status, s, x);
   }
   // The last block to finish turns the flag into the graph's condition.
   __shared__ bool last;
@@ -95,14 +54,12 @@ __global__ void __launch_bounds__(kThreads) secondHalfKernel(DeviceAtoms a, Cuda
   double ke = 0;
   if (s < a.n) {
     double4_32a v = a.vel[s];
-    if (kick) {
+    double4_32a x;
+    if (kick && (x = a.pos[s]).w == 0.0) {  // constrained slots: kicked by the constraint kernels
       const double3 f = forceOf(a, s);
-      const double hm = 0.5 * q.dt * v.w;
-      v.x += f.x * hm, v.y += f.y * hm, v.z += f.z * hm;
+      cuda_update::kick(q, f, v);
       a.vel[s] = v;
-      const double4_32a x = a.pos[s];
-      const bool runaway = !(fabs(f.x) < kRunawayForce && fabs(f.y) < kRunawayForce && fabs(f.z) < kRunawayForce);
-      if (runaway || !finite3(v.x, v.y, v.z) || !finite3(x.x, x.y, x.z)) atomicMin(&status->firstBad, a.atom[s]);
+      if (isBad(f, x, v)) atomicMin(&status->firstBad, a.atom[s]);
     }
     if constexpr (kKinetic) ke = 0.5 * (v.x * v.x + v.y * v.y + v.z * v.z) / v.w;
   }

@@ -14,7 +14,9 @@ namespace faraday {
 /// The per-atom device arrays of the state, in slot order (see TileList.h).
 struct DeviceAtoms {
   int n = 0;
-  double4_32a* pos = nullptr;          ///< x, y, z (nm, unwrapped); w unused
+  /// x, y, z (nm, unwrapped); w = 1 for a particle held by constraints (the constraint
+  /// kernels update it, the per-slot halves skip it), else 0
+  double4_32a* pos = nullptr;
   double4_32a* vel = nullptr;          ///< vx, vy, vz (nm/ps); w = 1/m (1/amu)
   double4_32a* ref = nullptr;          ///< positions at the last list build
   float4* posq = nullptr;          ///< wrapped x, y, z (nm), k_C^(1/2) q
@@ -32,7 +34,12 @@ struct StepStatus {
   int pmeBinsNeeded;        ///< largest PME bin occupancy seen
   long long step;           ///< the step being taken (Langevin noise key)
   long long builds;         ///< list builds
+  /// The first constraint failure: (state step << 32) | failure code (ConstraintSet), the
+  /// smallest by an integer atomicMin; kNoConstraintFailure when none.
+  unsigned long long constraintFailure;
 };
+
+inline constexpr unsigned long long kNoConstraintFailure = ~0ull;
 
 struct CudaIntegratorParams {
   bool langevin = false;
@@ -48,11 +55,13 @@ struct CudaIntegratorParams {
 /// First half of a step (B A, or B A O A), then the wrapped float positions, the PME
 /// fractions and the displacement test; its last block turns the rebuild flag into the
 /// graph condition `conditionHandle` (so it runs inside a captured graph only). Clears the
-/// forces after reading them.
+/// forces after reading them. Skips the slots held by constraints (pos.w = 1), whose first
+/// half the constraint kernels did before.
 void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                      StepStatus* status, unsigned long long conditionHandle);
 /// Second half (B); checks for non-finite values; advances status->step. With keParts,
-/// also writes per-block kinetic-energy partials (kineticBlocks() of them).
+/// also writes per-block kinetic-energy partials (kineticBlocks() of them) of every slot. The
+/// slots held by constraints are kicked by the constraint kernels before.
 void launchSecondHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                       StepStatus* status, const int* pmeBinsNeeded, double* keParts);
 /// Kinetic-energy partials of the current velocities (no update).

@@ -20,10 +20,15 @@ std::vector<Vec3> maxwellBoltzmannVelocities(const System& system, double temper
     v[i] = Vec3{g.n[0], g.n[1], g.n[2]} * s;
   }
   if (conservesMomentum(integratorType)) removeCentreOfMassMotion(system, v);
-  const double t = temperatureOf(degreesOfFreedom(system, integratorType), kineticEnergy(system, v));
-  const double scale = t > 0 ? std::sqrt(temperature / t) : 0.0;  // exact temperature over dof
-  for (Vec3& vi : v) vi *= scale;
+  scaleToTemperature(system, v, temperature, integratorType);
   return v;
+}
+
+void scaleToTemperature(const System& system, std::vector<Vec3>& velocities, double temperature,
+                        const std::string& integratorType) {
+  const double t = temperatureOf(degreesOfFreedom(system, integratorType), kineticEnergy(system, velocities));
+  const double scale = t > 0 ? std::sqrt(temperature / t) : 0.0;
+  for (Vec3& vi : velocities) vi *= scale;
 }
 
 void removeCentreOfMassMotion(const System& system, std::vector<Vec3>& velocities) {

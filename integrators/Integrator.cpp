@@ -8,9 +8,9 @@
 
 namespace faraday {
 
-CpuIntegrator::CpuIntegrator(const System& system, double dt, int threads)
-    : dt_(dt), threads_(threads > 0 ? threads : omp_get_max_threads()) {
-  if (!(dt > 0) || !std::isfinite(dt)) throw keyError("integrator.dt", "must be > 0");
+CpuIntegrator::CpuIntegrator(const System& system, const IntegratorParams& params, int threads)
+    : dt_(params.dt), threads_(threads > 0 ? threads : omp_get_max_threads()) {
+  if (!(dt_ > 0) || !std::isfinite(dt_)) throw keyError("integrator.dt", "must be > 0");
   inverseMass_.resize(system.size());
   for (std::size_t i = 0; i < system.size(); ++i) {
     if (!(system.mass[i] > 0))
@@ -18,6 +18,22 @@ CpuIntegrator::CpuIntegrator(const System& system, double dt, int threads)
                   ") has mass <= 0; every [atom.NAME] needs mass > 0");
     inverseMass_[i] = 1.0 / system.mass[i];
   }
+  if (!system.topology.settles.empty() || !system.topology.constraints.empty())
+    constraints_ = std::make_unique<CpuConstraints>(system, params.constraintTolerance, threads_);
+}
+
+Tensor3 CpuIntegrator::constraintVirial(const State& state, const std::vector<Vec3>& forces) const {
+  if (!constraints_ || forces.size() != state.positions.size()) return {};
+  return constraints_->virial(state.positions, state.velocities, forces, state.box, dt_);
+}
+
+void CpuIntegrator::constrainPositions(State& state) {
+  if (constraints_)
+    constraints_->constrainPositions(reference_, state.positions, &state.velocities, dt_, state.box, state.step + 1);
+}
+
+void CpuIntegrator::constrainVelocities(State& state) {
+  if (constraints_) constraints_->constrainVelocities(state.positions, state.velocities, state.box, dt_, state.step + 1);
 }
 
 void CpuIntegrator::advanceClock(State& state) const {
@@ -32,7 +48,9 @@ bool conservesMomentum(const std::string& integratorType) {
 }
 
 double degreesOfFreedom(const System& system, const std::string& integratorType) {
-  return 3.0 * double(system.size()) - (conservesMomentum(integratorType) ? 3.0 : 0.0);
+  const Topology& t = system.topology;
+  const double constrained = double(t.constraints.size()) + 3.0 * double(t.settles.size());
+  return 3.0 * double(system.size()) - constrained - (conservesMomentum(integratorType) ? 3.0 : 0.0);
 }
 
 }  // namespace faraday

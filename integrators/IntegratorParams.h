@@ -11,6 +11,9 @@ struct IntegratorParams {
   double temperature = 300;     ///< integrator.temperature, K (langevin)
   double friction = 1.0;        ///< integrator.friction, 1/ps (langevin)
   unsigned long long seed = 1;  ///< integrator.seed (langevin noise)
+  /// integrator.constraint_tolerance: relative length error of the iterative constraint
+  /// solves (integrators/NOTES.md: why 1e-6)
+  double constraintTolerance = 1e-6;
 };
 
 }  // namespace faraday

@@ -8,7 +8,7 @@
 namespace faraday {
 
 LangevinBaoab::LangevinBaoab(const System& system, const IntegratorParams& params, int threads)
-    : CpuIntegrator(system, params.dt, threads), seed_(params.seed) {
+    : CpuIntegrator(system, params, threads), seed_(params.seed) {
   if (!(params.friction >= 0)) throw keyError("integrator.friction", "must be >= 0");
   if (!(params.temperature >= 0)) throw keyError("integrator.temperature", "must be >= 0");
   a_ = std::exp(-params.friction * dt_);
@@ -20,6 +20,7 @@ LangevinBaoab::LangevinBaoab(const System& system, const IntegratorParams& param
 
 void LangevinBaoab::beforeForces(State& state, const std::vector<Vec3>& forces) {
   const std::uint64_t step = std::uint64_t(state.step);
+  keepReference(state);
   forEachParticle(state, [&](long long i) {
     kick(state, forces, 0.5 * dt_, i);
     drift(state, 0.5 * dt_, i);
@@ -27,10 +28,12 @@ void LangevinBaoab::beforeForces(State& state, const std::vector<Vec3>& forces) 
         langevinOrnsteinUhlenbeck(state.velocities[i], a_, noiseScale_[i], seed_, step, std::uint32_t(i));
     drift(state, 0.5 * dt_, i);
   });
+  constrainPositions(state);
 }
 
 void LangevinBaoab::afterForces(State& state, const std::vector<Vec3>& forces) {
   forEachParticle(state, [&](long long i) { kick(state, forces, 0.5 * dt_, i); });
+  constrainVelocities(state);
   advanceClock(state);
 }
 

@@ -23,6 +23,11 @@ FARADAY_HD Vec3 langevinOrnsteinUhlenbeck(Vec3 v, double a, double noiseScale, s
 ///   F = F(x);  B: v += dt/2 F/m.
 /// The noise of step n (the step being taken, state.step before it) is keyed by
 /// (seed, step, particle), so a restart continues exactly.
+/// With constraints: the positions are constrained after the second A from x_n, the
+/// displacement dx of the whole drift going into the velocity as dx / dt (as velocity
+/// Verlet's RATTLE does, and GROMACS' and OpenMM's Langevin integrators: dx / (dt/2) would
+/// count the centripetal part twice and heat rotating molecules), and the velocities after the
+/// last B (integrators/NOTES.md).
 class LangevinBaoab : public CpuIntegrator {
  public:
   LangevinBaoab(const System& system, const IntegratorParams& params, int threads);

@@ -44,6 +44,18 @@ inline double relRms(const std::vector<double>& a, const std::vector<double>& re
   return std::sqrt(num / den);
 }
 
+/// Least-squares slope of y against its index (a drift per sample).
+inline double slope(const std::vector<double>& y) {
+  const double n = double(y.size()), mx = (n - 1) / 2;
+  double my = 0, sxy = 0, sxx = 0;
+  for (double v : y) my += v / n;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    sxy += (double(i) - mx) * (y[i] - my);
+    sxx += (double(i) - mx) * (double(i) - mx);
+  }
+  return sxy / sxx;
+}
+
 /// The message of the faraday::Error that `f` throws ("" when it throws none).
 template <typename F>
 std::string errorOf(F&& f) {

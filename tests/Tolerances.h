@@ -501,3 +501,56 @@ inline constexpr double kGromacsGpuNonbondedRel = 2e-5;
 inline constexpr double kGromacsGpuForceOverTerms = 1e-5;
 
 }  // namespace faraday::tol
+
+// ---- Constraints ----------------------------------------------------------------------
+namespace faraday::tol {
+
+/// SETTLE's lengths (relative), momentum and torque (relative to sum m |delta|): positions near
+/// 8 nm are rounded to 1.8e-15 nm, 1.8e-14 of a 0.1 nm bond, and the frame's ~50 operations
+/// on O(0.1 nm) values add a few 1e-17 nm each (measured 1.1e-14 and below); 1e-12.
+inline constexpr double kSettleExact = 1e-12;
+/// SETTLE against SHAKE converged to 1e-14 on the same triangle near the origin, nm: both
+/// solve the same equations; SHAKE's last sweep leaves up to 1e-14 of 0.1 nm (1e-15 nm) and
+/// the positions round to 6e-17 nm (measured 1.9e-15); 1e-13 nm. A wrong rotation or mass
+/// weighting misses by 1e-4 nm or more.
+inline constexpr double kSettleAgainstShake = 1e-13;
+/// trace W = -2 K_rot of freely rotating rigid bodies, relative to 2 K_rot: the waters are
+/// solved exactly, the clusters to 1e-12 (times dt^2 over d^2) and their velocities
+/// constrained to 1e-12: the identity holds to about that (a missing factor or sign misses by
+/// O(1)); 1e-9.
+inline constexpr double kConstraintVirialIdentity = 1e-9;
+/// Largest |r - d| / d of the iterative constraints over the tolerance: SHAKE stops when every
+/// |r^2 - d^2| <= 2 tol d^2, i.e. |r - d| / d <= tol (1 + tol / 2); the velocity constraint does
+/// not move the positions. 1.01.
+inline constexpr double kConstraintLengthOverTolerance = 1.01;
+/// NVE drift of the molecular liquid of test_constraint_dynamics (668 atoms, LJ shifted at
+/// 0.9 nm, dt 2 fs, tolerance 1e-6), kJ/mol/ps per atom. Measured 9.2e-6, the same (4e-6 to
+/// 9e-6) at tolerances 1e-4 to 1e-10: what drifts is the LJ force jump at the cutoff, as for
+/// argon (kArgonNveDriftPerAtom: the same bound, 1% of GROMACS' default).
+inline constexpr double kConstrainedNveDriftPerAtom = 5e-5;
+/// Mean on-step kinetic temperature of Langevin BAOAB at 4 fs over the bath's, for the
+/// peptide of test_constraint_runs: BAOAB's on-step velocities of a harmonic mode of frequency
+/// w have variance kT (1 - (w dt / 2)^2) (the positions are exact): measured on that peptide
+/// (h-bonds, 3 amu hydrogens, 20 ps each) 1.006 at 1 fs, 0.970 at 2 fs, 0.905 at 3 fs, 0.897
+/// at 4 fs, falling with dt as predicted. The band [0.80, 1.02] is 0.90 with 4.5 standard errors of a
+/// 4 ps mean (22 K per sample, ~8 independent samples: 7.6 K, 2.5%) and a margin; a count of
+/// degrees of freedom without the 75 constraints reads 0.75.
+inline constexpr double kBaoabKineticTemperatureAt4fsLow = 0.80;
+inline constexpr double kBaoabKineticTemperatureAt4fsHigh = 1.02;
+/// NVE drift of rigid SPC/E water (884 molecules, PME 1e-5, cutoff 1 nm, dt 2 fs) on the GPU,
+/// kJ/mol/ps per atom. On the CPU, equilibrated rigid SPC/E (216 molecules, cutoff 0.8 nm)
+/// drifted -8.9e-5 at 2 fs over 4 ps (2.2e-6 at 1 fs, -1.1e-5 at 0.5 fs); without the
+/// velocity constraint of the second half it drifted +9.5e-4. The GPU's float pair forces
+/// add rounding noise that did not change the NaCl melt's drift (README). 3e-4: three times the
+/// CPU's figure, a third of the broken scheme's, 1/16 of GROMACS' default tolerance.
+inline constexpr double kRigidWaterNveDriftPerAtom = 3e-4;
+/// GPU against CPU after 400 steps of freely rotating molecules at tolerance 1e-12 (nm, nm/ps):
+/// both in double, the GPU's fused multiply-adds round differently (1e-16 of positions of
+/// ~4 nm per operation); where a length sits at the tolerance one backend may take one more
+/// sweep, moving the atoms by up to 2e-13 nm and their velocities by that over dt, which free
+/// rotors carry on linearly (400 steps: 4e-11 nm). 1e-9 nm and 1e-7 nm/ps keep a margin; a
+/// wrong constraint step misses by 1e-4 nm.
+inline constexpr double kGpuConstraintPosition = 1e-9;
+inline constexpr double kGpuConstraintVelocity = 1e-7;
+
+}  // namespace faraday::tol

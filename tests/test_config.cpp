@@ -348,7 +348,8 @@ TEST(ConfigKeyTable, KeysAreUniqueInTheirSectionAndTheirDefaultsReadBack) {
 /// alone, changes its own printed value and no other key's.
 TEST(ConfigKeyTable, EachKeyWritesItsOwnField) {
   const std::vector<std::string> candidates = {"3",    "5",         "0.5",   "true",     "false", "auto",   "8 8 8", "x.csv",
-                                               "cuda", "all-pairs", "typed", "langevin", "atoms", "pmepot", "V",     "none"};
+                                               "cuda", "all-pairs", "typed", "langevin", "atoms", "pmepot", "V",     "none",
+                                               "h-bonds"};
   const Config defaults;
   std::string untested;
   for (const config::KeySpec* k : config::allKeys()) {

@@ -37,18 +37,6 @@ std::unique_ptr<Backend> startArgon(const Config& config, const BuiltSystem& b, 
   return backend;
 }
 
-/// Least-squares slope of y against its index.
-double slope(const std::vector<double>& y) {
-  const double n = double(y.size()), mx = (n - 1) / 2;
-  double my = 0, sxy = 0, sxx = 0;
-  for (double v : y) my += v / n;
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    sxy += (double(i) - mx) * (y[i] - my);
-    sxx += (double(i) - mx) * (double(i) - mx);
-  }
-  return sxy / sxx;
-}
-
 /// 864 argon atoms (fcc start, melted at ~120 K), dt 4 fs: after 1 ps of equilibration the
 /// total energy over 10 ps must show a drift (least-squares slope) below the bound.
 TEST_P(Integrators, VelocityVerletConservesEnergyOfArgonLiquid) {

@@ -15,7 +15,7 @@ AllPairsCpuBackend::AllPairsCpuBackend(const Config& config, const System& syste
 
 void AllPairsCpuBackend::setState(const State& state, const std::vector<Vec3>&) { takeState(state); }
 
-Energies AllPairsCpuBackend::computeForces() {
+Energies AllPairsCpuBackend::evaluateForces() {
   if (state_.positions.size() != system_.size()) throw Error("AllPairsCpuBackend: computeForces() before setState()");
   ScopedTimer t(timers_, "all-pairs");
   const AllPairsResult r = allPairsForces(state_.positions, system_.mass, system_.type, params_, forces_, threads_);

@@ -19,8 +19,10 @@ class AllPairsCpuBackend : public CpuBackendBase {
   std::string name() const override { return "cpu (all pairs)"; }
   void setState(const State& state, const std::vector<Vec3>& listReference) override;
   std::vector<Vec3> listReference() override { return {}; }
-  Energies computeForces() override;
   long long neighborListBuilds() const override { return 0; }
+
+ protected:
+  Energies evaluateForces() override;
 
  private:
   AllPairsParams params_;

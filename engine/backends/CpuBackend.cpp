@@ -90,7 +90,7 @@ void CpuBackend::addBonded(Energies& e) {
   e.addBonded(bonded_->compute(state_.positions, state_.box, forces_, kExclusionCorrectionPart));
 }
 
-Energies CpuBackend::computeForces() {
+Energies CpuBackend::evaluateForces() {
   if (state_.positions.size() != system_.size()) throw Error("CpuBackend: computeForces() before setState()");
   updateNeighborList();
   Energies e;

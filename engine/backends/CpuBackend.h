@@ -27,10 +27,12 @@ class CpuBackend : public CpuBackendBase {
   std::string name() const override;
   void setState(const State& state, const std::vector<Vec3>& listReference) override;
   std::vector<Vec3> listReference() override { return list_.reference(); }
-  Energies computeForces() override;
   long long neighborListBuilds() const override { return list_.builds(); }
 
   const EwaldSetup& ewaldSetup() const { return ewald_; }
+
+ protected:
+  Energies evaluateForces() override;
 
  private:
   void validate(const Config& config) const;

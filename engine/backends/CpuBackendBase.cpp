@@ -31,13 +31,24 @@ void CpuBackendBase::takeState(const State& state) {
   forces_.clear();  // forces of a previous state no longer apply
 }
 
+Energies CpuBackendBase::computeForces() {
+  evaluateForces();
+  return energies();
+}
+
+Energies CpuBackendBase::energies() {
+  Energies e = energies_;
+  e.virial += integrator_->constraintVirial(state_, forces_);
+  return e;
+}
+
 void CpuBackendBase::advance(bool) {
-  if (forces_.size() != system_.size()) computeForces();  // first step without computeForces()
+  if (forces_.size() != system_.size()) evaluateForces();  // first step without computeForces()
   {
     ScopedTimer t(timers_, "integrate");
     integrator_->beforeForces(state_, forces_);
   }
-  computeForces();
+  evaluateForces();
   ScopedTimer t(timers_, "integrate");
   integrator_->afterForces(state_, forces_);
 }

@@ -15,14 +15,21 @@ class CpuBackendBase : public Backend {
  public:
   void getState(State& state) override { state = state_; }
   const std::vector<Vec3>& forces() override { return forces_; }
+  /// evaluateForces(), then energies().
+  Energies computeForces() final;
   void advance(bool withEnergies) override;
-  Energies energies() override { return energies_; }
+  /// The energies of the last evaluation; the virial with the constraint forces of the
+  /// current (constrained) state added.
+  Energies energies() override;
   double kineticEnergy() override;
   long nonFiniteParticle() override;
 
  protected:
   /// Resolves config.run.threads (0: all cores) and makes config.integrator's integrator.
   CpuBackendBase(const Config& config, const System& system, Timers* timers);
+  /// Forces of the current positions into forces_, their energies into energies_ (and
+  /// returned), without the constraint virial.
+  virtual Energies evaluateForces() = 0;
   /// Checks `state` against the system and takes it (a state without a box takes the system's).
   void takeState(const State& state);
 

@@ -17,6 +17,7 @@
 #include "engine/backends/CudaStepGraph.cuh"
 #include "engine/backends/CudaStepPolicy.h"
 #include "engine/config/KernelParams.h"
+#include "integrators/CudaConstraints.h"
 #include "integrators/CudaIntegrator.h"
 #include "kernels/bonded/CudaBonded.h"
 #include "kernels/common/CudaCheck.h"
@@ -41,16 +42,9 @@ int highestPriority() {
   return greatest;
 }
 
-/// The events of a timed step (CudaStepGraph) and the phases between them; the bonded
-/// terms and the exclusion correction where the topology has them.
-std::vector<CudaTimedPhase> stepPhases(bool bonded) {
-  if (!bonded) return {{"integrate", {0}}, {"neighbor", {1}}, {"nonbonded", {2}}, {"pme", {3}}, {"integrate", {4}}};
-  return {{"integrate", {0}},           {"neighbor", {1}}, {"nonbonded", {2}}, {"bonded", {3}},
-          {"exclusion correction", {4}}, {"pme", {5}},      {"integrate", {6}}};
-}
-
 /// Whether the topology gives the bonded kernels work (terms, or exclusions to correct).
 bool hasBondedWork(const Topology& t) { return t.hasBondedTerms() || t.hasExclusions(); }
+bool hasConstraints(const Topology& t) { return !t.settles.empty() || !t.constraints.empty(); }
 
 }  // namespace
 
@@ -69,7 +63,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   CudaStream mainStream, pmeStream{highestPriority()}, bondedStream;
   CudaEvent fork{cudaEventDisableTiming}, join{cudaEventDisableTiming};  ///< PME beside the tiles
   CudaEvent bondedJoin{cudaEventDisableTiming};                         ///< the bonded kernels beside them
-  CudaPhaseTimer phases{timers, stepPhases(hasBondedWork(system.topology))};  ///< the phases of sampled steps
+  CudaPhaseTimer phases{timers, CudaStepGraph::phases(hasBondedWork(system.topology), hasConstraints(system.topology))};
   std::array<CudaEvent, 3> kernelEvents = makeCudaEvents<3>();  ///< timeKernels()
 
   std::unique_ptr<CudaDeviceState> dev;
@@ -78,6 +72,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   std::unique_ptr<CudaNonbonded> nonbonded;
   std::unique_ptr<CudaPmeOnDevice> pme;
   std::unique_ptr<CudaBonded> bonded;  ///< null without a topology's terms or exclusions
+  std::unique_ptr<CudaConstraints> constraints;  ///< null without constraints
   std::vector<int> pairType;           ///< per particle: the tile kernel's LJ class (or typed type)
   CudaStepGraph graph{*this, phases};
 
@@ -176,6 +171,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     }
     if (hasBondedWork(system.topology))
       bonded = std::make_unique<CudaBonded>(system.topology, system.charge, BondedParams{np.ewaldBeta});
+    if (hasConstraints(system.topology)) constraints = std::make_unique<CudaConstraints>(system, ic.constraintTolerance);
     list = std::make_unique<CudaTileList>(TileListParams{cutoff, buffer}, n, system.box, exclusionOffsets_, exclusions_);
     if (ewald.method == "pme") {
       pme = makeCudaPmeOnDevice(ewald.pme, system.size());
@@ -189,6 +185,14 @@ struct CudaBackend::Impl final : CudaStepWork {
   const double* pmeSums() const { return pme ? pme->energyAndVirial() : nullptr; }
 
   // ---- The pieces of a step (CudaStepWork) ---------------------------------------------
+
+  void enqueueConstraints(cudaStream_t s, bool first, bool energies) override {
+    if (!constraints) return;
+    if (first) constraints->enqueueFirstHalf(s, atoms(), integ, dev->status.data(), dev->slotOfAtom.data());
+    else
+      constraints->enqueueSecondHalf(s, atoms(), integ, dev->status.data(), dev->slotOfAtom.data(),
+                                     energies ? dev->nbSums.data() + kConstraintSumsAt : nullptr, true);
+  }
 
   void enqueueFirstHalf(cudaStream_t s, cudaGraphConditionalHandle rebuild) override {
     launchFirstHalf(s, atoms(), integ, dev->status.data(), rebuild);
@@ -234,7 +238,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     }
     nonbonded->enqueue(s, energies, *list, dev->posq.data(), dev->type.data(), system.box, dev->force.data(),
                        dev->stride, dev->nbSums.data());
-    int event = 3;
+    int event = CudaStepGraph::kFirstForceEvent;
     if (timer) timer->recordInCapture(event++, s);
     if (bonded && !besideBonded) {
       for (const int part : {kBondedTermsPart, kExclusionCorrectionPart}) {
@@ -259,6 +263,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   void resetStatus() {
     StepStatus s{};
     s.firstBad = INT_MAX;
+    s.constraintFailure = kNoConstraintFailure;
     s.step = stateStep + step;
     s.builds = 0;
     FARADAY_CUDA_CHECK(cudaMemcpyAsync(dev->status.data(), &s, sizeof s, cudaMemcpyHostToDevice, stream()));
@@ -297,7 +302,8 @@ struct CudaBackend::Impl final : CudaStepWork {
     firstBad = -1;
     statusReadAt = -1;
     energyAt.clear();
-    dev->upload(state, listReference, system, pairType, ewald.method != "none", stream());
+    dev->upload(state, listReference, system, pairType, ewald.method != "none",
+                constraints ? constrainedParticles(constraints->set(), system.size()) : std::vector<char>(), stream());
     resetStatus();
     ScopedTimer t(timers, "neighbor");
     buildFirstList();
@@ -320,8 +326,7 @@ struct CudaBackend::Impl final : CudaStepWork {
       ScopedTimer t(timers, "nonbonded");
       enqueueForces(stream(), true, nullptr, false);
     }
-    launchKineticEnergy(stream(), atoms(), dev->keParts.data());
-    dev->enqueueFinalize(stream(), pmeSums());
+    enqueueEnergiesOutsideSteps();
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
     checkPmeBins(true);
     energiesStep = step;
@@ -342,9 +347,17 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (!redo) return;
     dev->force.zero(stream());
     enqueueForces(stream(), true, nullptr, false);
+    enqueueEnergiesOutsideSteps();
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
+  }
+
+  /// Kinetic energy and constraint virial, then the energies summed (after enqueueForces, outside steps).
+  void enqueueEnergiesOutsideSteps() {
+    if (constraints)
+      constraints->enqueueSecondHalf(stream(), atoms(), integ, dev->status.data(), dev->slotOfAtom.data(),
+                                     dev->nbSums.data() + kConstraintSumsAt, false);
     launchKineticEnergy(stream(), atoms(), dev->keParts.data());
     dev->enqueueFinalize(stream(), pmeSums());
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
   }
 
   Energies readEnergies() {
@@ -360,6 +373,7 @@ struct CudaBackend::Impl final : CudaStepWork {
       e.addBonded(b);
     }
     e.virial += symmetricTensor(d.recip + 1);
+    if (constraints) e.virial += symmetricTensor(d.sums + kConstraintSumsAt);
     const double volume = system.box.volume();
     if (pme) {
       e.coulombRecip = d.recip[0];
@@ -400,6 +414,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// again; else keeps this state as the roll-back point.
   void check() {
     const StepStatus s = readStatus();
+    if (constraints) constraints->throwIfFailed(s.constraintFailure);  // stops the run (StepFailure)
     phases.collect();
     const TileCounters c = readCounters();
     if (s.firstBad != INT_MAX && firstBad < 0) firstBad = s.firstBad;
@@ -504,6 +519,7 @@ long CudaBackend::nonFiniteParticle() {
   Impl& m = *impl_;
   if (m.firstBad < 0 && m.statusReadAt != m.step) {
     const StepStatus s = m.readStatus();
+    if (m.constraints) m.constraints->throwIfFailed(s.constraintFailure);
     if (s.firstBad != INT_MAX) m.firstBad = s.firstBad;
   }
   return m.firstBad;

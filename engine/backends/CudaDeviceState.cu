@@ -131,7 +131,8 @@ DeviceAtoms CudaDeviceState::atoms(bool withFractions) {
 }
 
 void CudaDeviceState::upload(const State& state, const std::vector<Vec3>& listReference, const System& system,
-                             const std::vector<int>& pairType, bool coulomb, cudaStream_t stream) {
+                             const std::vector<int>& pairType, bool coulomb, const std::vector<char>& constrained,
+                             cudaStream_t stream) {
   std::vector<double4_32a> p(n), v(n), r(n);
   std::vector<float4> pq(n);
   std::vector<int> a(n), t(n);
@@ -141,7 +142,7 @@ void CudaDeviceState::upload(const State& state, const std::vector<Vec3>& listRe
     const Vec3& x = state.positions[i];
     const Vec3& u = state.velocities[i];
     const Vec3& y = listReference.empty() ? x : listReference[i];
-    p[i] = make_double4_32a(x.x, x.y, x.z, 0);
+    p[i] = make_double4_32a(x.x, x.y, x.z, !constrained.empty() && constrained[std::size_t(i)] ? 1.0 : 0.0);
     v[i] = make_double4_32a(u.x, u.y, u.z, 1.0 / system.mass[i]);
     r[i] = make_double4_32a(y.x, y.y, y.z, 0);
     pq[i] = make_float4(0, 0, 0, coulomb ? float(sqrtK * system.charge[i]) : 0.f);
@@ -227,6 +228,7 @@ void CudaDeviceState::restore(cudaStream_t stream) {
   forEachSaved([stream](auto& live, const auto& saved) { copyInto(live, saved, stream); });
   StepStatus s = savedStatus;
   s.firstBad = INT_MAX;
+  s.constraintFailure = kNoConstraintFailure;
   s.pmeBinsNeeded = 0;
   FARADAY_CUDA_CHECK(cudaMemcpyAsync(status.data(), &s, sizeof s, cudaMemcpyHostToDevice, stream));
 }

@@ -21,14 +21,15 @@
 namespace faraday {
 
 /// The fixed-point energy sums of a step: the short-range kernel's (NonbondedSum), then the
-/// bonded kernels' (BondedSum).
+/// bonded kernels' (BondedSum), then the constraint virial (xx yy zz xy xz yz).
 inline constexpr int kBondedSumsAt = kNonbondedSums;
-inline constexpr int kDeviceSums = int(kNonbondedSums) + int(kBondedSums);
+inline constexpr int kConstraintSumsAt = int(kNonbondedSums) + int(kBondedSums);
+inline constexpr int kDeviceSums = kConstraintSumsAt + 6;
 
 /// Energies summed on the device: kinetic, then the fixed-point sums converted, then PME's.
 struct DeviceEnergies {
   double kinetic;
-  double sums[kDeviceSums];  ///< nonbonded at 0, bonded at kBondedSumsAt
+  double sums[kDeviceSums];  ///< nonbonded at 0, bonded at kBondedSumsAt, constraint virial at kConstraintSumsAt
   double recip[7];
 };
 
@@ -56,9 +57,11 @@ class CudaDeviceState {
 
   /// Loads `state` (and the list reference, or the positions when it is empty) into slots in
   /// input order, with `pairType` the short-range kernel's type of each particle; `coulomb`:
-  /// posq carries k_C^(1/2) q, else 0. Waits for the copies.
+  /// posq carries k_C^(1/2) q, else 0; `constrained` (empty: none): per particle, 1 when held
+  /// by constraints (pos.w = 1, DeviceAtoms). Waits for the copies.
   void upload(const State& state, const std::vector<Vec3>& listReference, const System& system,
-              const std::vector<int>& pairType, bool coulomb, cudaStream_t stream);
+              const std::vector<int>& pairType, bool coulomb, const std::vector<char>& constrained,
+              cudaStream_t stream);
   /// Back in input order (each pointer optional).
   void download(std::vector<Vec3>* positions, std::vector<Vec3>* velocities, std::vector<Vec3>* reference,
                 cudaStream_t stream);

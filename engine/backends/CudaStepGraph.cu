@@ -6,6 +6,17 @@
 
 namespace faraday {
 
+std::vector<CudaTimedPhase> CudaStepGraph::phases(bool bonded, bool constraints) {
+  // Intervals: 0 constraints, 1 first half, 2 list, 3 tiles, [4 bonded, 5 exclusion correction,]
+  // then PME, the constraints and the second half.
+  const int pme = bonded ? 6 : 4;
+  std::vector<CudaTimedPhase> p = {{"integrate", {1, pme + 2}}, {"neighbor", {2}}, {"nonbonded", {3}}};
+  if (bonded) p.push_back({"bonded", {4}}), p.push_back({"exclusion correction", {5}});
+  p.push_back({"pme", {pme}});
+  if (constraints) p.push_back({"constraints", {0, pme + 1}});
+  return p;
+}
+
 void CudaStepGraph::launch(cudaStream_t stream, bool energies, bool timed) {
   const int variant = (energies ? 1 : 0) + (timed ? 2 : 0);
   if (!graphs_[variant].captured()) capture(variant, stream);
@@ -27,8 +38,10 @@ void CudaStepGraph::capture(int variant, cudaStream_t stream) {
     FARADAY_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &captureStatus, nullptr, &building, nullptr, nullptr, nullptr));
     FARADAY_CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles_[variant], building, 0, 0));
     mark(0);
-    work_.enqueueFirstHalf(stream, handles_[variant]);
+    work_.enqueueConstraints(stream, true, energies);
     mark(1);
+    work_.enqueueFirstHalf(stream, handles_[variant]);
+    mark(2);
     // The conditional list build, its body captured on bodyStream_.
     FARADAY_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &captureStatus, nullptr, &building, &deps, nullptr, &numDeps));
     cudaGraphNodeParams cp{};
@@ -40,8 +53,10 @@ void CudaStepGraph::capture(int variant, cudaStream_t stream) {
     FARADAY_CUDA_CHECK(cudaGraphAddNode(&node, building, deps, nullptr, numDeps, &cp));
     FARADAY_CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
     captureListBuild(cp.conditional.phGraph_out[0]);
-    mark(2);
-    work_.enqueueForces(stream, energies, timer, /*concurrent=*/timer == nullptr);
+    mark(kFirstForceEvent - 1);
+    work_.enqueueForces(stream, energies, timer, /*concurrent=*/timer == nullptr);  // ends at lastEvent() - 2
+    work_.enqueueConstraints(stream, false, energies);
+    mark(timer_.lastEvent() - 1);
     work_.enqueueSecondHalf(stream, energies);
     mark(timer_.lastEvent());
   }, cudaGraphInstantiateFlagUseNodePriority);

@@ -1,13 +1,16 @@
 #pragma once
-// The CUDA backend's step as one CUDA graph: the integrator's first half sets the condition
-// of a conditional node whose body is the list build (captured on a stream of its own), then
-// the forces and the second half. Four variants, captured on first use: with energies
-// (bit 0) and timed (bit 1: event nodes between the phases, the forces' phases one after the
-// other); instantiated with node priority, so that kernels keep their streams' priorities.
+// The CUDA backend's step as one CUDA graph: the constraints' and the integrator's first
+// halves (the latter sets the condition of a conditional node whose body is the list build,
+// captured on a stream of its own), then the forces and the second halves. Four variants,
+// captured on first use: with energies (bit 0) and timed (bit 1: event nodes between the
+// phases, the forces' phases one after the other); instantiated with node priority, so that
+// kernels keep their streams' priorities.
 #if defined(FARADAY_HAVE_CUDA)
 #include <cuda_runtime.h>
 
 #include <array>
+
+#include <vector>
 
 #include "engine/backends/CudaPhaseTimer.cuh"
 #include "kernels/common/CudaOwners.h"
@@ -18,13 +21,16 @@ namespace faraday {
 /// the main one, or the conditional node's body stream for enqueueRebuild.
 class CudaStepWork {
  public:
+  /// The constraints' share of a half step (nothing without constraints): before the
+  /// integrator's first half (`first`) or second half [with the constraint virial].
+  virtual void enqueueConstraints(cudaStream_t stream, bool first, bool energies) = 0;
   /// The integrator's first half; its last block sets `rebuild` when an atom moved more than
   /// half the buffer.
   virtual void enqueueFirstHalf(cudaStream_t stream, cudaGraphConditionalHandle rebuild) = 0;
   /// The list build at the current positions (sort, permutation, tiles).
   virtual void enqueueRebuild(cudaStream_t stream) = 0;
   /// Short-range tiles, bonded terms and PME into the cleared forces, PME beside the rest when
-  /// `concurrent`; with `timer`, an event after each phase (from event 3 on).
+  /// `concurrent`; with `timer`, an event after each phase (from event kFirstForceEvent on).
   virtual void enqueueForces(cudaStream_t stream, bool energies, CudaPhaseTimer* timer, bool concurrent) = 0;
   /// The integrator's second half [and the energies].
   virtual void enqueueSecondHalf(cudaStream_t stream, bool energies) = 0;
@@ -35,6 +41,14 @@ class CudaStepWork {
 
 class CudaStepGraph {
  public:
+  /// The events of a timed step: 0 constraints, 1 first half, 2 list build, 3 forces, each
+  /// force phase ending at the next event; then the constraints and the second half, ending at
+  /// the last two events.
+  static constexpr int kFirstForceEvent = 4;
+  /// The phase table of a timed step: bonded terms and the exclusion correction where the
+  /// topology has them, a constraints row where there are constraints.
+  static std::vector<CudaTimedPhase> phases(bool bonded, bool constraints);
+
   /// `timer`: the events of the timed variants (integrate, neighbor, the forces' phases,
   /// integrate; the last event ends the step).
   CudaStepGraph(CudaStepWork& work, CudaPhaseTimer& timer) : work_(work), timer_(timer) {}

@@ -30,6 +30,7 @@
 #endif
 #include "engine/backends/BackendFactory.h"
 #include "engine/config/LoadConfig.h"
+#include "engine/setup/ConstraintSetup.h"
 #include "engine/setup/SystemSetup.h"
 
 namespace faraday {
@@ -172,6 +173,7 @@ State startState(const BenchSystem& s) {
                       ? s.velocities
                       : maxwellBoltzmannVelocities(s.built.system, s.temperature, 2026, s.config.integrator.type);
   st.box = s.built.system.box;
+  constrainInitialState(s.config, s.built.system, st, s.velocities.empty() ? s.temperature : -1.0);
   return st;
 }
 

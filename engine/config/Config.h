@@ -23,6 +23,10 @@ struct Config {
     std::filesystem::path coordinates;  ///< system.coordinates: .gro or .pdb
     std::filesystem::path topology;     ///< system.topology: GROMACS .top ("" = [atom.NAME] sections)
     std::string defines;                ///< system.defines: the topology's defines, "-DFLEXIBLE -DPOSRES"
+    /// system.constraints: none | h-bonds | all-bonds: which of the topology's bonds become
+    /// distance constraints (its [constraints] and rigid [settles] waters always are)
+    std::string constraints = "none";
+    double hydrogenMass = 0;            ///< system.hydrogen_mass, amu: hydrogen mass repartitioning (0 = none)
     double temperature = 300;           ///< system.temperature, K: Maxwell-Boltzmann velocities when the file has none
     unsigned long long velocitySeed = 1;  ///< system.velocity_seed
   } system;

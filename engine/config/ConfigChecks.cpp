@@ -105,6 +105,12 @@ void checkTopologyCombination(const Config& c, const KeyOrigins& origins) {
   if (c.system.topology.empty()) {
     if (!c.system.defines.empty())
       throw Error(whereSet(origins, "system.defines") + ": defines need a topology (system.topology)");
+    if (c.system.constraints != "none")
+      throw Error(whereSet(origins, "system.constraints") + ": " + c.system.constraints +
+                  " makes a topology's bonds rigid and needs one (system.topology)");
+    if (c.system.hydrogenMass > 0)
+      throw Error(whereSet(origins, "system.hydrogen_mass") +
+                  ": hydrogen mass repartitioning moves mass along a topology's bonds and needs one (system.topology)");
     return;
   }
   if (!c.atomTypes.empty()) {

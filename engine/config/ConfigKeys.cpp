@@ -48,6 +48,14 @@ std::vector<KeySpec> systemKeys() {
        [](const C& c) { return c.system.topology.string(); }},
       text("system.defines", "the topology's preprocessor defines, as grompp's define: -DFLEXIBLE -DPOSRES",
            allCommands, &C::system, &C::SystemSection::defines),
+      choice("system.constraints",
+             "none | h-bonds (bonds with a hydrogen) | all-bonds: the topology's bonds that become rigid "
+             "(its [constraints] and [settles] waters always are)",
+             runAndRerun, &C::system, &C::SystemSection::constraints, {"none", "h-bonds", "all-bonds"}),
+      number("system.hydrogen_mass", "amu",
+             "hydrogen mass repartitioning: every hydrogen bonded to a heavy atom gets this mass, taken from that "
+             "atom (not rigid waters'; 0 = none)",
+             runOnly, &C::system, &C::SystemSection::hydrogenMass, nonNegative),
       number("system.temperature", "K", "Maxwell-Boltzmann velocities when the file has none", runAndMap, &C::system,
              &C::SystemSection::temperature, nonNegative),
       seed("system.velocity_seed", "seed of the initial velocities", runOnly, &C::system,
@@ -141,6 +149,9 @@ std::vector<KeySpec> integratorKeys() {
       number("integrator.friction", "1/ps", "friction coefficient (langevin)", runOnly, &C::integrator,
              &C::IntegratorSection::friction, nonNegative),
       seed("integrator.seed", "seed of the Langevin noise", runOnly, &C::integrator, &C::IntegratorSection::seed),
+      fraction("integrator.constraint_tolerance",
+               "relative bond-length error of the iterative constraint solves (rigid waters are exact)", runOnly,
+               &C::integrator, &C::IntegratorSection::constraintTolerance, false),
   };
 }
 

@@ -7,6 +7,7 @@
 #include "core/Error.h"
 #include "engine/config/KernelParams.h"
 #include "engine/run/OpenMpWaiting.h"
+#include "integrators/Integrator.h"
 #include "kernels/pme/Electrostatics.h"
 
 namespace faraday {
@@ -101,6 +102,15 @@ std::string runSetupSummary(const Config& config, const System& system) {
   std::snprintf(line, sizeof line, "OpenMP: %d threads (run.threads = %d), idle threads wait: %s\n", threads,
                 config.run.threads, openMpWaiting().c_str());
   out += line;
+  const Topology& t = system.topology;
+  if (!t.settles.empty() || !t.constraints.empty()) {
+    std::snprintf(line, sizeof line,
+                  "Constraints: %zu rigid waters (SETTLE), %zu distance constraints (system.constraints = %s, "
+                  "integrator.constraint_tolerance = %g); %.0f degrees of freedom\n",
+                  t.settles.size(), t.constraints.size(), config.system.constraints.c_str(),
+                  config.integrator.constraintTolerance, degreesOfFreedom(system, config.integrator.type));
+    out += line;
+  }
   if (config.nonbonded.allPairs()) return out + allPairsSummary(config, system);
   const EwaldSetup ewald = chooseEwaldSetup(config, system.box);
   out += describe(ewald) + "\n";

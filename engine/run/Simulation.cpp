@@ -15,6 +15,7 @@
 #include "engine/run/Runaway.h"
 #include "engine/run/StopSignals.h"
 #include "engine/run/TrajectoryReporter.h"
+#include "engine/setup/ConstraintSetup.h"
 #include "integrators/Integrator.h"
 #include "engine/backends/BackendFactory.h"
 
@@ -105,6 +106,9 @@ void Simulation::createStandardReporters() {
 }
 
 void Simulation::start() {
+  if (!restart_)
+    constrainInitialState(config_, setup_.system, state_,
+                          setup_.velocitiesFromFile ? -1.0 : config_.system.temperature);
   backend_ = makeBackend(config_, setup_.system, &timers_);
   backend_->setState(state_, restart_ ? restart_->listReference : std::vector<Vec3>{});
   const Energies energies = backend_->computeForces();
@@ -139,6 +143,11 @@ bool Simulation::anyDueNeedsEnergies(long long step) const {
 }
 
 void Simulation::copyStateBack() {
+  try {
+    backend_->settle();  // the state the run keeps (a no-op where it is checked already)
+  } catch (const StepFailure& failure) {
+    stopWithLastGoodState(state_.step + 1, failure.what());
+  }
   backend_->snapshot(state_, reference_);
   if (!allFinite(state_.positions) || !allFinite(state_.velocities)) return;  // the callers report it
   // Only a state within the runaway bound is a good state to go back to.
@@ -258,19 +267,25 @@ long long Simulation::advance(long long lastStep) {
     // Energies only where a reporter needs them; a cheap device-side health check in between.
     const bool report = anyDue(step + 1);
     const bool withEnergies = report && anyDueNeedsEnergies(step + 1);
-    backend_->advance(withEnergies);
-    ++step;
-    state_.step = step;  // kept current for reporters that do not copy the state back
-    state_.time = startTime + double(step - firstStep_) * config_.integrator.dt;
-    if (withEnergies) {
-      const Energies energies = backend_->energies();
-      checkPotential(step, energies);
-      reportAt(step, &energies);
-    } else if (report) {
-      backend_->settle();  // a reporter reading the device state reads the one the run keeps
-      reportAt(step, nullptr);
-    } else if (divides(kHealthCheckInterval, step)) {
-      checkHealth(step);
+    // A step that could not be taken (constraints) stops the run with the last good state;
+    // the GPU reports it at its next check, here or in the reports and health checks.
+    try {
+      backend_->advance(withEnergies);
+      ++step;
+      state_.step = step;  // kept current for reporters that do not copy the state back
+      state_.time = startTime + double(step - firstStep_) * config_.integrator.dt;
+      if (withEnergies) {
+        const Energies energies = backend_->energies();
+        checkPotential(step, energies);
+        reportAt(step, &energies);
+      } else if (report) {
+        backend_->settle();  // a reporter reading the device state reads the one the run keeps
+        reportAt(step, nullptr);
+      } else if (divides(kHealthCheckInterval, step)) {
+        checkHealth(step);
+      }
+    } catch (const StepFailure& failure) {
+      stopWithLastGoodState(step + 1, failure.what());
     }
     if (checkpoints && step < lastStep && divides(config_.output.checkpointInterval, step)) checkpointAt(step);
     progress.update(step);

@@ -7,6 +7,7 @@
 #include "engine/formats/Coordinates.h"
 #include "core/Error.h"
 #include "engine/config/KernelParams.h"
+#include "engine/setup/ConstraintSetup.h"
 #include "engine/formats/gromacs/GromacsTopology.h"
 #include "engine/setup/TopologySystem.h"
 #include "engine/formats/TextParse.h"
@@ -57,6 +58,7 @@ System makeSystem(const Config& config, const Coordinates& c, std::vector<std::s
     checkNetCharge(top);
     TopologySystem ts = systemFromTopology(top, c, config.system.coordinates.string());
     warnings.insert(warnings.end(), ts.warnings.begin(), ts.warnings.end());
+    applyConstraintKeys(config, ts.system);
     return std::move(ts.system);
   }
   System system;

@@ -142,13 +142,6 @@ void launchTerms(cudaStream_t stream, bool energies, TermArrays arrays, int firs
   FARADAY_CUDA_CHECK_LAUNCH("termsKernel");
 }
 
-template <typename Term>
-DeviceBuffer<Term> deviceCopy(const char* name, const std::vector<Term>& host) {
-  DeviceBuffer<Term> d(name, 0);
-  d.upload(host);
-  return d;
-}
-
 }  // namespace
 
 CudaBonded::CudaBonded(const Topology& t, const std::vector<double>& charges, const BondedParams& params)

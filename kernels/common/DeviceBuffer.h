@@ -88,5 +88,13 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
+/// A device copy of `host`, named `name` (uploaded on the default stream).
+template <typename T>
+DeviceBuffer<T> deviceCopy(const char* name, const std::vector<T>& host) {
+  DeviceBuffer<T> d(name, 0);
+  d.upload(host);
+  return d;
+}
+
 }  // namespace faraday
 #endif

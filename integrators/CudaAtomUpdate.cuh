@@ -1,0 +1,98 @@
+#pragma once
+// One slot's share of a device step, shared by the integrator's kernels (CudaIntegrator.cu,
+// one thread per slot) and the constraint kernels (CudaConstraints.cu, one thread per water or
+// cluster, which update their own atoms): the forces read from the fixed-point buffer, the
+// halves of velocity Verlet and Langevin BAOAB in the CPU integrators' order of operations, the
+// wrapped float positions and PME fractions, the displacement test and the runaway test.
+#include <cuda_runtime.h>
+
+#include "integrators/CudaIntegrator.h"
+#include "integrators/Langevin.h"
+#include "kernels/common/FixedPoint.h"
+#include "kernels/pme/PmeGridGeometry.h"
+
+namespace faraday::cuda_update {
+
+/// A force beyond this (kJ/mol/nm) is a runaway: a non-finite pair force becomes the most
+/// negative fixed-point value (-2^31), and no physical force comes near 1e9.
+constexpr double kRunawayForce = 1e9;
+
+__device__ __forceinline__ double3 forceOf(const DeviceAtoms& a, int s) {
+  return make_double3(fixed::fromFixed(static_cast<long long>(a.force[s])),
+                      fixed::fromFixed(static_cast<long long>(a.force[a.stride + s])),
+                      fixed::fromFixed(static_cast<long long>(a.force[2 * a.stride + s])));
+}
+
+__device__ __forceinline__ void clearForce(const DeviceAtoms& a, int s) {
+  a.force[s] = a.force[a.stride + s] = a.force[2 * a.stride + s] = 0ull;
+}
+
+__device__ __forceinline__ bool finite3(double x, double y, double z) {
+  return isfinite(x) && isfinite(y) && isfinite(z);
+}
+
+/// posq (wrapped, float) and PME fractions of slot s at position p.
+__device__ __forceinline__ void writeWrapped(const DeviceAtoms& a, const CudaIntegratorParams& q, int s,
+                                             double4_32a p) {
+  const double x = p.x - q.length[0] * floor(p.x / q.length[0]);
+  const double y = p.y - q.length[1] * floor(p.y / q.length[1]);
+  const double z = p.z - q.length[2] * floor(p.z / q.length[2]);
+  a.posq[s] = make_float4(float(x), float(y), float(z), a.posq[s].w);
+  if (a.fractions) {
+    a.fractions[3 * std::size_t(s)] = pme::fractionalFixedPoint(p.x, q.fractionScale[0]);
+    a.fractions[3 * std::size_t(s) + 1] = pme::fractionalFixedPoint(p.y, q.fractionScale[1]);
+    a.fractions[3 * std::size_t(s) + 2] = pme::fractionalFixedPoint(p.z, q.fractionScale[2]);
+  }
+}
+
+/// Whether slot s at x has moved more than half the buffer from its list reference (also when
+/// x is not finite).
+__device__ __forceinline__ bool movedTooFar(const DeviceAtoms& a, const CudaIntegratorParams& q, int s,
+                                            double4_32a x) {
+  const double4_32a r = a.ref[s];
+  double dx = x.x - r.x, dy = x.y - r.y, dz = x.z - r.z;
+  dx -= q.length[0] * rint(dx / q.length[0]);
+  dy -= q.length[1] * rint(dy / q.length[1]);
+  dz -= q.length[2] * rint(dz / q.length[2]);
+  return !(dx * dx + dy * dy + dz * dz <= q.halfBuffer2);
+}
+
+/// The new position's bookkeeping: wrapped copy, PME fractions, displacement flag.
+__device__ __forceinline__ void afterDrift(const DeviceAtoms& a, const CudaIntegratorParams& q, StepStatus* status,
+                                          int s, double4_32a x) {
+  writeWrapped(a, q, s, x);
+  if (movedTooFar(a, q, s, x)) status->rebuild = 1;
+}
+
+/// The first half of a step for one particle (x, v in place; v.w = 1/m): B A, or B A O A
+/// with the noise of (step, particle).
+__device__ __forceinline__ void firstHalf(const CudaIntegratorParams& q, double3 f, std::uint64_t step, int particle,
+                                         double4_32a& x, double4_32a& v) {
+  const double h = 0.5 * q.dt, hm = h * v.w;
+  v.x += f.x * hm, v.y += f.y * hm, v.z += f.z * hm;  // B
+  if (q.langevin) {
+    x.x += v.x * h, x.y += v.y * h, x.z += v.z * h;  // A
+    const Vec3 o = langevinOrnsteinUhlenbeck(Vec3{v.x, v.y, v.z}, q.a, sqrt(q.noiseVariance * v.w), q.seed, step,
+                                             std::uint32_t(particle));
+    v.x = o.x, v.y = o.y, v.z = o.z;                  // O
+    x.x += v.x * h, x.y += v.y * h, x.z += v.z * h;  // A
+  } else {
+    x.x += v.x * q.dt, x.y += v.y * q.dt, x.z += v.z * q.dt;  // A
+  }
+}
+
+
+/// The second half's kick B: v += dt/2 F / m.
+__device__ __forceinline__ void kick(const CudaIntegratorParams& q, double3 f, double4_32a& v) {
+  const double hm = 0.5 * q.dt * v.w;
+  v.x += f.x * hm, v.y += f.y * hm, v.z += f.z * hm;
+}
+
+/// Whether a particle after the second half is bad: a runaway force, or a non-finite position
+/// or velocity.
+__device__ __forceinline__ bool isBad(double3 f, double4_32a x, double4_32a v) {
+  const bool runaway = !(fabs(f.x) < kRunawayForce && fabs(f.y) < kRunawayForce && fabs(f.z) < kRunawayForce);
+  return runaway || !finite3(v.x, v.y, v.z) || !finite3(x.x, x.y, x.z);
+}
+
+}  // namespace faraday::cuda_update

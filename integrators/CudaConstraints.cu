@@ -1,0 +1,445 @@
+// The constraint kernels, in layers: the arithmetic of ConstraintMath.h (shared with the CPU)
+// -> one water (SETTLE) or one cluster (SHAKE / RATTLE over a store of its atoms: registers for
+// a star, global working arrays for any other cluster) on one thread -> per half step a water
+// kernel and a cluster kernel (whose blocks take stars or general clusters) -> the host class.
+// See CudaConstraints.h.
+#include "integrators/CudaConstraints.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "core/Error.h"
+#include "core/Virial.h"
+#include "integrators/CudaAtomUpdate.cuh"
+#include "kernels/common/CudaCheck.h"
+#include "kernels/common/Launch.h"
+
+namespace faraday {
+namespace {
+
+using namespace cuda_update;
+
+constexpr int kThreads = 128;
+constexpr unsigned kFull = 0xffffffffu;
+constexpr int kStarAtoms = kMaxStarArms + 1;
+
+/// Everything a constraint kernel reads.
+struct ConstraintArgs {
+  DeviceAtoms a;
+  CudaIntegratorParams q;
+  StepStatus* status;
+  const int* slotOfAtom;
+  MinimumImage box;
+  double tolerance;
+  long long waterCodes;  ///< failure code of water 0
+  const SettleGeometry* geometries;
+  const SettleWater* waters;
+  const DeviceStar* stars;
+  const DeviceCluster* clusters;
+  const ClusterConstraint* constraints;
+  const int* atoms;
+  Vec3 *x, *xu, *u, *r0;
+  double *w, *target, *tau;
+  int waterCount, starCount, clusterCount;
+  int starBlocks;  ///< the cluster kernels' blocks [0, starBlocks) take the stars, the rest clusters
+  unsigned long long* virial;
+};
+
+constexpr unsigned long long kVelocityHalf = 1ull << 31;
+
+/// Records a failure of `code` in the positions or the velocities (`half`: 0 or
+/// kVelocityHalf) at the step being taken; the smallest key wins.
+__device__ void flagFailure(const ConstraintArgs& c, long long code, unsigned long long half) {
+  const unsigned long long key = ((unsigned long long)(c.status->step + 1) << 32) | half | (unsigned long long)code;
+  atomicMin(&c.status->constraintFailure, key);
+}
+
+__device__ __forceinline__ Vec3 xyz(double4_32a p) { return Vec3{p.x, p.y, p.z}; }
+
+/// Writes a constrained particle's new position (w = 1: held by constraints) and velocity.
+__device__ __forceinline__ double4_32a storeState(const ConstraintArgs& c, int s, Vec3 x, Vec3 v, double w) {
+  const double4_32a p = make_double4_32a(x.x, x.y, x.z, 1.0);
+  c.a.pos[s] = p;
+  c.a.vel[s] = make_double4_32a(v.x, v.y, v.z, w);
+  return p;
+}
+
+/// Writes a constrained particle's final velocity; whether it is bad (isBad: a runaway force,
+/// a non-finite position or velocity).
+__device__ __forceinline__ bool storeVelocity(const ConstraintArgs& c, int s, Vec3 x, Vec3 v, double w) {
+  const double4_32a u = make_double4_32a(v.x, v.y, v.z, w);
+  c.a.vel[s] = u;
+  return isBad(forceOf(c.a, s), make_double4_32a(x.x, x.y, x.z, 1.0), u);
+}
+
+// ---- Rigid water ------------------------------------------------------------------------
+
+__device__ void waterFirstHalf(const ConstraintArgs& c, int i) {
+  const SettleWater water = c.waters[i];
+  const std::uint64_t step = std::uint64_t(c.status->step);
+  int s[3];
+  double4_32a x[3], v[3];
+  Vec3 old[3];
+#pragma unroll
+  for (int k = 0; k < 3; ++k) {
+    s[k] = c.slotOfAtom[water.oxygen + k];
+    x[k] = c.a.pos[s[k]];
+    v[k] = c.a.vel[s[k]];
+    old[k] = xyz(x[k]);
+    const double3 f = forceOf(c.a, s[k]);
+    clearForce(c.a, s[k]);
+    firstHalf(c.q, f, step, water.oxygen + k, x[k], v[k]);
+  }
+  Vec3 delta[3];
+  const Vec3 now0 = xyz(x[0]);
+  if (!settlePositions(c.geometries[water.geometry], c.box.apply(old[1] - old[0]), c.box.apply(old[2] - old[0]),
+                       c.box.apply(xyz(x[1]) - now0), c.box.apply(xyz(x[2]) - now0), delta)) {
+    flagFailure(c, c.waterCodes + i, 0);
+    delta[0] = delta[1] = delta[2] = Vec3{};
+  }
+  const double invDt = 1 / c.q.dt;  // the drift of the whole step, as the CPU's
+#pragma unroll
+  for (int k = 0; k < 3; ++k) {
+    const double4_32a p = storeState(c, s[k], xyz(x[k]) + delta[k], xyz(v[k]) + delta[k] * invDt, v[k].w);
+    afterDrift(c.a, c.q, c.status, s[k], p);
+  }
+}
+
+__device__ void waterSecondHalf(const ConstraintArgs& c, int i, bool kick, bool virial, double w6[6]) {
+  const SettleWater water = c.waters[i];
+  const SettleGeometry g = c.geometries[water.geometry];
+  int s[3];
+  Vec3 x[3], u[3];
+  double inverseMass[3];
+  for (int k = 0; k < 3; ++k) {
+    s[k] = c.slotOfAtom[water.oxygen + k];
+    x[k] = xyz(c.a.pos[s[k]]);
+    double4_32a v = c.a.vel[s[k]];
+    if (kick) cuda_update::kick(c.q, forceOf(c.a, s[k]), v);
+    u[k] = xyz(v);
+    inverseMass[k] = v.w;
+  }
+  const Vec3 r[3] = {c.box.apply(x[0] - x[1]), c.box.apply(x[0] - x[2]), c.box.apply(x[1] - x[2])};
+  double tau[3];
+  if (kick) {
+    const double zero[3] = {0, 0, 0};
+    settleMultipliers(g, r, u, zero, tau);
+    for (int k = 0; k < 3; ++k)
+      if (storeVelocity(c, s[k], x[k], u[k], inverseMass[k])) atomicMin(&c.status->firstBad, water.oxygen + k);
+  }
+  if (virial) {
+    // The forces that keep r . (a_a - a_b) = -|v_a - v_b|^2.
+    const double target[3] = {-norm2(u[0] - u[1]), -norm2(u[0] - u[2]), -norm2(u[1] - u[2])};
+    for (int k = 0; k < 3; ++k) {
+      const double3 f = forceOf(c.a, s[k]);
+      u[k] = Vec3{f.x, f.y, f.z} * inverseMass[k];
+    }
+    settleMultipliers(g, r, u, target, tau);
+    for (int k = 0; k < 3; ++k) addPairVirial(w6, r[k], r[k] * tau[k]);
+  }
+}
+
+// ---- Clusters -----------------------------------------------------------------------------
+
+/// A star in registers: entry 0 the centre, entry k + 1 arm k; constraint k = (0, k + 1).
+/// With every loop unrolled up to kMaxStarArms, the arrays are indexed by constants.
+struct StarStore {
+  DeviceStar star;
+  Vec3 xs[kStarAtoms], xus[kStarAtoms], us[kStarAtoms], r0s[kMaxStarArms];
+  double ws[kStarAtoms], targets[kMaxStarArms], taus[kMaxStarArms];
+
+  __device__ int atomCount() const { return star.count + 1; }
+  __device__ int count() const { return star.count; }
+  __device__ int atom(int e) const { return e == 0 ? star.centre : star.arms[e - 1]; }
+  __device__ int a(int) const { return 0; }
+  __device__ int b(int k) const { return k + 1; }
+  __device__ double d2(int k) const { return star.d2[k]; }
+  __device__ long long code(int k) const { return star.code + k; }
+  __device__ Vec3& x(int e) { return xs[e]; }
+  __device__ Vec3& xu(int e) { return xus[e]; }
+  __device__ Vec3& u(int e) { return us[e]; }
+  __device__ Vec3 r0(int k) const { return r0s[k]; }
+  __device__ Vec3& setR0(int k) { return r0s[k]; }
+  __device__ double& w(int e) { return ws[e]; }
+  __device__ double& target(int k) { return targets[k]; }
+  __device__ double& tau(int k) { return taus[k]; }
+  __device__ void addTau(int k, double g) { taus[k] += g; }
+};
+
+/// Any other cluster, in the kernel's global working arrays.
+struct GeneralStore {
+  const ConstraintArgs& c;
+  DeviceCluster cluster;
+
+  __device__ int atomCount() const { return cluster.atomCount; }
+  __device__ int count() const { return cluster.constraintCount; }
+  __device__ int atom(int e) const { return c.atoms[cluster.firstAtom + e]; }
+  __device__ int a(int k) const { return c.constraints[cluster.firstConstraint + k].a; }
+  __device__ int b(int k) const { return c.constraints[cluster.firstConstraint + k].b; }
+  __device__ double d2(int k) const { return c.constraints[cluster.firstConstraint + k].d2; }
+  __device__ long long code(int k) const { return cluster.code + k; }
+  __device__ Vec3& x(int e) { return c.x[cluster.firstAtom + e]; }
+  __device__ Vec3& xu(int e) { return c.xu[cluster.firstAtom + e]; }
+  __device__ Vec3& u(int e) { return c.u[cluster.firstAtom + e]; }
+  __device__ Vec3 r0(int k) const { return c.r0[cluster.firstConstraint + k]; }
+  __device__ Vec3& setR0(int k) { return c.r0[cluster.firstConstraint + k]; }
+  __device__ double& w(int e) { return c.w[cluster.firstAtom + e]; }
+  __device__ double& target(int k) { return c.target[cluster.firstConstraint + k]; }
+  __device__ double& tau(int k) { return c.tau[cluster.firstConstraint + k]; }
+  __device__ void addTau(int k, double g) { c.tau[cluster.firstConstraint + k] += g; }
+};
+
+/// The first half of a cluster's atoms, then SHAKE from their old positions (kAtoms,
+/// kConstraints: the unrolled bounds of a star, 0 for a general cluster).
+template <int kAtoms, int kConstraints, typename Store>
+__device__ void clusterFirstHalf(const ConstraintArgs& c, Store& st) {
+  const std::uint64_t step = std::uint64_t(c.status->step);
+  forEachConstraint<kAtoms>(st.atomCount(), [&](int e) { st.x(e) = xyz(c.a.pos[c.slotOfAtom[st.atom(e)]]); });
+  forEachConstraint<kConstraints>(st.count(), [&](int k) { st.setR0(k) = c.box.apply(st.x(st.a(k)) - st.x(st.b(k))); });
+  forEachConstraint<kAtoms>(st.atomCount(), [&](int e) {
+    const int p = st.atom(e), s = c.slotOfAtom[p];
+    double4_32a x = make_double4_32a(st.x(e).x, st.x(e).y, st.x(e).z, 1.0), v = c.a.vel[s];
+    const double3 f = forceOf(c.a, s);
+    clearForce(c.a, s);
+    firstHalf(c.q, f, step, p, x, v);
+    st.x(e) = st.xu(e) = xyz(x);
+    st.u(e) = xyz(v);
+    st.w(e) = v.w;
+  });
+  const ClusterSolve solve = shakeCluster<kConstraints>(st, c.box, c.tolerance, kMaxConstraintSweeps);
+  if (solve.failed >= 0) flagFailure(c, st.code(solve.failed), 0);
+  const double invDt = 1 / c.q.dt;  // the drift of the whole step, as the CPU's
+  forEachConstraint<kAtoms>(st.atomCount(), [&](int e) {
+    const int s = c.slotOfAtom[st.atom(e)];
+    const double4_32a p = storeState(c, s, st.x(e), st.u(e) + (st.x(e) - st.xu(e)) * invDt, st.w(e));
+    afterDrift(c.a, c.q, c.status, s, p);
+  });
+}
+
+/// The kick and RATTLE's velocity constraint of a cluster's atoms; with `virial`, the
+/// constraint forces' virial of the final state into w6.
+template <int kAtoms, int kConstraints, typename Store>
+__device__ void clusterSecondHalf(const ConstraintArgs& c, Store& st, bool kick, bool virial, double w6[6]) {
+  forEachConstraint<kAtoms>(st.atomCount(), [&](int e) {
+    const int s = c.slotOfAtom[st.atom(e)];
+    double4_32a v = c.a.vel[s];
+    if (kick) cuda_update::kick(c.q, forceOf(c.a, s), v);
+    st.x(e) = xyz(c.a.pos[s]);
+    st.u(e) = xyz(v);
+    st.w(e) = v.w;
+  });
+  if (kick) {
+    forEachConstraint<kConstraints>(st.count(), [&](int k) { st.target(k) = 0; });
+    const ClusterSolve solve = rattleCluster<kConstraints>(st, c.box, c.tolerance, c.q.dt, kMaxConstraintSweeps);
+    if (solve.failed >= 0) flagFailure(c, st.code(solve.failed), kVelocityHalf);
+    forEachConstraint<kAtoms>(st.atomCount(), [&](int e) {
+      const int p = st.atom(e);
+      if (storeVelocity(c, c.slotOfAtom[p], st.x(e), st.u(e), st.w(e))) atomicMin(&c.status->firstBad, p);
+    });
+  }
+  if (virial) {
+    forEachConstraint<kConstraints>(st.count(), [&](int k) {
+      st.target(k) = -norm2(st.u(st.a(k)) - st.u(st.b(k)));
+      st.tau(k) = 0;
+    });
+    forEachConstraint<kAtoms>(st.atomCount(), [&](int e) {
+      const double3 f = forceOf(c.a, c.slotOfAtom[st.atom(e)]);
+      st.u(e) = Vec3{f.x, f.y, f.z} * st.w(e);
+    });
+    rattleCluster<kConstraints>(st, c.box, c.tolerance, c.q.dt * c.q.dt, kMaxConstraintSweeps);
+    forEachConstraint<kConstraints>(st.count(), [&](int k) {
+      const Vec3 r = c.box.apply(st.x(st.a(k)) - st.x(st.b(k)));
+      addPairVirial(w6, r, r * st.tau(k));
+    });
+  }
+}
+
+// ---- Kernels: waters apart from clusters (a water needs fewer registers than a star) -------
+
+/// The cluster of this thread: 1 and a star's index, 2 and a general cluster's, or 0 past
+/// the end; blocks [0, starBlocks) take the stars.
+__device__ int2 clusterOfThread(const ConstraintArgs& c) {
+  int block = int(blockIdx.x), i;
+  if (block < c.starBlocks) return (i = block * kThreads + int(threadIdx.x)) < c.starCount ? make_int2(1, i) : make_int2(0, 0);
+  block -= c.starBlocks;
+  return (i = block * kThreads + int(threadIdx.x)) < c.clusterCount ? make_int2(2, i) : make_int2(0, 0);
+}
+
+/// Adds the warp's virial, summed in a fixed shuffle order, as fixed point (every lane calls).
+__device__ void addWarpVirial(const ConstraintArgs& c, const double w6[6]) {
+  for (int k = 0; k < 6; ++k) {
+    double v = w6[k];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
+    if ((threadIdx.x & 31) == 0 && v != 0.0)
+      atomicAdd(c.virial + k, static_cast<unsigned long long>(fixed::energyToFixed(v)));
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) waterFirstHalfKernel(ConstraintArgs c) {
+  const int i = int(blockIdx.x) * kThreads + int(threadIdx.x);
+  if (i < c.waterCount) waterFirstHalf(c, i);
+}
+
+__global__ void __launch_bounds__(kThreads) clusterFirstHalfKernel(ConstraintArgs c) {
+  const int2 item = clusterOfThread(c);
+  if (item.x == 1) {
+    StarStore st;
+    st.star = c.stars[item.y];
+    clusterFirstHalf<kStarAtoms, kMaxStarArms>(c, st);
+  } else if (item.x == 2) {
+    GeneralStore st{c, c.clusters[item.y]};
+    clusterFirstHalf<0, 0>(c, st);
+  }
+}
+
+template <bool kVirial>
+__global__ void __launch_bounds__(kThreads) waterSecondHalfKernel(ConstraintArgs c, bool kick) {
+  const int i = int(blockIdx.x) * kThreads + int(threadIdx.x);
+  double w6[6] = {0, 0, 0, 0, 0, 0};
+  if (i < c.waterCount) waterSecondHalf(c, i, kick, kVirial, w6);
+  if constexpr (kVirial) addWarpVirial(c, w6);
+}
+
+template <bool kVirial>
+__global__ void __launch_bounds__(kThreads) clusterSecondHalfKernel(ConstraintArgs c, bool kick) {
+  const int2 item = clusterOfThread(c);
+  double w6[6] = {0, 0, 0, 0, 0, 0};
+  if (item.x == 1) {
+    StarStore st;
+    st.star = c.stars[item.y];
+    clusterSecondHalf<kStarAtoms, kMaxStarArms>(c, st, kick, kVirial, w6);
+  } else if (item.x == 2) {
+    GeneralStore st{c, c.clusters[item.y]};
+    clusterSecondHalf<0, 0>(c, st, kick, kVirial, w6);
+  }
+  if constexpr (kVirial) addWarpVirial(c, w6);
+}
+
+}  // namespace
+
+struct CudaConstraints::Launch {
+  ConstraintArgs args;
+  int waterBlocks, clusterBlocks;
+};
+
+CudaConstraints::CudaConstraints(const System& system, double tolerance)
+    : system_(system), set_(makeConstraintSet(system)), tolerance_(tolerance) {
+  if (!(tolerance > 0 && tolerance < 1)) throw keyError("integrator.constraint_tolerance", "must be in (0, 1)");
+  const ConstraintSet& set = set_;
+  std::vector<DeviceStar> stars;
+  std::vector<DeviceCluster> clusters;
+  std::vector<ClusterConstraint> constraints;
+  std::vector<int> atoms;
+  for (const ConstraintCluster& cl : set.clusters) {
+    const ClusterConstraint* k = set.constraints.data() + cl.firstConstraint;
+    const int* members = set.clusterAtoms.data() + cl.firstAtom;
+    if (cl.star) {
+      DeviceStar s;
+      s.centre = members[0];
+      s.count = cl.constraintCount;
+      s.code = cl.firstConstraint;
+      for (int i = 0; i < cl.constraintCount; ++i) s.arms[i] = k[i].b, s.d2[i] = k[i].d2;
+      stars.push_back(s);
+      continue;
+    }
+    DeviceCluster d{int(constraints.size()), cl.constraintCount, int(atoms.size()), cl.atomCount, cl.firstConstraint};
+    const auto local = [&](int particle) {
+      return int(std::lower_bound(members, members + cl.atomCount, particle) - members);  // members are sorted
+    };
+    for (int i = 0; i < cl.constraintCount; ++i) constraints.push_back({local(k[i].a), local(k[i].b), k[i].d2});
+    atoms.insert(atoms.end(), members, members + cl.atomCount);
+    clusters.push_back(d);
+  }
+  waterCount_ = int(set.waters.size());
+  starCount_ = int(stars.size());
+  clusterCount_ = int(clusters.size());
+  geometries_ = deviceCopy("SETTLE geometries", set.geometries);
+  waters_ = deviceCopy("rigid waters", set.waters);
+  stars_ = deviceCopy("constraint stars", stars);
+  clusters_ = deviceCopy("constraint clusters", clusters);
+  clusterConstraints_ = deviceCopy("cluster constraints", constraints);
+  clusterAtoms_ = deviceCopy("cluster atoms", atoms);
+  clusterX_ = DeviceBuffer<Vec3>("cluster positions", atoms.size());
+  clusterXu_ = DeviceBuffer<Vec3>("cluster unconstrained positions", atoms.size());
+  clusterU_ = DeviceBuffer<Vec3>("cluster velocities", atoms.size());
+  clusterW_ = DeviceBuffer<double>("cluster inverse masses", atoms.size());
+  clusterR0_ = DeviceBuffer<Vec3>("cluster reference vectors", constraints.size());
+  clusterTarget_ = DeviceBuffer<double>("cluster targets", constraints.size());
+  clusterTau_ = DeviceBuffer<double>("cluster multipliers", constraints.size());
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+}
+
+void CudaConstraints::throwIfFailed(unsigned long long flag) const {
+  if (flag == kNoConstraintFailure) return;
+  const long long step = (long long)(flag >> 32), code = (long long)(flag & (kVelocityHalf - 1));
+  throw StepFailure(constraintFailureMessage(system_, set_, code, step, flag & kVelocityHalf ? "velocities" : "positions"));
+}
+
+CudaConstraints::Launch CudaConstraints::launch(const DeviceAtoms& atoms, const CudaIntegratorParams& params,
+                                                StepStatus* status, const int* slotOfAtom) const {
+  Launch l{};
+  ConstraintArgs& c = l.args;
+  c.a = atoms;
+  c.q = params;
+  c.status = status;
+  c.slotOfAtom = slotOfAtom;
+  c.box = MinimumImage::fromBox(Box::rectangular(params.length[0], params.length[1], params.length[2]));
+  c.tolerance = tolerance_;
+  c.waterCodes = set_.waterCode(0);
+  c.geometries = geometries_.data();
+  c.waters = waters_.data();
+  c.stars = stars_.data();
+  c.clusters = clusters_.data();
+  c.constraints = clusterConstraints_.data();
+  c.atoms = clusterAtoms_.data();
+  c.x = clusterX_.data(), c.xu = clusterXu_.data(), c.u = clusterU_.data(), c.r0 = clusterR0_.data();
+  c.w = clusterW_.data(), c.target = clusterTarget_.data(), c.tau = clusterTau_.data();
+  c.waterCount = waterCount_, c.starCount = starCount_, c.clusterCount = clusterCount_;
+  c.starBlocks = blocksFor(starCount_, kThreads);
+  l.waterBlocks = blocksFor(waterCount_, kThreads);
+  l.clusterBlocks = c.starBlocks + blocksFor(clusterCount_, kThreads);
+  return l;
+}
+
+void CudaConstraints::enqueueFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms,
+                                       const CudaIntegratorParams& params, StepStatus* status,
+                                       const int* slotOfAtom) const {
+  const Launch l = launch(atoms, params, status, slotOfAtom);
+  if (l.waterBlocks > 0) {
+    waterFirstHalfKernel<<<l.waterBlocks, kThreads, 0, stream>>>(l.args);
+    FARADAY_CUDA_CHECK_LAUNCH("waterFirstHalfKernel");
+  }
+  if (l.clusterBlocks > 0) {
+    clusterFirstHalfKernel<<<l.clusterBlocks, kThreads, 0, stream>>>(l.args);
+    FARADAY_CUDA_CHECK_LAUNCH("clusterFirstHalfKernel");
+  }
+}
+
+void CudaConstraints::enqueueSecondHalf(cudaStream_t stream, const DeviceAtoms& atoms,
+                                        const CudaIntegratorParams& params, StepStatus* status,
+                                        const int* slotOfAtom, unsigned long long* virial, bool kick) const {
+  Launch l = launch(atoms, params, status, slotOfAtom);
+  l.args.virial = virial;
+  if (l.waterBlocks > 0) {
+    if (virial)
+      waterSecondHalfKernel<true><<<l.waterBlocks, kThreads, 0, stream>>>(l.args, kick);
+    else
+      waterSecondHalfKernel<false><<<l.waterBlocks, kThreads, 0, stream>>>(l.args, kick);
+    FARADAY_CUDA_CHECK_LAUNCH("waterSecondHalfKernel");
+  }
+  if (l.clusterBlocks > 0) {
+    if (virial)
+      clusterSecondHalfKernel<true><<<l.clusterBlocks, kThreads, 0, stream>>>(l.args, kick);
+    else
+      clusterSecondHalfKernel<false><<<l.clusterBlocks, kThreads, 0, stream>>>(l.args, kick);
+    FARADAY_CUDA_CHECK_LAUNCH("clusterSecondHalfKernel");
+  }
+}
+
+std::size_t CudaConstraints::deviceBytes() const {
+  return geometries_.bytes() + waters_.bytes() + stars_.bytes() + clusters_.bytes() + clusterConstraints_.bytes() +
+         clusterAtoms_.bytes() + clusterX_.bytes() + clusterXu_.bytes() + clusterU_.bytes() + clusterR0_.bytes() +
+         clusterW_.bytes() + clusterTarget_.bytes() + clusterTau_.bytes();
+}
+
+}  // namespace faraday
