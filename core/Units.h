@@ -15,6 +15,11 @@ inline constexpr double kAvogadro = 6.02214076e23;
 inline constexpr double kElementaryCharge = 1.602176634e-19;
 /// kJ/(mol nm^3) to bar: 1e3 J / (6.02214076e23 * 1e-27 m^3) / 1e5 Pa.
 inline constexpr double kBarPerKjMolNm3 = 16.6054;
+/// bar to kJ/(mol nm^3): 1e5 Pa * 1e-27 m^3/nm^3 * 6.02214076e23 /mol / 1e3 J/kJ (exact by the SI
+/// constants), the barostat's P dV in kJ/mol.
+inline constexpr double kKjMolNm3PerBar = 0.0602214076;
+/// amu/nm^3 to g/mL (= g/cm^3): 1.66053906660e-24 g / 1e-21 cm^3 (CODATA 2018 atomic mass unit).
+inline constexpr double kGramPerMlPerAmuNm3 = 1.66053906660;
 /// Angstrom per nm (DCD, PDB and DX files are in Angstrom).
 inline constexpr double kAngstromPerNm = 10.0;
 /// Volts per (kJ mol^-1 e^-1): 1e3 / (N_A e) = 1e3 / 96485.332.

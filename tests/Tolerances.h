@@ -553,4 +553,28 @@ inline constexpr double kRigidWaterNveDriftPerAtom = 3e-4;
 inline constexpr double kGpuConstraintPosition = 1e-9;
 inline constexpr double kGpuConstraintVelocity = 1e-7;
 
+// ---- Monte Carlo barostat -------------------------------------------------------------
+/// Ideal gas under the barostat: the mean volume against (N + 1) kT / P, in standard errors of
+/// the mean estimated from block averages (blocks longer than the volume's correlation time,
+/// so the block means are independent): a correct sampler misses by more than 4 standard
+/// errors once in ~16,000 runs.
+inline constexpr double kBarostatMeanSigmas = 4;
+/// The ideal-gas run must resolve the mean to better than this fraction, or the test above
+/// tests nothing.
+inline constexpr double kBarostatIdealGasResolution = 0.02;
+/// Molecules moved whole by a volume move: each intramolecular distance changes only by the
+/// rounding of coordinates of ~5 nm in double (1e-15 relative, a few operations).
+inline constexpr double kRigidMoleculeDistanceNm = 1e-12;
+/// The GPU's scaled positions against the CPU's: the same double arithmetic, fused
+/// multiply-adds aside.
+inline constexpr double kGpuScaledPositionNm = 1e-12;
+/// The energy change of the same volume move on the GPU against the CPU's (kJ/mol): float pair
+/// forces and energies summed in fixed point; for 500 LJ atoms the potentials agree to ~1e-5
+/// relative of ~-2500 kJ/mol, so dU to ~0.05 kJ/mol.
+inline constexpr double kGpuVolumeMoveEnergy = 0.05;
+/// SPC/E density at 298 K and 1 bar against the published value (Vega & Abascal 2011): 1%,
+/// as the model's density with dispersion correction and PME is quoted to three figures and
+/// the run's statistical error (block averages) is ~0.2%.
+inline constexpr double kSpceDensityRelative = 0.01;
+
 }  // namespace faraday::tol

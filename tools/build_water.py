@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds rectangular boxes of liquid water of about N atoms for benchmarks: conf.gro, a
 self-contained topol.top (SPC/E or TIP3P; rigid by SETTLE, flexible with define = -DFLEXIBLE)
-and a Faraday sim.cfg (--dt, --defines).
+and a Faraday sim.cfg (--dt, --defines or --rigid, --hydrogen-mass, --pressure for a barostat).
 
 The box is made of nx x ny x nz copies of an equilibrated periodic box of 510 SPC/E waters
 (tools/data/spce_water_template.gro: 300 K, 1 bar), so no two molecules overlap across the copies;
@@ -14,6 +14,8 @@ Examples:
   tools/build_water.py --atoms 25000 --out /tmp/water25k              # 2 x 2 x 4 copies, 24,576 atoms
   tools/build_water.py --atoms 1000000 --model tip3p --out /tmp/water1m
   tools/build_water.py --copies 4 4 4 --out /tmp/water64                # 98,304 atoms
+  tools/build_water.py --atoms 25000 --rigid --dt 0.002 --pressure 1 --out /tmp/npt25k   # rigid, 2 fs, NPT
+  tools/build_water.py --atoms 25000 --rigid --dt 0.004 --hydrogen-mass 1.5 --out /tmp/hmr25k
   tools/build_water.py --equilibrate-template                          # remakes the template (gmx)
 
 Models (parameters as GROMACS's amber99sb-ildn.ff ffnonbonded.itp, spce.itp and tip3p.itp):
@@ -154,14 +156,14 @@ def build(copies, model):
 
 
 CONFIG = """# {name} water, {atoms} atoms (tools/build_water.py). Run: faraday run sim.cfg
-# Flexible water ({defines}) at {dt_fs:g} fs, Langevin at 300 K, PME.
+# {water} at {dt_fs:g} fs, Langevin at 300 K, PME{ensemble}.
 
 [system]
 coordinates = conf.gro
 topology = topol.top
 defines = {defines}
 temperature = 300
-velocity_seed = 2026
+velocity_seed = 2026{system_extra}
 
 [nonbonded]
 cutoff = 1
@@ -182,7 +184,7 @@ temperature = 300
 friction = 1.0
 seed = 2026
 
-[run]
+{barostat}[run]
 steps = 1000
 
 [output]
@@ -191,7 +193,22 @@ trajectory_interval = 1000
 """
 
 
-def write_box(out, copies, model, decimals, dt=0.001, defines="-DFLEXIBLE"):
+def config_text(model, atoms, defines, dt, hydrogen_mass=0.0, pressure=None, interval=25):
+    """sim.cfg: rigid water (SETTLE) unless `defines` has -DFLEXIBLE; hydrogen mass
+    repartitioning (system.hydrogen_mass, for solutes: rigid waters keep their masses) when
+    `hydrogen_mass` > 0; the Monte Carlo barostat at `pressure` bar every `interval` steps
+    when `pressure` is given."""
+    flexible = "-DFLEXIBLE" in defines.split()
+    water = f"Flexible water ({defines})" if flexible else "Rigid water (SETTLE)"
+    system_extra = f"\nhydrogen_mass = {hydrogen_mass:g}" if hydrogen_mass > 0 else ""
+    barostat = "" if pressure is None else f"[barostat]\npressure = {pressure:g}\ninterval = {interval}\n\n"
+    ensemble = "" if pressure is None else f", Monte Carlo barostat at {pressure:g} bar"
+    return CONFIG.format(name=MODELS[model]["name"], atoms=atoms, defines=defines, dt=dt, dt_fs=dt * 1000,
+                         water=water, system_extra=system_extra, barostat=barostat, ensemble=ensemble)
+
+
+def write_box(out, copies, model, decimals, dt=0.001, defines="-DFLEXIBLE", hydrogen_mass=0.0, pressure=None,
+              interval=25):
     positions, box = build(copies, model)
     count = len(positions) // 3
     os.makedirs(out, exist_ok=True)
@@ -202,8 +219,7 @@ def write_box(out, copies, model, decimals, dt=0.001, defines="-DFLEXIBLE"):
     with open(os.path.join(out, "topol.top"), "w") as f:
         f.write(topology(model, count))
     with open(os.path.join(out, "sim.cfg"), "w") as f:
-        f.write(CONFIG.format(name=MODELS[model]["name"], atoms=len(positions), defines=defines, dt=dt,
-                              dt_fs=dt * 1000))
+        f.write(config_text(model, len(positions), defines, dt, hydrogen_mass, pressure, interval))
     print(f"build_water: {len(positions)} atoms ({count} {MODELS[model]['name']} waters), box "
           f"{box[0]:.4f} x {box[1]:.4f} x {box[2]:.4f} nm -> {out}/conf.gro, topol.top, sim.cfg")
 
@@ -250,6 +266,11 @@ def main():
     p.add_argument("--out", help="output folder (gets conf.gro, topol.top and a Faraday sim.cfg)")
     p.add_argument("--dt", type=float, default=0.001, help="time step of sim.cfg, ps (default 0.001)")
     p.add_argument("--defines", default="-DFLEXIBLE", help="topology defines of sim.cfg (default -DFLEXIBLE)")
+    p.add_argument("--rigid", action="store_true", help="rigid water (SETTLE): no -DFLEXIBLE in sim.cfg's defines")
+    p.add_argument("--hydrogen-mass", type=float, default=0.0,
+                   help="system.hydrogen_mass of sim.cfg, amu (0 = none; rigid waters keep their masses)")
+    p.add_argument("--pressure", type=float, help="a [barostat] at this pressure in sim.cfg, bar (default: none, NVT)")
+    p.add_argument("--barostat-interval", type=int, default=25, help="steps between volume moves (default 25)")
     p.add_argument("--equilibrate-template", action="store_true",
                    help=f"remake {os.path.relpath(TEMPLATE, os.path.dirname(HERE))} with GROMACS")
     args = p.parse_args()
@@ -262,7 +283,9 @@ def main():
         p.error("--atoms and --copies must be positive")
     per_copy = len(read_gro(TEMPLATE)[1])
     copies = args.copies or choose_copies(args.atoms, per_copy)
-    write_box(args.out, copies, args.model, args.decimals, args.dt, args.defines)
+    defines = " ".join(d for d in args.defines.split() if d != "-DFLEXIBLE") if args.rigid else args.defines
+    write_box(args.out, copies, args.model, args.decimals, args.dt, defines, args.hydrogen_mass, args.pressure,
+              args.barostat_interval)
 
 
 if __name__ == "__main__":

@@ -107,6 +107,16 @@ class Backend {
   /// steps and may roll back and redo them (CudaBackend) checks now, so that whatever reads
   /// the state at this step reads the state the run keeps. Cheap when already checked.
   virtual void settle() {}
+
+  /// A Monte Carlo volume move (engine/run/Barostat.h), in two calls. scaleVolume keeps the
+  /// current state, scales the box to `box` (rectangular) and every molecule's centre of mass
+  /// by the ratio of the edges (integrators/BoxScaling.h), builds the neighbor list again and
+  /// returns the energies of the scaled state (a full evaluation, forces too). Then
+  /// finishVolumeMove keeps the scaled state (accepted) or puts back the kept one exactly:
+  /// positions, box, list, forces and energies, bit for bit. Backends without a periodic box
+  /// refuse.
+  virtual Energies scaleVolume(const Box& box);
+  virtual void finishVolumeMove(bool accept);
 };
 
 }  // namespace faraday

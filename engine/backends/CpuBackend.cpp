@@ -4,6 +4,7 @@
 
 #include "core/Error.h"
 #include "engine/config/KernelParams.h"
+#include "integrators/BoxScaling.h"
 
 namespace faraday {
 
@@ -107,6 +108,37 @@ Energies CpuBackend::evaluateForces() {
   addDispersionCorrection(e);
   energies_ = e;
   return e;
+}
+
+}  // namespace faraday
+
+namespace faraday {
+
+Energies CpuBackend::scaleVolume(const Box& box) {
+  if (!box.isValid() || !(2 * list_.cutoff() < box.shortestEdge()))
+    throw Error("volume move: the box must be rectangular with edges above twice the cutoff");
+  if (moleculeStarts_.empty()) moleculeStarts_ = moleculeStarts(system_.topology, int(system_.size()));
+  kept_ = std::make_unique<Kept>(Kept{state_.positions, forces_, state_.box, list_, energies_});
+  scaleMolecules(state_.positions, system_.mass, moleculeStarts_, boxScaling(state_.box, box));
+  state_.box = box;
+  {
+    ScopedTimer t(timers_, "neighbor");
+    list_.build(state_.positions, state_.box);
+  }
+  evaluateForces();
+  return energies();
+}
+
+void CpuBackend::finishVolumeMove(bool accept) {
+  if (!kept_) throw Error("finishVolumeMove() without scaleVolume()");
+  if (!accept) {
+    state_.positions = std::move(kept_->positions);
+    forces_ = std::move(kept_->forces);
+    state_.box = kept_->box;
+    list_ = std::move(kept_->list);
+    energies_ = kept_->energies;
+  }
+  kept_.reset();
 }
 
 }  // namespace faraday

@@ -31,6 +31,9 @@ class CpuBackend : public CpuBackendBase {
 
   const EwaldSetup& ewaldSetup() const { return ewald_; }
 
+  Energies scaleVolume(const Box& box) override;
+  void finishVolumeMove(bool accept) override;
+
  protected:
   Energies evaluateForces() override;
 
@@ -51,6 +54,15 @@ class CpuBackend : public CpuBackendBase {
   /// step only divides by the current volume.
   DispersionCorrection dispersionAtUnitVolume_;
   double coulombSelf_ = 0;  ///< constant Ewald self term, kJ/mol
+  std::vector<int> moleculeStarts_;  ///< moleculeStarts() (filled at the first volume move)
+  /// What a rejected volume move puts back.
+  struct Kept {
+    std::vector<Vec3> positions, forces;
+    Box box;
+    NeighborList list;
+    Energies energies;
+  };
+  std::unique_ptr<Kept> kept_;
   double netCharge_ = 0;    ///< e
 };
 

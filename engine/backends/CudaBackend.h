@@ -49,6 +49,11 @@ class CudaBackend : public Backend {
   /// pos (double4 per slot) and charge of the slots, on the stream every step runs on.
   DeviceFrame deviceFrame() override;
   void settle() override;
+  /// The volume move (CudaVolumeMove.cu): the molecules scaled on the device, the list sorted
+  /// and built, forces and energies evaluated; a rejected move goes back to the copy the
+  /// roll-back keeps (CudaDeviceState::save).
+  Energies scaleVolume(const Box& box) override;
+  void finishVolumeMove(bool accept) override;
 
   /// The tile list of the last build, for the CPU walker and tests.
   HostTileList tileList();

@@ -71,6 +71,13 @@ struct Config {
   using IntegratorSection = IntegratorParams;
   IntegratorSection integrator;
 
+  /// [barostat]: isotropic Monte Carlo barostat (engine/run/Barostat.h) at integrator.temperature.
+  struct BarostatSection {
+    bool enabled = false;      ///< barostat.enabled; default: true with a [barostat] section or any barostat.* key
+    double pressure = 1.0;     ///< barostat.pressure, bar
+    long long interval = 25;   ///< barostat.interval, steps between trial volume moves
+  } barostat;
+
   struct RunSection {
     long long steps = 1000;              ///< run.steps
     std::string platform = "auto";       ///< run.platform: auto | cpu | cuda

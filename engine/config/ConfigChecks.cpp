@@ -130,6 +130,28 @@ void checkTopologyCombination(const Config& c, const KeyOrigins& origins) {
                 ": a topology runs with nonbonded.mode = cutoff and nonbonded.potential = lj-coulomb");
 }
 
+/// The barostat scales a periodic box at a temperature: the cutoff mode, and
+/// integrator.temperature > 0 (set explicitly with velocity Verlet, which has no bath of its own).
+void checkBarostat(const Config& c, const KeyOrigins& origins) {
+  if (!c.barostat.enabled) return;
+  std::string where = "[barostat]";
+  for (const auto& [key, origin] : origins)
+    if (key.rfind("barostat.", 0) == 0) {
+      where = origin;
+      break;
+    }
+  if (c.nonbonded.allPairs())
+    throw Error(where + ": the barostat needs a periodic box (nonbonded.mode = cutoff); nonbonded.mode = all-pairs has "
+                        "open boundaries");
+  if (!(c.integrator.temperature > 0))
+    throw Error(whereSet(origins, "integrator.temperature") + ": the barostat needs a temperature > 0 K");
+  if (c.integrator.type != "langevin" && !origins.count("integrator.temperature")) {
+    const std::string file = c.configFile.empty() ? "command line" : c.configFile.string();
+    throw Error(file + ": key 'integrator.temperature': required key is missing: the barostat's temperature (K) with "
+                       "integrator.type = " + c.integrator.type + ", which has no bath of its own");
+  }
+}
+
 }  // namespace
 
 void checkModeCombination(const Config& c, const KeyOrigins& origins) {
@@ -138,6 +160,7 @@ void checkModeCombination(const Config& c, const KeyOrigins& origins) {
   };
   const auto& nb = c.nonbonded;
   checkTopologyCombination(c, origins);
+  checkBarostat(c, origins);
   if (nb.potential == "gravity" && !nb.allPairs())
     fail("nonbonded.potential", "gravity needs nonbonded.mode = all-pairs (open boundaries, every pair; gravity has no "
                                 "cutoff)");
@@ -187,7 +210,8 @@ std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigin
     return x.electrostatics.method == "none" && !mapUsesPme(x) ? std::string("electrostatics.method = none") : "";
   };
   const std::vector<std::pair<const char*, Reason>> rules = {
-      {"integrator.temperature", verlet},
+      {"integrator.temperature",
+       [verlet](const Config& x) { return x.barostat.enabled ? std::string() : verlet(x); }},
       {"integrator.friction", verlet},
       {"integrator.seed", verlet},
       {"nonbonded.cutoff", orAllPairs(never)},

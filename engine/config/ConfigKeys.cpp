@@ -144,7 +144,7 @@ std::vector<KeySpec> integratorKeys() {
       choice("integrator.type", "verlet | langevin", runAndMap, &C::integrator, &C::IntegratorSection::type,
              {"verlet", "langevin"}),
       number("integrator.dt", "ps", "time step", runOnly, &C::integrator, &C::IntegratorSection::dt, positive),
-      number("integrator.temperature", "K", "bath temperature (langevin)", runAndMap, &C::integrator,
+      number("integrator.temperature", "K", "bath temperature (langevin; and the barostat's)", runAndMap, &C::integrator,
              &C::IntegratorSection::temperature, nonNegative),
       number("integrator.friction", "1/ps", "friction coefficient (langevin)", runOnly, &C::integrator,
              &C::IntegratorSection::friction, nonNegative),
@@ -152,6 +152,19 @@ std::vector<KeySpec> integratorKeys() {
       fraction("integrator.constraint_tolerance",
                "relative bond-length error of the iterative constraint solves (rigid waters are exact)", runOnly,
                &C::integrator, &C::IntegratorSection::constraintTolerance, false),
+  };
+}
+
+std::vector<KeySpec> barostatKeys() {
+  return {
+      flag("barostat.enabled",
+           "isotropic Monte Carlo barostat at integrator.temperature (default: true with a [barostat] section or any "
+           "barostat.* key)",
+           runOnly, &C::barostat, &C::BarostatSection::enabled),
+      number("barostat.pressure", "bar", "pressure of the bath", runOnly, &C::barostat,
+             &C::BarostatSection::pressure, nonNegative),
+      steps("barostat.interval", "steps between trial volume moves", runOnly, &C::barostat,
+            &C::BarostatSection::interval),
   };
 }
 
@@ -248,6 +261,8 @@ const std::vector<SectionSpec>& fixedSections() {
       {"gravity", "", gravityKeys()},
       {"electrostatics", "", electrostaticsKeys()},
       {"integrator", "", integratorKeys()},
+      {"barostat", "(a [barostat] section or any barostat.* key turns on the barostat, barostat.enabled = false off)",
+       barostatKeys()},
       {"run", "", runKeys()},
       {"output", "", outputKeys()},
       {"rerun", "", rerunKeys()},

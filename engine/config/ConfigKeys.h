@@ -59,8 +59,8 @@ struct NamedSectionSpec {
   const NamedFieldSpec* find(const std::string& field) const;
 };
 
-/// The fixed sections in order: system, nonbonded, gravity, electrostatics, integrator, run,
-/// output, rerun, map.
+/// The fixed sections in order: system, nonbonded, gravity, electrostatics, integrator,
+/// barostat, run, output, rerun, map.
 const std::vector<SectionSpec>& fixedSections();
 /// Every fixed key, in section order.
 const std::vector<const KeySpec*>& allKeys();

@@ -47,9 +47,14 @@ void fillEffective(Config& config) {
   out.clear();
   const std::vector<SectionSpec>& sections = fixedSections();
   const auto isMap = [](const SectionSpec& s) { return std::string(s.name) == "map"; };
-  for (const SectionSpec& s : sections)
-    if (!isMap(s))
-      for (const KeySpec& k : s.keys) out.emplace_back(k.key, k.get(config));
+  const auto isBarostat = [](const SectionSpec& s) { return std::string(s.name) == "barostat"; };
+  for (const SectionSpec& s : sections) {
+    if (isMap(s)) continue;
+    // The barostat's keys only when it is on (they then also enter the checkpoint's physics).
+    for (const KeySpec& k : s.keys)
+      if (!isBarostat(s) || config.barostat.enabled || std::string(k.key) == "barostat.enabled")
+        out.emplace_back(k.key, k.get(config));
+  }
   for (const NamedSectionSpec* spec : namedSectionSpecs()) {
     const auto named = namedSettings(config, *spec);
     out.insert(out.end(), named.begin(), named.end());
@@ -74,10 +79,11 @@ void checkRequired(const Config& config, const fs::path& file) {
   }
 }
 
-bool mapRequested(const std::vector<RawEntry>& entries, const IniIndex& index) {
-  if (index.sections.count("map")) return true;
+/// Whether the file has a [`section`] section or any `section`.* key is set.
+bool sectionRequested(const std::vector<RawEntry>& entries, const IniIndex& index, const std::string& section) {
+  if (index.sections.count(section)) return true;
   for (const RawEntry& e : entries)
-    if (e.key.rfind("map.", 0) == 0) return true;
+    if (e.key.rfind(section + ".", 0) == 0) return true;
   return false;
 }
 
@@ -109,7 +115,8 @@ Config loadConfig(const fs::path& file, const std::vector<std::string>& override
     return std::any_of(entries.begin(), entries.end(), [key](const RawEntry& e) { return e.key == key; });
   };
   // map.enabled as given, else on with a [map] section or any map.* key.
-  if (!isSet("map.enabled")) config.map.enabled = mapRequested(entries, index);
+  if (!isSet("map.enabled")) config.map.enabled = sectionRequested(entries, index, "map");
+  if (!isSet("barostat.enabled")) config.barostat.enabled = sectionRequested(entries, index, "barostat");
   // The map's kT is the run's temperature unless map.temperature says otherwise.
   if (!isSet("map.temperature"))
     config.map.temperature = config.integrator.type == "langevin" ? config.integrator.temperature : config.system.temperature;

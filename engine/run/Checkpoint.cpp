@@ -12,7 +12,7 @@ namespace faraday {
 namespace {
 
 constexpr char kMagic[8] = {'F', 'A', 'R', 'A', 'D', 'A', 'Y', 'C'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  ///< 2: the barostat state; 1 is still read
 constexpr std::uint32_t kByteOrderMark = 0x01020304u;
 
 /// Appends plain values to a byte string.
@@ -81,12 +81,12 @@ std::string firstDifference(const std::string& saved, const std::string& current
   }
 }
 
-void checkHeader(ByteReader& r, std::size_t atoms) {
+std::uint32_t checkHeader(ByteReader& r, std::size_t atoms) {
   if (r.bytes.size() < sizeof kMagic || std::memcmp(r.bytes.data(), kMagic, sizeof kMagic) != 0)
     throw fileError(r.file, 0, "not a Faraday checkpoint");
   r.at = sizeof kMagic;
   const auto version = r.get<std::uint32_t>("version");
-  if (version != kVersion)
+  if (version != kVersion && version != 1)
     throw fileError(r.file, 0, "checkpoint version " + std::to_string(version) + " is not supported (expected " +
                     std::to_string(kVersion) + ")");
   if (r.get<std::uint32_t>("byte order") != kByteOrderMark)
@@ -94,6 +94,7 @@ void checkHeader(ByteReader& r, std::size_t atoms) {
   const auto n = r.get<std::uint64_t>("atom count");
   if (n != atoms)
     throw fileError(r.file, 0, "checkpoint has " + std::to_string(n) + " atoms, the system has " + std::to_string(atoms));
+  return version;
 }
 
 void checkChecksum(const std::string& bytes, const std::string& file) {
@@ -122,7 +123,8 @@ std::string physicsDescription(const Config& config, const System& system) {
     const bool physics = key.rfind("atom.", 0) == 0 || key.rfind("nonbonded.", 0) == 0 ||
                          key.rfind("electrostatics.", 0) == 0 || key.rfind("integrator.", 0) == 0 ||
                          key.rfind("gravity.", 0) == 0 || key.rfind("typed.", 0) == 0 ||
-                         key == "system.constraints" || key == "system.hydrogen_mass";
+                         key.rfind("barostat.", 0) == 0 || key == "system.constraints" ||
+                         key == "system.hydrogen_mass";
     if (physics) s << key << '=' << value << '\n';
   }
   return s.str();
@@ -142,6 +144,9 @@ void writeCheckpoint(const std::filesystem::path& file, const Checkpoint& c) {
   w.putVectors(c.listReference);
   w.putString(c.physics);
   w.put<std::uint64_t>(fnv1a(c.physics.data(), c.physics.size()));
+  const BarostatState& b = c.barostat;
+  w.put(b.maxVolumeChange);
+  for (const long long v : {b.attempts, b.accepted, b.windowAttempts, b.windowAccepted}) w.put<std::int64_t>(v);
   w.put<std::uint64_t>(fnv1a(w.bytes.data(), w.bytes.size()));
   writeFileAtomically(file, w.bytes, /*keepPrevious=*/true);
 }
@@ -149,7 +154,7 @@ void writeCheckpoint(const std::filesystem::path& file, const Checkpoint& c) {
 Checkpoint readCheckpoint(const std::filesystem::path& file, std::size_t atoms, const std::string& physics) {
   const std::string bytes = readWholeFile(file, "checkpoint file");
   ByteReader r{bytes, file.string()};
-  checkHeader(r, atoms);
+  const std::uint32_t version = checkHeader(r, atoms);
   checkChecksum(bytes, file.string());
   Checkpoint c;
   c.step = r.get<std::int64_t>("step");
@@ -163,6 +168,14 @@ Checkpoint readCheckpoint(const std::filesystem::path& file, std::size_t atoms, 
   c.physics = r.getString("physics description");
   const auto hash = r.get<std::uint64_t>("physics hash");
   if (hash != fnv1a(c.physics.data(), c.physics.size())) throw fileError(r.file, 0, "corrupt checkpoint (physics hash)");
+  if (version >= 2) {
+    BarostatState& b = c.barostat;
+    b.maxVolumeChange = r.get<double>("barostat");
+    for (long long* v : {&b.attempts, &b.accepted, &b.windowAttempts, &b.windowAccepted}) *v = r.get<std::int64_t>("barostat");
+    if (!(b.maxVolumeChange >= 0) || !std::isfinite(b.maxVolumeChange) || b.attempts < 0 || b.accepted < 0 ||
+        b.accepted > b.attempts || b.windowAttempts < 0 || b.windowAccepted < 0)
+      throw fileError(r.file, 0, "corrupt checkpoint (barostat state)");
+  }
   if (r.at + sizeof(std::uint64_t) != bytes.size()) throw fileError(r.file, 0, "corrupt checkpoint (unexpected trailing data)");
   if (c.step < 0 || !c.box.isValid()) throw fileError(r.file, 0, "corrupt checkpoint (step or box)");
   if (!std::isfinite(c.time)) throw fileError(r.file, 0, "checkpoint holds a non-finite time");

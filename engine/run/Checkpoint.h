@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/config/Config.h"
+#include "engine/run/Barostat.h"
 #include "core/System.h"
 
 namespace faraday {
@@ -20,6 +21,7 @@ struct Checkpoint {
   std::vector<Vec3> velocities;       ///< nm/ps
   std::vector<Vec3> listReference;    ///< nm (may be empty: rebuild at once)
   std::string physics;                ///< physicsDescription() of the run that wrote it
+  BarostatState barostat;             ///< the barostat's step size and counts (zeros without one)
 };
 
 /// Canonical "key=value" lines of what decides the trajectory: atom count and names,
@@ -27,7 +29,8 @@ struct Checkpoint {
 std::string physicsDescription(const Config& config, const System& system);
 
 /// Binary checkpoint: magic, version, atom count, step, time, box, positions, velocities,
-/// list reference, physics description and its hash, and a checksum of the whole.
+/// list reference, physics description and its hash, the barostat's state (version 2; a
+/// version-1 file reads as no barostat state), and a checksum of the whole.
 /// Written atomically: FILE.tmp, fsync, the previous FILE kept as FILE.prev, rename.
 void writeCheckpoint(const std::filesystem::path& file, const Checkpoint& checkpoint);
 

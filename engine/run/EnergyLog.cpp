@@ -18,13 +18,14 @@ double pressureBar(double kineticEnergy, const Energies& energies, double volume
 }
 
 EnergyLog::EnergyLog(const std::filesystem::path& file, double degreesOfFreedom, long long interval, double timestep,
-                     long long restartStep, bool periodic, std::vector<int> bondedSlots)
+                     long long restartStep, bool periodic, std::vector<int> bondedSlots, double totalMass)
     : path_(file),
       degreesOfFreedom_(degreesOfFreedom),
       interval_(interval),
       timestep_(timestep),
       periodic_(periodic),
-      bondedSlots_(std::move(bondedSlots)) {
+      bondedSlots_(std::move(bondedSlots)),
+      totalMass_(totalMass) {
   if (restartStep >= 0 && std::filesystem::exists(file))
     continueAfter(restartStep);
   else
@@ -33,11 +34,12 @@ EnergyLog::EnergyLog(const std::filesystem::path& file, double degreesOfFreedom,
   startTime_ = std::chrono::steady_clock::now();
 }
 
-std::string EnergyLog::header(const std::vector<int>& bondedSlots) {
+std::string EnergyLog::header(const std::vector<int>& bondedSlots, bool volumeColumns) {
   std::string h = "#\"Step\",\"Time (ps)\",\"Potential Energy (kJ/mole)\",\"Kinetic Energy (kJ/mole)\","
                   "\"Total Energy (kJ/mole)\",\"Temperature (K)\",\"Speed (ns/day)\",";
   h += energyTermHeader(bondedSlots);
   h += ",\"Pressure (bar)\"";
+  if (volumeColumns) h += ",\"Box Volume (nm^3)\",\"Density (g/mL)\"";
   return h;
 }
 
@@ -74,12 +76,12 @@ std::string csvNumber(const char* format, double value) {
 void EnergyLog::startNew() {
   out_.open(path_, std::ios::trunc);
   if (!out_) throw fileError(path_.string(), 0, "cannot create the energy log: " + systemReason());
-  out_ << header(bondedSlots_) << '\n' << std::flush;
+  out_ << header(bondedSlots_, totalMass_ > 0) << '\n' << std::flush;
   if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
 }
 
-EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, long long restartStep) {
-  const std::string header = EnergyLog::header();
+EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, long long restartStep,
+                                            const std::string& header) {
   const auto fields = [](const std::string& line) { return std::count(line.begin(), line.end(), ',') + 1; };
   std::ifstream in(file, std::ios::binary);
   if (!in) throw fileError(file.string(), 0, "cannot read the energy log: " + systemReason());
@@ -109,10 +111,11 @@ EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, l
 
 /// Keeps the header and the complete rows up to `restartStep`, then appends.
 void EnergyLog::continueAfter(long long restartStep) {
-  std::vector<std::string> kept = energyLogContinuation(path_, restartStep).kept;
+  const std::string expected = header(bondedSlots_, totalMass_ > 0);
+  std::vector<std::string> kept = energyLogContinuation(path_, restartStep, expected).kept;
   out_.open(path_, std::ios::trunc);
   if (!out_) throw fileError(path_.string(), 0, "cannot reopen the energy log: " + systemReason());
-  if (kept.empty()) kept.push_back(header(bondedSlots_));
+  if (kept.empty()) kept.push_back(expected);
   for (const std::string& line : kept) out_ << line << '\n';
   out_ << std::flush;
 }
@@ -137,6 +140,11 @@ void EnergyLog::report(const State& state, const Energies& e, double kinetic) {
   add(speed(state.step));
   add(energyTermFields(e, bondedSlots_));
   add(periodic_ ? csvNumber("%.6f", pressureBar(kinetic, e, state.box.volume())) : "--");
+  if (totalMass_ > 0) {
+    const double volume = state.box.volume();
+    add(csvNumber("%.8g", volume));
+    add(csvNumber("%.8g", totalMass_ / volume * units::kGramPerMlPerAmuNm3));
+  }
   line += '\n';
   out_ << line << std::flush;
   if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());

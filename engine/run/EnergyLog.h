@@ -15,7 +15,8 @@ namespace faraday {
 /// (averaged since the start of this run; "--" before any step), then each term of Energies
 /// (kJ/mole), the topology's bonded terms named as `gmx energy` names them ("Bond
 /// (kJ/mole)", "Angle (kJ/mole)", ...; only those the system has), and "Pressure (bar)" ("--" without a periodic box: an open system in
-/// nonbonded.mode = all-pairs has no volume). No value prints as "-0". Rows are flushed as
+/// nonbonded.mode = all-pairs has no volume); with a barostat, "Box Volume (nm^3)" and
+/// "Density (g/mL)" (total mass / volume). No value prints as "-0". Rows are flushed as
 /// they are written. On a restart the rows after the restart step are dropped, and so is an
 /// incomplete row (energyLogContinuation), and the log continues.
 class EnergyLog : public Reporter {
@@ -23,8 +24,9 @@ class EnergyLog : public Reporter {
   /// `degreesOfFreedom` of the temperature (degreesOfFreedom() of integrators/Integrator.h),
   /// `timestep` ps; `restartStep` < 0 starts a new file; `periodic`: whether the pressure of
   /// the state's box means anything; `bondedSlots`: the bonded columns (bondedSlotsPresent).
+  /// `totalMass` amu > 0: the volume and density columns (a box that changes), else none.
   EnergyLog(const std::filesystem::path& file, double degreesOfFreedom, long long interval, double timestep,
-            long long restartStep, bool periodic = true, std::vector<int> bondedSlots = {});
+            long long restartStep, bool periodic = true, std::vector<int> bondedSlots = {}, double totalMass = 0);
   const char* name() const override { return "energy"; }
   long long interval() const override { return interval_; }
   bool needsState() const override { return false; }
@@ -32,7 +34,7 @@ class EnergyLog : public Reporter {
   void finish(const State& state) override;
 
   /// The header line (without newline).
-  static std::string header(const std::vector<int>& bondedSlots = {});
+  static std::string header(const std::vector<int>& bondedSlots = {}, bool volumeColumns = false);
 
  private:
   void startNew();
@@ -45,6 +47,7 @@ class EnergyLog : public Reporter {
   double timestep_;
   bool periodic_;
   std::vector<int> bondedSlots_;
+  double totalMass_;
   std::ofstream out_;
   long long startStep_ = 0;
   std::chrono::steady_clock::time_point startTime_;
@@ -58,8 +61,9 @@ struct EnergyLogContinuation {
 };
 
 /// Reads the energy log `file` for a restart at `restartStep`, changing nothing. Throws Error
-/// naming the file and line when its header is not the one EnergyLog writes.
-EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, long long restartStep);
+/// naming the file and line when its header is not `header` (the one this run's EnergyLog writes).
+EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, long long restartStep,
+                                            const std::string& header = EnergyLog::header());
 
 /// The energy-term columns of every energy table (energy log, rerun): each term of Energies
 /// (kJ/mole), then the bonded terms of `bondedSlots`; and one row's fields (no line end).

@@ -16,6 +16,7 @@
 #include "engine/run/StopSignals.h"
 #include "engine/run/TrajectoryReporter.h"
 #include "engine/setup/ConstraintSetup.h"
+#include "integrators/BoxScaling.h"
 #include "integrators/Integrator.h"
 #include "engine/backends/BackendFactory.h"
 
@@ -48,6 +49,24 @@ long largestForce(const std::vector<Vec3>& forces) {
 }
 
 bool divides(long long interval, long long step) { return interval > 0 && step % interval == 0; }
+
+double totalMass(const System& system) {
+  double m = 0;
+  for (const double x : system.mass) m += x;
+  return m;
+}
+
+std::unique_ptr<MonteCarloBarostat> makeBarostat(const Config& config, const System& system, const BarostatState& state) {
+  if (!config.barostat.enabled) return nullptr;
+  BarostatParams p;
+  p.pressure = config.barostat.pressure;
+  p.interval = config.barostat.interval;
+  p.temperature = config.integrator.temperature;
+  p.seed = config.integrator.seed;
+  p.cutoff = config.nonbonded.cutoff;
+  const long molecules = long(moleculeStarts(system.topology, int(system.size())).size()) - 1;
+  return std::make_unique<MonteCarloBarostat>(p, molecules, state);
+}
 
 }  // namespace
 
@@ -98,7 +117,8 @@ void Simulation::createStandardReporters() {
                                                   degreesOfFreedom(setup_.system, config_.integrator.type),
                                                   out.energyInterval, config_.integrator.dt, restartStep,
                                                   !config_.nonbonded.allPairs(),
-                                                  bondedSlotsPresent(setup_.system.topology)));
+                                                  bondedSlotsPresent(setup_.system.topology),
+                                                  config_.barostat.enabled ? totalMass(setup_.system) : 0.0));
   if (!out.trajectoryFile.empty())
     reporters_.push_back(std::make_unique<TrajectoryReporter>(outputPath(out.trajectoryFile), setup_.system.size(),
                                                               out.trajectoryInterval, config_.integrator.dt, restartStep,
@@ -110,6 +130,7 @@ void Simulation::start() {
     constrainInitialState(config_, setup_.system, state_,
                           setup_.velocitiesFromFile ? -1.0 : config_.system.temperature);
   backend_ = makeBackend(config_, setup_.system, &timers_);
+  barostat_ = makeBarostat(config_, setup_.system, restart_ ? restart_->barostat : BarostatState{});
   backend_->setState(state_, restart_ ? restart_->listReference : std::vector<Vec3>{});
   const Energies energies = backend_->computeForces();
   lastGood_ = state_;
@@ -159,6 +180,7 @@ void Simulation::copyStateBack() {
 void Simulation::rememberGoodState() {
   lastGood_ = state_;
   lastGoodReference_ = reference_;
+  if (barostat_) lastGoodBarostat_ = barostat_->state();
 }
 
 void Simulation::reportAt(long long step, const Energies* energies) {
@@ -216,7 +238,7 @@ void Simulation::failNonFinite(long long step, const std::string& what) {
 
 void Simulation::stopWithLastGoodState(long long step, std::string message) {
   if (lastGood_.step >= 0 && lastGood_.step < step && !config_.output.checkpointFile.empty()) {
-    saveCheckpoint(lastGood_, lastGoodReference_);
+    saveCheckpoint(lastGood_, lastGoodReference_, lastGoodBarostat_);
     message += "; last good state (step " + std::to_string(lastGood_.step) + ") saved to " +
                outputPath(config_.output.checkpointFile).string();
   } else if (lastGood_.step < 0) {
@@ -226,7 +248,8 @@ void Simulation::stopWithLastGoodState(long long step, std::string message) {
   throw Error(message);
 }
 
-void Simulation::saveCheckpoint(const State& state, const std::vector<Vec3>& listReference) {
+void Simulation::saveCheckpoint(const State& state, const std::vector<Vec3>& listReference,
+                                const BarostatState& barostat) {
   if (config_.output.checkpointFile.empty()) return;
   Checkpoint c;
   c.step = state.step;
@@ -236,6 +259,7 @@ void Simulation::saveCheckpoint(const State& state, const std::vector<Vec3>& lis
   c.velocities = state.velocities;
   c.listReference = listReference;
   c.physics = physics_;
+  c.barostat = barostat;
   writeCheckpoint(outputPath(config_.output.checkpointFile), c);
 }
 
@@ -244,7 +268,7 @@ void Simulation::finishRun(bool writeFinalCoordinates) {
   copyStateBack();
   if (lastGood_.step != state_.step) failNonFinite(state_.step, "non-finite position or velocity");
   // The checkpoint and the reporters first: an unwritable final .gro must not cost them.
-  saveCheckpoint(state_, reference_);
+  saveCheckpoint(state_, reference_, barostat_ ? barostat_->state() : BarostatState{});
   if (!config_.output.forcesFile.empty()) writeNpy(outputPath(config_.output.forcesFile), {backend_->forces()}, true);
   for (const auto& r : reporters_) r->finish(state_);
   if (writeFinalCoordinates && !config_.output.finalCoordinates.empty())
@@ -255,7 +279,12 @@ void Simulation::checkpointAt(long long step) {
   ScopedTimer timer(&timers_, "output");
   copyStateBack();
   if (lastGood_.step != step) failNonFinite(step, "non-finite position or velocity");
-  saveCheckpoint(state_, lastGoodReference_);
+  saveCheckpoint(state_, lastGoodReference_, lastGoodBarostat_);
+}
+
+void Simulation::tryVolumeMove() {
+  ScopedTimer timer(&timers_, "barostat");
+  barostat_->attempt(*backend_, state_.box);
 }
 
 long long Simulation::advance(long long lastStep) {
@@ -267,13 +296,16 @@ long long Simulation::advance(long long lastStep) {
     // Energies only where a reporter needs them; a cheap device-side health check in between.
     const bool report = anyDue(step + 1);
     const bool withEnergies = report && anyDueNeedsEnergies(step + 1);
+    // A volume move compares the energies of the step's state and of the scaled one.
+    const bool volumeMove = barostat_ && divides(barostat_->interval(), step + 1);
     // A step that could not be taken (constraints) stops the run with the last good state;
     // the GPU reports it at its next check, here or in the reports and health checks.
     try {
-      backend_->advance(withEnergies);
+      backend_->advance(withEnergies || volumeMove);
       ++step;
       state_.step = step;  // kept current for reporters that do not copy the state back
       state_.time = startTime + double(step - firstStep_) * config_.integrator.dt;
+      if (volumeMove) tryVolumeMove();
       if (withEnergies) {
         const Energies energies = backend_->energies();
         checkPotential(step, energies);
@@ -297,6 +329,7 @@ long long Simulation::advance(long long lastStep) {
 
 void Simulation::printSummary(long long steps, double wallSeconds) {
   log_ << timers_.table("Time per phase", wallSeconds);
+  if (barostat_) log_ << barostat_->summary();
   char line[256];
   std::snprintf(line, sizeof line, "Performance: %.4g ns/day (%lld steps, %.3f s wall)\n", nsPerDay_, steps, wallSeconds);
   log_ << line << std::flush;
@@ -336,7 +369,10 @@ void checkRestart(const Config& config, const Checkpoint& checkpoint, const Syst
   const auto& out = config.output;
   const std::filesystem::path energy = out.directory / out.energyFile;
   if (!out.energyFile.empty() && std::filesystem::exists(energy))
-    for (const long line : energyLogContinuation(energy, checkpoint.step).dropped)
+    for (const long line : energyLogContinuation(energy, checkpoint.step,
+                                                 EnergyLog::header(bondedSlotsPresent(system.topology),
+                                                                   config.barostat.enabled))
+                               .dropped)
       note(log, energy.string() + ":" + std::to_string(line) + ": an incomplete row (cut off when the run stopped); "
                 "the restart drops it");
   const std::filesystem::path trajectory = out.directory / out.trajectoryFile;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/backends/Backend.h"
+#include "engine/run/Barostat.h"
 #include "engine/run/Checkpoint.h"
 #include "engine/run/OutputFolder.h"
 #include "engine/config/Config.h"
@@ -26,8 +27,9 @@ struct RunResult {
 
 /// The run loop: backend, reporters, checkpoints, interruption and non-finite checks.
 /// Setup -> makeBackend -> setState -> computeForces -> reporters at step 0 (not when
-/// restarting) -> for each step: backend->step(), reporters whose interval divides the
-/// step -> final .gro, final checkpoint, reporters' finish.
+/// restarting) -> for each step: backend->step(), the barostat's volume move every
+/// barostat.interval steps, reporters whose interval divides the step -> final .gro, final
+/// checkpoint, reporters' finish.
 class Simulation {
  public:
   /// `restart`: a checkpoint already checked against this system (or none).
@@ -66,7 +68,9 @@ class Simulation {
   /// Saves the last good state as the checkpoint (if any), finishes the reporters, throws.
   [[noreturn]] void stopWithLastGoodState(long long step, std::string message);
   void rememberGoodState();
-  void saveCheckpoint(const State& state, const std::vector<Vec3>& listReference);
+  void saveCheckpoint(const State& state, const std::vector<Vec3>& listReference, const BarostatState& barostat);
+  /// The barostat's trial move after `step` (its energies computed by the step).
+  void tryVolumeMove();
   void checkpointAt(long long step);
   /// Steps until `lastStep` or a stop signal; returns the step reached.
   long long advance(long long lastStep);
@@ -86,6 +90,8 @@ class Simulation {
   State lastGood_;       ///< last state checked finite
   std::vector<Vec3> reference_;  ///< list reference of state_ (copied back with it)
   std::vector<Vec3> lastGoodReference_;
+  std::unique_ptr<MonteCarloBarostat> barostat_;  ///< null without [barostat]
+  BarostatState lastGoodBarostat_;
   std::string physics_;
   long long firstStep_ = 0;
   double nsPerDay_ = 0;

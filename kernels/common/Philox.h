@@ -61,5 +61,6 @@ FARADAY_HD Normal4 normals(std::uint64_t seed, std::uint32_t stream, std::uint64
 /// Stream identifiers.
 inline constexpr std::uint32_t kStreamInitialVelocities = 1;
 inline constexpr std::uint32_t kStreamLangevin = 2;
+inline constexpr std::uint32_t kStreamBarostat = 3;  ///< counter (attempt, 0): engine/run/Barostat
 
 }  // namespace faraday::philox

@@ -24,7 +24,7 @@ struct TileCounters {
 
 class CudaTileList {
  public:
-  /// `n` atoms in a constant rectangular `box`; `exclusionOffsets`/`exclusions`: CSR lists of
+  /// `n` atoms in a rectangular `box` (setBox changes it); `exclusionOffsets`/`exclusions`: CSR lists of
   /// excluded partners per input particle (both directions; empty: none).
   CudaTileList(const TileListParams& params, int n, const Box& box, const std::vector<int>& exclusionOffsets,
                const std::vector<int>& exclusions);
@@ -37,6 +37,10 @@ class CudaTileList {
   /// Cells, block bounding boxes and tiles from the reference positions `ref` (slot order,
   /// sorted by enqueueSort's keys). atomOfSlot / slotOfAtom map slots and input particles.
   void enqueueBuild(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot, const int* slotOfAtom);
+
+  /// A new box for the next sort and build: the cell grid keeps its cell counts, so the cells'
+  /// edges follow the box (the scan's span is computed from them).
+  void setBox(const Box& box) { box_ = box; }
 
   /// Grows the storage to hold at least the counts asked for (contents are lost).
   void reserve(int tiles, int exclusionTiles);

@@ -1,0 +1,527 @@
+#pragma once
+// The CUDA backend's insides (CudaBackend.h): the device state, the step graph's pieces and the
+// host-side control, shared by CudaBackend.cu (the Backend interface, the checks and roll-back)
+// and CudaVolumeMove.cu (the barostat's volume moves).
+#if defined(FARADAY_HAVE_CUDA)
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstdio>
+
+#include "engine/backends/CudaBackend.h"
+#include "core/Error.h"
+#include "core/Units.h"
+#include "core/Virial.h"
+#include "engine/backends/CudaDeviceState.cuh"
+#include "engine/backends/CudaPhaseTimer.cuh"
+#include "engine/backends/CudaStepGraph.cuh"
+#include "engine/backends/CudaStepPolicy.h"
+#include "engine/config/KernelParams.h"
+#include "integrators/CudaConstraints.h"
+#include "integrators/CudaIntegrator.h"
+#include "kernels/bonded/CudaBonded.h"
+#include "kernels/common/CudaCheck.h"
+#include "kernels/common/CudaOwners.h"
+#include "kernels/common/DeviceBuffer.h"
+#include "kernels/neighbor/CudaTileList.h"
+#include "kernels/nonbonded/CpuNonbonded.h"
+#include "kernels/nonbonded/CpuTileWalker.h"
+#include "kernels/nonbonded/CudaNonbonded.h"
+#include "kernels/nonbonded/LjTable.h"
+#include "kernels/pme/CudaPme.h"
+#include "kernels/pme/Electrostatics.h"
+#include "kernels/pme/PmeGridGeometry.h"
+
+namespace faraday::cuda_backend {
+
+/// The device's highest stream priority: PME's kernels take SMs before the waiting tile blocks.
+inline int highestPriority() {
+  int least = 0, greatest = 0;
+  FARADAY_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  return greatest;
+}
+
+/// Whether the topology gives the bonded kernels work (terms, or exclusions to correct).
+inline bool hasBondedWork(const Topology& t) { return t.hasBondedTerms() || t.hasExclusions(); }
+inline bool hasConstraints(const Topology& t) { return !t.settles.empty() || !t.constraints.empty(); }
+
+}  // namespace faraday::cuda_backend
+
+namespace faraday {
+
+struct CudaBackend::Impl final : CudaStepWork {
+  const System& system;
+  Timers* timers;
+  int n;
+  EwaldSetup ewald;
+  CudaIntegratorParams integ;
+  double cutoff, buffer;
+  /// The current box. The step graph's kernels take its edges as arguments, so a change of
+  /// box (setState, an accepted volume move) captures the graph again.
+  Box box;
+  bool typed = false;  ///< the typed pair force instead of LJ (its energy in Energies::pair)
+  DispersionCorrection dispersionAtUnitVolume;
+  double coulombSelf = 0, netCharge = 0;
+
+  // First, so that they are destroyed last (a stream's release waits for its work).
+  CudaStream mainStream, pmeStream{cuda_backend::highestPriority()}, bondedStream;
+  CudaEvent fork{cudaEventDisableTiming}, join{cudaEventDisableTiming};  ///< PME beside the tiles
+  CudaEvent bondedJoin{cudaEventDisableTiming};                         ///< the bonded kernels beside them
+  CudaPhaseTimer phases{timers, CudaStepGraph::phases(cuda_backend::hasBondedWork(system.topology),
+                                                            cuda_backend::hasConstraints(system.topology))};
+  std::array<CudaEvent, 3> kernelEvents = makeCudaEvents<3>();  ///< timeKernels()
+
+  std::unique_ptr<CudaDeviceState> dev;
+  std::vector<int> exclusionOffsets_, exclusions_;
+  std::unique_ptr<CudaTileList> list;
+  std::unique_ptr<CudaNonbonded> nonbonded;
+  std::unique_ptr<CudaPmeOnDevice> pme;
+  std::unique_ptr<CudaBonded> bonded;  ///< null without a topology's terms or exclusions
+  std::unique_ptr<CudaConstraints> constraints;  ///< null without constraints
+  std::vector<int> pairType;           ///< per particle: the tile kernel's LJ class (or typed type)
+  CudaStepGraph graph{*this, phases};
+
+  long long step = 0;           ///< steps advanced since setState (host count)
+  long long stateStep = 0;      ///< State::step at setState
+  double stateTime = 0;
+  long long energiesStep = -1;  ///< the step whose energies deviceEnergies holds
+  long long stepsRedone = 0;
+  long long savedStep = 0;      ///< the step of the roll-back copy
+  long firstBad = -1;
+  long long statusReadAt = -1;  ///< the step whose flags check() last read (firstBad holds them)
+  bool stateSet = false;
+  bool forcesValid = false;  ///< the force buffer holds F(x) of the current positions
+  std::vector<bool> energyAt;   ///< since the last check: whether step k computed energies
+  Energies lastEnergies;
+  double kinetic = 0;
+  std::vector<Vec3> hostForces;
+
+  // Volume moves (CudaVolumeMove.cu): the molecules (moleculeStarts) and masses in input
+  // order, uploaded at the first move; what a rejected move puts back besides the saved
+  // device state.
+  DeviceBuffer<int> moleculeStarts;
+  DeviceBuffer<double> moleculeMass;
+  int molecules = 0;
+  bool moveOpen = false;
+  Box keptBox;
+  Energies keptEnergies;
+  double keptKinetic = 0;
+
+  Impl(const Config& config, const System& s, Timers* t, const std::vector<int>* exclusionOffsets,
+       const std::vector<int>* exclusions)
+      : system(s), timers(t), n(int(s.size())) {
+    if (n < 1) throw Error("the CUDA backend needs at least one particle");
+    if (s.size() >= std::size_t(1) << 30) throw Error("the CUDA backend takes fewer than 2^30 particles");
+    if (!system.box.isValid()) throw Error("the box must be rectangular with positive edges");
+    CudaDeviceState::checkMemory(n);
+    cutoff = config.nonbonded.cutoff;
+    buffer = pairListBuffer(config, system, true);
+    if (config.nonbonded.buffer < 0)
+      std::fprintf(stderr, "nonbonded.buffer = auto: %g nm on the GPU\n", buffer);
+    if (!(2 * cutoff < system.box.shortestEdge()))
+      throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
+                                             std::to_string(0.5 * system.box.shortestEdge()) + " nm)");
+    if (!(buffer >= 0)) throw keyError("nonbonded.buffer", "must be >= 0");
+    ewald = chooseEwaldSetup(config, system.box);
+    if (ewald.method == "ewald")
+      throw keyError("electrostatics.method", "'ewald' (the plain Ewald reference) runs on run.platform = cpu only");
+    const auto& ic = config.integrator;
+    if (!(ic.dt > 0)) throw keyError("integrator.dt", "must be > 0");
+    if (ic.type != "verlet" && ic.type != "langevin")
+      throw keyError("integrator.type", "'" + ic.type + "' is not one of verlet, langevin");
+    integ.langevin = ic.type == "langevin";
+    integ.dt = ic.dt;
+    if (integ.langevin) {
+      if (!(ic.friction >= 0)) throw keyError("integrator.friction", "must be >= 0");
+      if (!(ic.temperature >= 0)) throw keyError("integrator.temperature", "must be >= 0");
+      integ.a = std::exp(-ic.friction * ic.dt);
+      integ.noiseVariance = (1 - integ.a * integ.a) * (units::kBoltzmann * ic.temperature);
+    }
+    integ.seed = ic.seed;
+    setBoxParams(system.box);
+    integ.halfBuffer2 = 0.25 * buffer * buffer;
+    for (std::size_t i = 0; i < system.size(); ++i)
+      if (!(system.mass[i] > 0))
+        throw Error("particle " + std::to_string(i) + " has mass <= 0; every [atom.NAME] needs mass > 0");
+    if (config.nonbonded.allPairs())
+      throw keyError("nonbonded.mode", "all-pairs runs on the all-pairs backends (makeBackend chooses them)");
+    if (config.nonbonded.potential == "gravity")
+      throw keyError("nonbonded.potential", "gravity needs nonbonded.mode = all-pairs");
+    typed = config.nonbonded.typed();
+    if (config.nonbonded.dispersionCorrection && !typed)
+      dispersionAtUnitVolume = dispersionCorrection(system, cutoff, config.nonbonded.ljShift, 1.0);
+    netCharge = system.netCharge();
+    if (ewald.method != "none") {
+      coulombSelf = ewaldSelfEnergy(ewald.beta, system.charge);
+      std::fprintf(stderr, "%s\n", describe(ewald).c_str());
+    } else if (system.hasCharges()) {
+      std::fprintf(stderr, "electrostatics.method = none: the particles' charges are ignored\n");
+    }
+
+    dev = std::make_unique<CudaDeviceState>(n, stream());
+    CudaNonbondedParams np;
+    np.cutoff = cutoff;
+    np.ewaldBeta = ewald.method == "none" ? 0.0 : ewald.beta;
+    if (np.ewaldBeta > 0 && config.nonbonded.coulombModifier == "potential-shift")
+      np.coulombShift = ewaldRealShift(np.ewaldBeta, cutoff);
+    if (typed) {
+      nonbonded = std::make_unique<CudaNonbonded>(typedPairTable(config, system), np);
+      pairType = system.type;
+    } else {
+      // Types of equal LJ rows share a class: the table in shared memory holds the classes.
+      const LjClasses classes = ljClasses(makeLjTable(system, cutoff, config.nonbonded.ljShift));
+      nonbonded = std::make_unique<CudaNonbonded>(classes.table, np);
+      pairType.resize(system.size());
+      for (std::size_t i = 0; i < system.size(); ++i) pairType[i] = classes.classOfType[std::size_t(system.type[i])];
+    }
+    if (exclusions) {
+      exclusionOffsets_ = *exclusionOffsets;
+      exclusions_ = *exclusions;
+    } else if (system.topology.hasExclusions()) {
+      exclusionOffsets_ = system.topology.exclusionOffsets;
+      exclusions_ = system.topology.exclusions;
+    }
+    if (cuda_backend::hasBondedWork(system.topology))
+      bonded = std::make_unique<CudaBonded>(system.topology, system.charge, BondedParams{np.ewaldBeta});
+    if (cuda_backend::hasConstraints(system.topology)) constraints = std::make_unique<CudaConstraints>(system, ic.constraintTolerance);
+    list = std::make_unique<CudaTileList>(TileListParams{cutoff, buffer}, n, system.box, exclusionOffsets_, exclusions_);
+    if (ewald.method == "pme") {
+      pme = makeCudaPmeOnDevice(ewald.pme, system.size());
+      pme->setBox(system.box);
+    }
+  }
+
+  /// The box's edges in the integrator's parameters (wrapping, PME fractions).
+  void setBoxParams(const Box& b) {
+    box = b;
+    const Vec3 L = b.lengths();
+    for (int d = 0; d < 3; ++d) {
+      integ.length[d] = L[d];
+      integ.fractionScale[d] = pme::fixedPointScale(L[d]);
+    }
+  }
+
+  /// A new box for everything that depends on it, after the stream's work (PME's box terms
+  /// are written on its own stream). The captured graph still holds the old edges: the caller
+  /// drops it (graph.reset()) unless the old box comes back before the next step.
+  void applyBox(const Box& b) {
+    if (!b.isValid()) throw Error("the box must be rectangular with positive edges");
+    if (!(2 * cutoff < b.shortestEdge()))
+      throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
+                                             std::to_string(0.5 * b.shortestEdge()) + " nm)");
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    setBoxParams(b);
+    list->setBox(b);
+    if (pme) pme->setBox(b);
+  }
+
+  /// The stream every step and copy runs on.
+  cudaStream_t stream() const { return mainStream.get(); }
+  DeviceAtoms atoms() { return dev->atoms(pme != nullptr); }
+  const double* pmeSums() const { return pme ? pme->energyAndVirial() : nullptr; }
+
+  // ---- The pieces of a step (CudaStepWork) ---------------------------------------------
+
+  void enqueueConstraints(cudaStream_t s, bool first, bool energies) override {
+    if (!constraints) return;
+    if (first) constraints->enqueueFirstHalf(s, atoms(), integ, dev->status.data(), dev->slotOfAtom.data());
+    else
+      constraints->enqueueSecondHalf(s, atoms(), integ, dev->status.data(), dev->slotOfAtom.data(),
+                                     energies ? dev->nbSums.data() + kConstraintSumsAt : nullptr, true);
+  }
+
+  void enqueueFirstHalf(cudaStream_t s, cudaGraphConditionalHandle rebuild) override {
+    launchFirstHalf(s, atoms(), integ, dev->status.data(), rebuild);
+  }
+
+  /// A rebuild at the current positions: they become the reference, then enqueueSortAndBuild.
+  void enqueueRebuild(cudaStream_t s) override {
+    CudaDeviceState::copyInto(dev->ref, dev->pos, s);
+    enqueueSortAndBuild(s);
+  }
+
+  /// Sort by the reference positions, permute every per-slot array, rebuild the list.
+  void enqueueSortAndBuild(cudaStream_t s) {
+    list->enqueueSort(s, dev->ref.data());
+    dev->enqueuePermute(s, list->newToOld());
+    launchWrapPositions(s, atoms(), integ);
+    list->enqueueBuild(s, dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data());
+  }
+
+  /// Short-range tiles, the bonded terms, the exclusion correction and PME into the (cleared)
+  /// fixed-point forces: one after the other (timed steps, so that each phase has its
+  /// interval, and outside graphs), or PME and the bonded kernels each on a stream of its own
+  /// beside the tiles (the sums are integer atomics, so the order does not matter).
+  void enqueueForces(cudaStream_t s, bool energies, CudaPhaseTimer* timer, bool concurrent) override {
+    const auto enqueuePme = [&](cudaStream_t on) {
+      pme->enqueue(on, n, dev->fractions.data(), dev->charge.data(), dev->force.data(), dev->stride);
+    };
+    const auto enqueueBonded = [&](cudaStream_t on, int part) {
+      bonded->enqueue(on, energies, dev->pos.data(), dev->slotOfAtom.data(), box, dev->force.data(),
+                      dev->stride, dev->nbSums.data() + kBondedSumsAt, part);
+    };
+    const bool besidePme = concurrent && pme, besideBonded = concurrent && bonded;
+    if (besidePme || besideBonded) FARADAY_CUDA_CHECK(cudaEventRecord(fork.get(), s));
+    if (besidePme) {
+      FARADAY_CUDA_CHECK(cudaStreamWaitEvent(pmeStream.get(), fork.get(), 0));
+      enqueuePme(pmeStream.get());
+      FARADAY_CUDA_CHECK(cudaEventRecord(join.get(), pmeStream.get()));
+    }
+    if (besideBonded) {
+      FARADAY_CUDA_CHECK(cudaStreamWaitEvent(bondedStream.get(), fork.get(), 0));
+      enqueueBonded(bondedStream.get(), kAllBondedParts);
+      FARADAY_CUDA_CHECK(cudaEventRecord(bondedJoin.get(), bondedStream.get()));
+    }
+    nonbonded->enqueue(s, energies, *list, dev->posq.data(), dev->type.data(), box, dev->force.data(),
+                       dev->stride, dev->nbSums.data());
+    int event = CudaStepGraph::kFirstForceEvent;
+    if (timer) timer->recordInCapture(event++, s);
+    if (bonded && !besideBonded) {
+      for (const int part : {kBondedTermsPart, kExclusionCorrectionPart}) {
+        enqueueBonded(s, part);
+        if (timer) timer->recordInCapture(event++, s);
+      }
+    }
+    if (besideBonded) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, bondedJoin.get(), 0));
+    if (besidePme) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, join.get(), 0));
+    else if (pme) enqueuePme(s);
+    if (timer) timer->recordInCapture(event, s);
+  }
+
+  void enqueueSecondHalf(cudaStream_t s, bool energies) override {
+    launchSecondHalf(s, atoms(), integ, dev->status.data(), pme ? pme->binsNeeded() : nullptr,
+                     energies ? dev->keParts.data() : nullptr);
+    if (energies) dev->enqueueFinalize(s, pmeSums());
+  }
+
+  // ---- Host-side control --------------------------------------------------------------
+
+  void resetStatus() {
+    StepStatus s{};
+    s.firstBad = INT_MAX;
+    s.constraintFailure = kNoConstraintFailure;
+    s.step = stateStep + step;
+    s.builds = 0;
+    FARADAY_CUDA_CHECK(cudaMemcpyAsync(dev->status.data(), &s, sizeof s, cudaMemcpyHostToDevice, stream()));
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
+  }
+
+  StepStatus readStatus() { return dev->readStatus(stream()); }
+  TileCounters readCounters() { return fromDevice(list->counters(), stream()); }
+
+  /// Builds the list at setState (outside any graph) until it fits its storage.
+  void buildFirstList() {
+    for (int attempt = 0;; ++attempt) {
+      enqueueSortAndBuild(stream());
+      const TileCounters c = readCounters();
+      if (c.tiles <= list->tileCapacity() && c.exclusionTiles <= list->exclusionCapacity()) break;
+      if (attempt > 0) throw Error("tile list: the storage overflowed again after growing to fit");
+      list->reserve(c.tiles, c.exclusionTiles);
+      graph.reset();
+    }
+  }
+
+  void setState(const State& state, const std::vector<Vec3>& listReference) {
+    if (state.positions.size() != std::size_t(n) || state.velocities.size() != std::size_t(n))
+      throw Error("state: positions and velocities must have one entry per particle");
+    if (!listReference.empty() && listReference.size() != std::size_t(n))
+      throw Error("state: the neighbor-list reference must have one entry per particle");
+    const Box stateBox = state.box.lengths() == Vec3{} ? system.box : state.box;
+    if (!(stateBox.lengths() == box.lengths())) {
+      applyBox(stateBox);
+      graph.reset();
+    }
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    stateStep = state.step;
+    stateTime = state.time;
+    step = 0;
+    energiesStep = -1;
+    firstBad = -1;
+    statusReadAt = -1;
+    energyAt.clear();
+    dev->upload(state, listReference, system, pairType, ewald.method != "none",
+                constraints ? constrainedParticles(constraints->set(), system.size()) : std::vector<char>(), stream());
+    resetStatus();
+    ScopedTimer t(timers, "neighbor");
+    buildFirstList();
+    launchWrapPositions(stream(), atoms(), integ);
+    dev->force.zero(stream());
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    long long builds = 1;
+    FARADAY_CUDA_CHECK(cudaMemcpy(&dev->status.data()->builds, &builds, sizeof builds, cudaMemcpyHostToDevice));
+    stateSet = true;
+    forcesValid = false;
+    hostForces.clear();
+    save();
+  }
+
+  /// Forces and energies at the current positions, outside the step graph; the state becomes
+  /// the roll-back point.
+  Energies computeForces() {
+    if (!stateSet) throw Error("CudaBackend: computeForces() before setState()");
+    evaluate();
+    save();
+    return readEnergies();
+  }
+
+  /// The forces and energy sums of the current positions (outside the step graph).
+  void evaluate() {
+    dev->force.zero(stream());
+    {
+      ScopedTimer t(timers, "nonbonded");
+      enqueueForces(stream(), true, nullptr, false);
+    }
+    enqueueEnergiesOutsideSteps();
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    checkPmeBins(true);
+    energiesStep = step;
+    forcesValid = true;
+    hostForces.clear();
+  }
+
+  /// A PME bin overflow outside the graph: grow and evaluate again.
+  void checkPmeBins(bool redo) {
+    if (!pme) return;
+    int needed = 0;
+    FARADAY_CUDA_CHECK(cudaMemcpy(&needed, pme->binsNeeded(), sizeof needed, cudaMemcpyDeviceToHost));
+    if (needed <= pme->binCapacity()) return;
+    pme->growBins(needed + needed / 4 + 4);
+    graph.reset();
+    if (!redo) return;
+    dev->force.zero(stream());
+    enqueueForces(stream(), true, nullptr, false);
+    enqueueEnergiesOutsideSteps();
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
+  }
+
+  /// Kinetic energy and constraint virial, then the energies summed (after enqueueForces, outside steps).
+  void enqueueEnergiesOutsideSteps() {
+    if (constraints)
+      constraints->enqueueSecondHalf(stream(), atoms(), integ, dev->status.data(), dev->slotOfAtom.data(),
+                                     dev->nbSums.data() + kConstraintSumsAt, false);
+    launchKineticEnergy(stream(), atoms(), dev->keParts.data());
+    dev->enqueueFinalize(stream(), pmeSums());
+  }
+
+  Energies readEnergies() {
+    const DeviceEnergies d = fromDevice(dev->deviceEnergies.data(), stream());
+    Energies e;
+    (typed ? e.pair : e.lj) = d.sums[kSumLj];
+    e.coulombReal = d.sums[kSumCoulomb];
+    e.virial = symmetricTensor(d.sums + kSumWxx);
+    if (bonded) {
+      BondedEnergies b;
+      for (int k = 0; k < kBondedSlots; ++k) b.energy[std::size_t(k)] = d.sums[kBondedSumsAt + k];
+      b.virial = symmetricTensor(d.sums + kBondedSumsAt + kBondedSumWxx);
+      e.addBonded(b);
+    }
+    e.virial += symmetricTensor(d.recip + 1);
+    if (constraints) e.virial += symmetricTensor(d.sums + kConstraintSumsAt);
+    const double volume = box.volume();
+    if (pme) {
+      e.coulombRecip = d.recip[0];
+      e.coulombSelf = coulombSelf;
+      e.coulombNetCharge = ewaldNetChargeEnergy(ewald.beta, netCharge, volume);
+      for (int k = 0; k < 3; ++k) e.virial.m[k][k] += e.coulombNetCharge;
+    }
+    e.dispersionCorrection = dispersionAtUnitVolume.energy / volume;
+    for (int k = 0; k < 3; ++k) e.virial.m[k][k] += dispersionAtUnitVolume.virialDiagonal / volume;
+    kinetic = d.kinetic;
+    lastEnergies = e;
+    return e;
+  }
+
+  // ---- Steps, checks, roll-back -------------------------------------------------------
+
+  void launchStep(bool energies) {
+    const bool timed = phases.samples(step);
+    if (timed) phases.collect();  // the previous timed step of this set
+    graph.launch(stream(), energies, timed);
+    if (timed) phases.markPending();
+    ++step;
+    energyAt.push_back(energies);
+  }
+
+  void advance(bool energies) {
+    if (!stateSet) throw Error("CudaBackend: advance() before setState()");
+    if (!forcesValid) computeForces();
+    launchStep(energies);
+    if (energies || step % cuda_step::kCheckInterval == 0) check();
+    if (energies) {
+      energiesStep = step;
+      readEnergies();
+    }
+  }
+
+  /// Reads the flags; on an overflow rolls back to the last check, grows and runs the steps
+  /// again; else keeps this state as the roll-back point.
+  void check() {
+    const StepStatus s = readStatus();
+    if (constraints) constraints->throwIfFailed(s.constraintFailure);  // stops the run (StepFailure)
+    phases.collect();
+    const TileCounters c = readCounters();
+    if (s.firstBad != INT_MAX && firstBad < 0) firstBad = s.firstBad;
+    statusReadAt = step;
+    const bool listOverflow = c.tilesNeeded > list->tileCapacity() || c.exclusionNeeded > list->exclusionCapacity();
+    const bool binOverflow = pme && s.pmeBinsNeeded > pme->binCapacity();
+    if (!listOverflow && !binOverflow) {
+      save();
+      return;
+    }
+    if (listOverflow) list->reserve(c.tilesNeeded, c.exclusionNeeded);
+    if (binOverflow) pme->growBins(s.pmeBinsNeeded + s.pmeBinsNeeded / 4 + 4);
+    graph.reset();
+    const std::vector<bool> replay = energyAt;
+    restore();
+    for (bool e : replay) launchStep(e);
+    stepsRedone += (long long)replay.size();
+    check();
+  }
+
+  void save() {
+    dev->save(stream());
+    savedStep = step;
+    energyAt.clear();
+  }
+
+  /// Back to the saved state; the list is built again from the saved reference positions
+  /// (no sort: the slots are those of the saved state), so the steps run again exactly.
+  void restore() {
+    dev->restore(stream());
+    launchWrapPositions(stream(), atoms(), integ);
+    list->enqueueBuild(stream(), dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data());
+    TileCounters zero{};
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    FARADAY_CUDA_CHECK(cudaMemcpy(reinterpret_cast<int*>(list->counters()) + 2, &zero.tilesNeeded, 2 * sizeof(int),
+                                  cudaMemcpyHostToDevice));
+    step = savedStep;
+    energyAt.clear();
+  }
+
+  // ---- Copies back --------------------------------------------------------------------
+
+  void download(std::vector<Vec3>* positions, std::vector<Vec3>* velocities, std::vector<Vec3>* reference) {
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    phases.collect();
+    dev->download(positions, velocities, reference, stream());
+  }
+
+  State state() {
+    State s;
+    download(&s.positions, &s.velocities, nullptr);
+    s.step = stateStep + step;
+    s.time = stateTime + double(step) * integ.dt;
+    s.box = box;
+    return s;
+  }
+
+  const std::vector<Vec3>& forces() {
+    hostForces = dev->forces(stream());
+    return hostForces;
+  }
+};
+
+}  // namespace faraday
+#endif

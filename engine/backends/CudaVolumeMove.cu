@@ -1,0 +1,64 @@
+// The barostat's volume move on the CUDA backend (Backend::scaleVolume). The state before the
+// move is the roll-back copy (the move starts from a checked step), so a rejection is the
+// roll-back: the saved arrays (positions, velocities, slots, forces) come back bit for bit and
+// the list is built again from the saved reference in the old box. The graph takes the box's
+// edges as kernel arguments: an accepted move captures it again at the next step; a rejected one
+// leaves the box, and so the captured graph, as it was.
+#include "engine/backends/CudaBackendImpl.cuh"
+#include "integrators/CudaBoxScaling.h"
+
+namespace faraday {
+
+Energies CudaBackend::scaleVolume(const Box& newBox) {
+  Impl& m = *impl_;
+  if (!m.stateSet) throw Error("CudaBackend: scaleVolume() before setState()");
+  if (!m.forcesValid) m.computeForces();
+  if (!m.energyAt.empty()) m.check();  // the state is checked and saved: the roll-back point
+  if (m.energiesStep != m.step) kineticEnergy();  // lastEnergies of this state
+  if (m.molecules == 0) {
+    const std::vector<int> starts = moleculeStarts(m.system.topology, m.n);
+    m.molecules = int(starts.size()) - 1;
+    m.moleculeStarts = deviceCopy("molecule starts", starts);
+    m.moleculeMass = deviceCopy("molecule masses", m.system.mass);
+  }
+  m.keptBox = m.box;
+  m.keptEnergies = m.lastEnergies;
+  m.keptKinetic = m.kinetic;
+  m.moveOpen = true;
+  const BoxScalingParams params = boxScaling(m.box, newBox);
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
+  launchScaleMolecules(m.stream(), m.dev->pos.data(), m.dev->slotOfAtom.data(), m.moleculeStarts.data(),
+                       m.moleculeMass.data(), m.molecules, params);
+  m.applyBox(newBox);
+  // The scaled positions become the list's reference: sorted, permuted and built as a rebuild
+  // inside a step would (storage grown if they need more tiles).
+  {
+    ScopedTimer t(m.timers, "neighbor");
+    CudaDeviceState::copyInto(m.dev->ref, m.dev->pos, m.stream());
+    m.buildFirstList();
+    launchWrapPositions(m.stream(), m.atoms(), m.integ);
+  }
+  m.evaluate();
+  return m.readEnergies();
+}
+
+void CudaBackend::finishVolumeMove(bool accept) {
+  Impl& m = *impl_;
+  if (!m.moveOpen) throw Error("finishVolumeMove() without scaleVolume()");
+  m.moveOpen = false;
+  if (accept) {
+    m.save();  // the scaled state is the roll-back point now
+    m.graph.reset();
+    return;
+  }
+  m.applyBox(m.keptBox);
+  m.restore();
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
+  m.lastEnergies = m.keptEnergies;
+  m.kinetic = m.keptKinetic;
+  m.energiesStep = m.step;
+  m.forcesValid = true;
+  m.hostForces.clear();
+}
+
+}  // namespace faraday
