@@ -19,7 +19,7 @@ inline constexpr double kBarPerKjMolNm3 = 16.6054;
 /// constants), the barostat's P dV in kJ/mol.
 inline constexpr double kKjMolNm3PerBar = 0.0602214076;
 /// amu/nm^3 to g/mL (= g/cm^3): 1.66053906660e-24 g / 1e-21 cm^3 (CODATA 2018 atomic mass unit).
-inline constexpr double kGramPerMlPerAmuNm3 = 1.66053906660;
+inline constexpr double kGramPerMlPerAmuNm3 = 1.66053906660e-3;
 /// Angstrom per nm (DCD, PDB and DX files are in Angstrom).
 inline constexpr double kAngstromPerNm = 10.0;
 /// Volts per (kJ mol^-1 e^-1): 1e3 / (N_A e) = 1e3 / 96485.332.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <random>
 
 #include "core/Units.h"
@@ -200,6 +201,78 @@ TEST(BoxScaling, MoleculesStayWholeAndTheirCentresScale) {
   EXPECT_GT(split, 0);  // some molecules were split by the wrapping
   EXPECT_LT(worst, tol::kRigidMoleculeDistanceNm);
   EXPECT_LT(worstCentre, tol::kRigidMoleculeDistanceNm);
+}
+
+/// A backend whose energy is a function of the volume alone, to test the decision.
+class VolumeOnlyBackend : public Backend {
+ public:
+  explicit VolumeOnlyBackend(std::function<double(double)> u) : u_(std::move(u)) {}
+  std::string name() const override { return "volume-only"; }
+  void setState(const State&, const std::vector<Vec3>&) override {}
+  void getState(State&) override {}
+  std::vector<Vec3> listReference() override { return {}; }
+  Energies computeForces() override { return energies(); }
+  const std::vector<Vec3>& forces() override { return forces_; }
+  void advance(bool) override {}
+  Energies energies() override {
+    Energies e;
+    e.lj = u_(volume_);
+    return e;
+  }
+  double kineticEnergy() override { return 0; }
+  long nonFiniteParticle() override { return -1; }
+  long long neighborListBuilds() const override { return 0; }
+  Energies scaleVolume(const Box& box) override {
+    kept_ = volume_;
+    volume_ = box.volume();
+    return energies();
+  }
+  void finishVolumeMove(bool accept) override {
+    if (!accept) volume_ = kept_;
+  }
+  double volume_ = 27, kept_ = 0;
+
+ private:
+  std::function<double(double)> u_;
+  std::vector<Vec3> forces_;
+};
+
+/// The Metropolis rule and the step's adaptation: with P = 0 and one molecule a flat energy
+/// accepts a move with probability min(1, V'/V); an energy of 1e6 kJ/mol per nm^3 of expansion
+/// rejects every expansion and accepts every compression (w = dU < 0); every 10 moves of
+/// acceptance below 25% shrink dVmax by 0.9; the draws depend only on (seed, move).
+TEST(BarostatDecision, MetropolisRuleAndAdaptation) {
+  double a0 = 0, b0 = 0, a1 = 0, b1 = 0;
+  MonteCarloBarostat::draws(5, 12, a0, b0);
+  MonteCarloBarostat::draws(5, 12, a1, b1);
+  EXPECT_EQ(a0, a1);
+  EXPECT_EQ(b0, b1);
+  MonteCarloBarostat::draws(5, 13, a1, b1);
+  EXPECT_NE(a0, a1);
+
+  VolumeOnlyBackend steep([](double v) { return 1e6 * (v - 27); });
+  MonteCarloBarostat barostat({0, 300, 1, 5, 0.1}, 1);
+  Box box = Box::rectangular(3, 3, 3);
+  for (int k = 0; k < 200; ++k) {
+    double step = 0, accept = 0;
+    MonteCarloBarostat::draws(5, k, step, accept);
+    const double before = box.volume();
+    const bool accepted = barostat.attempt(steep, box);
+    EXPECT_EQ(accepted, step < 0.5) << k;  // dV = dVmax (2 step - 1): compressions only
+    EXPECT_EQ(steep.volume_, box.volume());
+    if (!accepted) EXPECT_EQ(box.volume(), before);
+  }
+  // ~50% accepted: dVmax stays at 1% of the first volume (27 nm^3) unless a window of 10 fell
+  // below 25% or rose above 75%.
+  EXPECT_GT(barostat.state().accepted, 60);
+  EXPECT_EQ(barostat.state().attempts, 200);
+
+  VolumeOnlyBackend wall([](double v) { return v == 27 ? 0.0 : 1e9; });  // every move rejected
+  MonteCarloBarostat stuck({0, 300, 1, 5, 0.1}, 1);
+  Box cube = Box::rectangular(3, 3, 3);
+  for (int k = 0; k < 30; ++k) EXPECT_FALSE(stuck.attempt(wall, cube));
+  EXPECT_EQ(cube.volume(), 27);
+  EXPECT_NEAR(stuck.state().maxVolumeChange, 0.27 * 0.9 * 0.9 * 0.9, 1e-15);
 }
 
 /// Without a topology every atom is a molecule; atoms outside the topology's molecules too.

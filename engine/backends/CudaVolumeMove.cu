@@ -14,7 +14,10 @@ Energies CudaBackend::scaleVolume(const Box& newBox) {
   if (!m.stateSet) throw Error("CudaBackend: scaleVolume() before setState()");
   if (!m.forcesValid) m.computeForces();
   if (!m.energyAt.empty()) m.check();  // the state is checked and saved: the roll-back point
-  if (m.energiesStep != m.step) kineticEnergy();  // lastEnergies of this state
+  if (m.energiesStep != m.step) {  // lastEnergies of this state (the forces come out the same bits)
+    m.evaluate();
+    m.readEnergies();
+  }
   if (m.molecules == 0) {
     const std::vector<int> starts = moleculeStarts(m.system.topology, m.n);
     m.molecules = int(starts.size()) - 1;

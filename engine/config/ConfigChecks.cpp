@@ -195,6 +195,9 @@ std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigin
     };
   };
   const Reason ljOnly = orAllPairs(unlessPotential("lj-coulomb"));
+  const Reason noBarostat = [](const Config& x) {
+    return x.barostat.enabled ? std::string() : std::string("barostat.enabled = false");
+  };
   const Reason verlet = [](const Config& x) {
     return x.integrator.type == "verlet" ? std::string("integrator.type = verlet (no thermostat)") : "";
   };
@@ -241,6 +244,8 @@ std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigin
          return x.electrostatics.method != "ewald" ? "electrostatics.method = " + x.electrostatics.method
                                                    : std::string();
        })},
+      {"barostat.pressure", noBarostat},
+      {"barostat.interval", noBarostat},
       {"output.energy_interval",
        [](const Config& x) { return x.output.energyFile.empty() ? std::string("no output.energy_file") : ""; }},
       {"output.trajectory_interval",

@@ -123,7 +123,7 @@ std::string physicsDescription(const Config& config, const System& system) {
     const bool physics = key.rfind("atom.", 0) == 0 || key.rfind("nonbonded.", 0) == 0 ||
                          key.rfind("electrostatics.", 0) == 0 || key.rfind("integrator.", 0) == 0 ||
                          key.rfind("gravity.", 0) == 0 || key.rfind("typed.", 0) == 0 ||
-                         key.rfind("barostat.", 0) == 0 || key == "system.constraints" ||
+                         (key.rfind("barostat.", 0) == 0 && config.barostat.enabled) || key == "system.constraints" ||
                          key == "system.hydrogen_mass";
     if (physics) s << key << '=' << value << '\n';
   }
