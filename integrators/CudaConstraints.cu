@@ -19,7 +19,9 @@ namespace {
 
 using namespace cuda_update;
 
-constexpr int kThreads = 128;
+// 64 threads a block: a water's or a star's thread is a long chain of dependent double
+// arithmetic, so the kernels are latency-bound and gain from spreading over every SM.
+constexpr int kThreads = 64;
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kStarAtoms = kMaxStarArms + 1;
 
@@ -401,18 +403,36 @@ CudaConstraints::Launch CudaConstraints::launch(const DeviceAtoms& atoms, const 
   return l;
 }
 
+template <typename W, typename C>
+void CudaConstraints::besideEachOther(cudaStream_t stream, bool haveWaters, bool haveClusters, W&& waters,
+                                      C&& clusters) const {
+  if (!(haveWaters && haveClusters)) {
+    if (haveWaters) waters(stream);
+    if (haveClusters) clusters(stream);
+    return;
+  }
+  FARADAY_CUDA_CHECK(cudaEventRecord(fork_.get(), stream));
+  FARADAY_CUDA_CHECK(cudaStreamWaitEvent(clusterStream_.get(), fork_.get(), 0));
+  clusters(clusterStream_.get());
+  FARADAY_CUDA_CHECK(cudaEventRecord(join_.get(), clusterStream_.get()));
+  waters(stream);
+  FARADAY_CUDA_CHECK(cudaStreamWaitEvent(stream, join_.get(), 0));
+}
+
 void CudaConstraints::enqueueFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms,
                                        const CudaIntegratorParams& params, StepStatus* status,
                                        const int* slotOfAtom) const {
   const Launch l = launch(atoms, params, status, slotOfAtom);
-  if (l.waterBlocks > 0) {
-    waterFirstHalfKernel<<<l.waterBlocks, kThreads, 0, stream>>>(l.args);
-    FARADAY_CUDA_CHECK_LAUNCH("waterFirstHalfKernel");
-  }
-  if (l.clusterBlocks > 0) {
-    clusterFirstHalfKernel<<<l.clusterBlocks, kThreads, 0, stream>>>(l.args);
-    FARADAY_CUDA_CHECK_LAUNCH("clusterFirstHalfKernel");
-  }
+  besideEachOther(
+      stream, l.waterBlocks > 0, l.clusterBlocks > 0,
+      [&](cudaStream_t s) {
+        waterFirstHalfKernel<<<l.waterBlocks, kThreads, 0, s>>>(l.args);
+        FARADAY_CUDA_CHECK_LAUNCH("waterFirstHalfKernel");
+      },
+      [&](cudaStream_t s) {
+        clusterFirstHalfKernel<<<l.clusterBlocks, kThreads, 0, s>>>(l.args);
+        FARADAY_CUDA_CHECK_LAUNCH("clusterFirstHalfKernel");
+      });
 }
 
 void CudaConstraints::enqueueSecondHalf(cudaStream_t stream, const DeviceAtoms& atoms,
@@ -420,20 +440,22 @@ void CudaConstraints::enqueueSecondHalf(cudaStream_t stream, const DeviceAtoms& 
                                         const int* slotOfAtom, unsigned long long* virial, bool kick) const {
   Launch l = launch(atoms, params, status, slotOfAtom);
   l.args.virial = virial;
-  if (l.waterBlocks > 0) {
-    if (virial)
-      waterSecondHalfKernel<true><<<l.waterBlocks, kThreads, 0, stream>>>(l.args, kick);
-    else
-      waterSecondHalfKernel<false><<<l.waterBlocks, kThreads, 0, stream>>>(l.args, kick);
-    FARADAY_CUDA_CHECK_LAUNCH("waterSecondHalfKernel");
-  }
-  if (l.clusterBlocks > 0) {
-    if (virial)
-      clusterSecondHalfKernel<true><<<l.clusterBlocks, kThreads, 0, stream>>>(l.args, kick);
-    else
-      clusterSecondHalfKernel<false><<<l.clusterBlocks, kThreads, 0, stream>>>(l.args, kick);
-    FARADAY_CUDA_CHECK_LAUNCH("clusterSecondHalfKernel");
-  }
+  besideEachOther(
+      stream, l.waterBlocks > 0, l.clusterBlocks > 0,
+      [&](cudaStream_t s) {
+        if (virial)
+          waterSecondHalfKernel<true><<<l.waterBlocks, kThreads, 0, s>>>(l.args, kick);
+        else
+          waterSecondHalfKernel<false><<<l.waterBlocks, kThreads, 0, s>>>(l.args, kick);
+        FARADAY_CUDA_CHECK_LAUNCH("waterSecondHalfKernel");
+      },
+      [&](cudaStream_t s) {
+        if (virial)
+          clusterSecondHalfKernel<true><<<l.clusterBlocks, kThreads, 0, s>>>(l.args, kick);
+        else
+          clusterSecondHalfKernel<false><<<l.clusterBlocks, kThreads, 0, s>>>(l.args, kick);
+        FARADAY_CUDA_CHECK_LAUNCH("clusterSecondHalfKernel");
+      });
 }
 
 std::size_t CudaConstraints::deviceBytes() const {

@@ -13,6 +13,7 @@
 
 #include "integrators/Constraints.h"
 #include "integrators/CudaIntegrator.h"
+#include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
 
 namespace faraday {
@@ -67,8 +68,14 @@ class CudaConstraints {
   struct Launch;
   Launch launch(const DeviceAtoms& atoms, const CudaIntegratorParams& params, StepStatus* status,
                 const int* slotOfAtom) const;
+  /// Runs `waters(s)` on `stream` and `clusters(s)` beside it on a stream of its own when both
+  /// kinds are present (they touch different atoms), joined back into `stream`.
+  template <typename W, typename C>
+  void besideEachOther(cudaStream_t stream, bool haveWaters, bool haveClusters, W&& waters, C&& clusters) const;
 
   const System& system_;
+  CudaStream clusterStream_;
+  CudaEvent fork_{cudaEventDisableTiming}, join_{cudaEventDisableTiming};
   ConstraintSet set_;
   double tolerance_;
   int waterCount_ = 0, starCount_ = 0, clusterCount_ = 0;

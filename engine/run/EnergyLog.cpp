@@ -81,7 +81,8 @@ void EnergyLog::startNew() {
 }
 
 EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, long long restartStep,
-                                            const std::string& header) {
+                                            const std::vector<int>& bondedSlots, bool volumeColumns) {
+  const std::string header = EnergyLog::header(bondedSlots, volumeColumns);
   const auto fields = [](const std::string& line) { return std::count(line.begin(), line.end(), ',') + 1; };
   std::ifstream in(file, std::ios::binary);
   if (!in) throw fileError(file.string(), 0, "cannot read the energy log: " + systemReason());
@@ -111,11 +112,10 @@ EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, l
 
 /// Keeps the header and the complete rows up to `restartStep`, then appends.
 void EnergyLog::continueAfter(long long restartStep) {
-  const std::string expected = header(bondedSlots_, totalMass_ > 0);
-  std::vector<std::string> kept = energyLogContinuation(path_, restartStep, expected).kept;
+  std::vector<std::string> kept = energyLogContinuation(path_, restartStep, bondedSlots_, totalMass_ > 0).kept;
   out_.open(path_, std::ios::trunc);
   if (!out_) throw fileError(path_.string(), 0, "cannot reopen the energy log: " + systemReason());
-  if (kept.empty()) kept.push_back(expected);
+  if (kept.empty()) kept.push_back(header(bondedSlots_, totalMass_ > 0));
   for (const std::string& line : kept) out_ << line << '\n';
   out_ << std::flush;
 }

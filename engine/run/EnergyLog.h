@@ -61,9 +61,11 @@ struct EnergyLogContinuation {
 };
 
 /// Reads the energy log `file` for a restart at `restartStep`, changing nothing. Throws Error
-/// naming the file and line when its header is not `header` (the one this run's EnergyLog writes).
+/// naming the file and line when its header is not the one EnergyLog writes with the bonded
+/// columns `bondedSlots` (bondedSlotsPresent) and, with `volumeColumns`, the barostat's volume
+/// and density.
 EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, long long restartStep,
-                                            const std::string& header = EnergyLog::header());
+                                            const std::vector<int>& bondedSlots, bool volumeColumns = false);
 
 /// The energy-term columns of every energy table (energy log, rerun): each term of Energies
 /// (kJ/mole), then the bonded terms of `bondedSlots`; and one row's fields (no line end).
