@@ -75,6 +75,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   std::unique_ptr<CudaConstraints> constraints;  ///< null without constraints
   std::vector<int> pairType;           ///< per particle: the tile kernel's LJ class (or typed type)
   CudaStepGraph graph{*this, phases};
+  std::unique_ptr<CudaBackendShare> share;  ///< one GPU of several (null: the whole step here)
 
   long long step = 0;           ///< steps advanced since setState (host count)
   long long stateStep = 0;      ///< State::step at setState
@@ -222,7 +223,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     };
     const auto enqueueBonded = [&](cudaStream_t on, int part) {
       bonded->enqueue(on, energies, dev->pos.data(), dev->slotOfAtom.data(), system.box, dev->force.data(),
-                      dev->stride, dev->nbSums.data() + kBondedSumsAt, part);
+                      dev->stride, dev->nbSums.data() + kBondedSumsAt, part, work());
     };
     const bool besidePme = concurrent && pme, besideBonded = concurrent && bonded;
     if (besidePme || besideBonded) FARADAY_CUDA_CHECK(cudaEventRecord(fork.get(), s));
@@ -237,7 +238,7 @@ struct CudaBackend::Impl final : CudaStepWork {
       FARADAY_CUDA_CHECK(cudaEventRecord(bondedJoin.get(), bondedStream.get()));
     }
     nonbonded->enqueue(s, energies, *list, dev->posq.data(), dev->type.data(), system.box, dev->force.data(),
-                       dev->stride, dev->nbSums.data());
+                       dev->stride, dev->nbSums.data(), work());
     int event = CudaStepGraph::kFirstForceEvent;
     if (timer) timer->recordInCapture(event++, s);
     if (bonded && !besideBonded) {
@@ -250,7 +251,11 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (besidePme) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, join.get(), 0));
     else if (pme) enqueuePme(s);
     if (timer) timer->recordInCapture(event, s);
+    // Several GPUs: every one holds its partial sums; afterwards all hold the totals.
+    if (share) share->reduce(s, dev->force.data(), 3 * dev->stride, dev->nbSums.data(), std::size_t(kConstraintSumsAt));
   }
+  WorkShare work() const { return share ? share->work : WorkShare{}; }
+  bool anyGpu(bool flag) const { return share ? share->any(flag) : flag; }  ///< on any GPU of the step
 
   void enqueueSecondHalf(cudaStream_t s, bool energies) override {
     launchSecondHalf(s, atoms(), integ, dev->status.data(), pme ? pme->binsNeeded() : nullptr,
@@ -338,11 +343,11 @@ struct CudaBackend::Impl final : CudaStepWork {
 
   /// A PME bin overflow outside the graph: grow and evaluate again.
   void checkPmeBins(bool redo) {
-    if (!pme) return;
     int needed = 0;
-    FARADAY_CUDA_CHECK(cudaMemcpy(&needed, pme->binsNeeded(), sizeof needed, cudaMemcpyDeviceToHost));
-    if (needed <= pme->binCapacity()) return;
-    pme->growBins(needed + needed / 4 + 4);
+    if (pme) FARADAY_CUDA_CHECK(cudaMemcpy(&needed, pme->binsNeeded(), sizeof needed, cudaMemcpyDeviceToHost));
+    const bool grow = pme && needed > pme->binCapacity();
+    if (!anyGpu(grow)) return;
+    if (grow) pme->growBins(needed + needed / 4 + 4);
     graph.reset();
     if (!redo) return;
     dev->force.zero(stream());
@@ -421,7 +426,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     statusReadAt = step;
     const bool listOverflow = c.tilesNeeded > list->tileCapacity() || c.exclusionNeeded > list->exclusionCapacity();
     const bool binOverflow = pme && s.pmeBinsNeeded > pme->binCapacity();
-    if (!listOverflow && !binOverflow) {
+    if (!anyGpu(listOverflow || binOverflow)) {
       save();
       return;
     }
@@ -503,7 +508,6 @@ Energies CudaBackend::computeForces() { return impl_->computeForces(); }
 const std::vector<Vec3>& CudaBackend::forces() { return impl_->forces(); }
 void CudaBackend::advance(bool withEnergies) { impl_->advance(withEnergies); }
 Energies CudaBackend::energies() { return impl_->lastEnergies; }
-
 double CudaBackend::kineticEnergy() {
   Impl& m = *impl_;
   if (m.energiesStep != m.step) {
@@ -537,30 +541,18 @@ DeviceFrame CudaBackend::deviceFrame() {
 }
 
 void CudaBackend::settle() {
-  Impl& m = *impl_;
-  if (!m.energyAt.empty()) m.check();
+  if (!impl_->energyAt.empty()) impl_->check();
 }
-
-long long CudaBackend::neighborListBuilds() const {
-  Impl& m = *impl_;
-  return m.readStatus().builds;
-}
+long long CudaBackend::neighborListBuilds() const { return impl_->readStatus().builds; }
 
 HostTileList CudaBackend::tileList() {
   return impl_->list->toHost(impl_->stream(), impl_->dev->ref.data(), impl_->dev->atom.data());
 }
 
 TileListStats CudaBackend::tileListStats() {
-  Impl& m = *impl_;
   const HostTileList h = tileList();
-  const TilePairCounts c = countTilePairs(h, m.system.box, m.cutoff);
-  TileListStats s;
-  s.tiles = (long long)h.info.size();
-  s.pairsEvaluated = c.listed;
-  s.pairsInCutoff = c.inCutoff;
-  s.builds = neighborListBuilds();
-  s.deviceBytes = m.list->deviceBytes();
-  return s;
+  const TilePairCounts c = countTilePairs(h, impl_->system.box, impl_->cutoff);
+  return TileListStats{(long long)h.info.size(), c.listed, c.inCutoff, neighborListBuilds(), impl_->list->deviceBytes()};
 }
 
 CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
@@ -584,6 +576,10 @@ CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
 }
 
 long long CudaBackend::stepsRedone() const { return impl_->stepsRedone; }
+void CudaBackend::shareWork(const CudaBackendShare& share) {
+  impl_->share = std::make_unique<CudaBackendShare>(share);
+  if (!share.work.pme) impl_->pme.reset();  // PME runs on another GPU of the group (before setState)
+}
 
 void CudaBackend::limitTileCapacityForTesting(int tiles) {
   Impl& m = *impl_;
