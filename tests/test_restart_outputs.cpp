@@ -107,14 +107,14 @@ TEST(EnergyLogContinuation, KeepsCompleteRowsUpToTheStepAndRefusesOtherColumns) 
   std::string row20 = row10;
   row20.replace(0, 2, "20");
   writeText(dir / "e.csv", header + "\n" + row10 + "\n" + "15,1,2\n" + row20 + "\n" + row20.substr(0, 6));
-  const EnergyLogContinuation c = energyLogContinuation(dir / "e.csv", 20);
+  const EnergyLogContinuation c = energyLogContinuation(dir / "e.csv", 20, {});
   EXPECT_EQ(c.kept, (std::vector<std::string>{header, row10, row20}));
   EXPECT_EQ(c.dropped, (std::vector<long>{3, 5}));
-  EXPECT_EQ(energyLogContinuation(dir / "e.csv", 10).kept.size(), 2u);
+  EXPECT_EQ(energyLogContinuation(dir / "e.csv", 10, {}).kept.size(), 2u);
   writeText(dir / "cut.csv", header.substr(0, 9));  // stopped while writing the header
-  EXPECT_TRUE(energyLogContinuation(dir / "cut.csv", 10).kept.empty());
+  EXPECT_TRUE(energyLogContinuation(dir / "cut.csv", 10, {}).kept.empty());
   writeText(dir / "other.csv", "#\"Step\",\"Time (ps)\"\n0,0\n");
-  EXPECT_HAS(errorOf([&] { energyLogContinuation(dir / "other.csv", 10); }),
+  EXPECT_HAS(errorOf([&] { energyLogContinuation(dir / "other.csv", 10, {}); }),
              (dir / "other.csv").string() + ":1: not an energy log with the columns this run writes");
 }
 

@@ -9,7 +9,8 @@
 #          the OpenMM anchor, CPU phases, NVE drift (GPU and OpenMM 100 ps, CPU 10 ps) of the NaCl melt at dt 1 and 2 fs
 #   md     bench md with the OpenMM anchor only
 # MD_CONFIGS (default: systems/protein/sim.cfg and a flexible SPC/E box of ~1M atoms from
-# tools/build_water.py) adds the systems of those configs to bench md and the anchor (--top);
+# tools/build_water.py) adds the systems of those configs to bench md and the anchor (--top, with
+# the config's constraints, hydrogen_mass, barostat pressure, and rigid water unless -DFLEXIBLE);
 # WATER_ATOMS (default 1000000; "" = none) sets the water boxes built, comma-separated;
 # NACL_SIZES and ARGON_SIZES ("" = none) replace the mode's NaCl and argon sizes.
 #   nve    the NVE drift alone; NVE_PLATFORMS (default "cuda cpu"), NVE_DTS (default
@@ -91,7 +92,14 @@ if [ $have_openmm = 1 ]; then
       key() { sed -n "s/^ *$1 *= *\([^ #;]*\).*/\1/p" "$cfg" | head -1; }
       defines=$(sed -n 's/^ *defines *= *\([^#;]*\).*/\1/p' "$cfg" | head -1 | sed 's/-D//g; s/ *$//; s/  */,/g')
       gro=$(ls "$out"/gro/${name}_*.gro 2>/dev/null | head -1)
-      [ -n "$gro" ] && python3 "$anchor" "$gro" --top "$dir/$(key topology)" --defines "$defines" \
+      # Constraints, heavy hydrogens and pressure as the config sets them; water is rigid
+      # unless the topology is made flexible (as the topology's settles are used).
+      constraints=$(key constraints)
+      opts=(--constraints "${constraints:-none}")
+      [ -n "$(key hydrogen_mass)" ] && opts+=(--hydrogen-mass "$(key hydrogen_mass)")
+      [ -n "$(key pressure)" ] && opts+=(--pressure "$(key pressure)")
+      echo ",$defines," | grep -q ",FLEXIBLE," || opts+=(--rigid-water)
+      [ -n "$gro" ] && python3 "$anchor" "$gro" --top "$(cd "$dir" && realpath "$(key topology)")" --defines "$defines" "${opts[@]}" \
         --steps "${ANCHOR_STEPS:-1000}" --dt "$(key dt)" --temperature "$(key temperature)"
     done; } >"$out/openmm.log" 2>&1
   grep -E "atoms|OpenMM" "$out/openmm.log"

@@ -256,10 +256,10 @@ void printRow(const Row& r, double dt, std::ofstream& csv) {
   for (const auto& [name, v] : r.phaseMs)
     if (name.rfind("pme", 0) == 0) pme += v;
   const double useful = r.pairsEvaluated > 0 ? r.pairsInCutoff / r.pairsEvaluated : 0;
-  std::printf("%-8s %8zu %-5s %6lld %9.4f %10.1f %8.1f | %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f", r.system.c_str(),
+  std::printf("%-8s %8zu %-5s %6lld %9.4f %10.1f %8.1f | %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f", r.system.c_str(),
               r.atoms, r.platform.c_str(), r.steps, ms, nsPerDay(r, dt), 1000.0 * double(r.builds) / double(r.steps),
               phase("neighbor"), phase("nonbonded"), phase("bonded"), phase("exclusion correction"), pme,
-              phase("integrate"));
+              phase("integrate"), phase("constraints"));
   if (r.tiles > 0)
     std::printf(" | %8.4f %8.4f %6.1f%% %9.3g %9.3g", r.buildMs, r.tilesMs, 100 * useful,
                 r.pairsEvaluated / (1e-3 * r.tilesMs), r.pairsInCutoff / (1e-3 * r.tilesMs));
@@ -269,7 +269,7 @@ void printRow(const Row& r, double dt, std::ofstream& csv) {
     csv << r.system << ',' << r.atoms << ',' << r.platform << ',' << r.steps << ',' << ms << ',' << nsPerDay(r, dt)
         << ',' << 1000.0 * double(r.builds) / double(r.steps) << ',' << phase("neighbor") << ','
         << phase("nonbonded") << ',' << phase("bonded") << ',' << phase("exclusion correction") << ',' << pme << ','
-        << phase("integrate") << ',' << r.buildMs << ',' << r.tilesMs
+        << phase("integrate") << ',' << phase("constraints") << ',' << r.buildMs << ',' << r.tilesMs
         << ',' << (long long)r.pairsEvaluated << ',' << (long long)r.pairsInCutoff << ',' << useful << '\n';
 }
 
@@ -287,15 +287,15 @@ int benchMd(const std::vector<std::string>& args) {
   std::ofstream csv = BenchOptions::openCsv(o.csv);
   if (csv)
     csv << "system,atoms,platform,steps,ms_per_step,ns_per_day,builds_per_1000_steps,neighbor_ms,nonbonded_ms,"
-           "bonded_ms,exclusion_ms,pme_ms,integrate_ms,list_build_ms,tile_kernel_ms,pairs_evaluated,pairs_in_cutoff,useful_fraction\n";
+           "bonded_ms,exclusion_ms,pme_ms,integrate_ms,constraints_ms,list_build_ms,tile_kernel_ms,pairs_evaluated,pairs_in_cutoff,useful_fraction\n";
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
   std::printf("faraday bench md: Langevin BAOAB, cutoff 1.0 nm + buffer %s, dispersion correction; NaCl: PME "
               "(rtol 1e-5, 0.12 nm, order 4), dt 2 fs; argon: dt 4 fs. CPU backend: %d threads.\n"
               "Phase columns are ms per step (GPU: CUDA events around the phases of every 10th step).\n",
               o.buffer.empty() ? "auto (configs: their own)" : (o.buffer + " nm").c_str(), threads);
-  std::printf("%-8s %8s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s %8s %8s | %8s %8s %7s %9s %9s\n", "system", "atoms",
+  std::printf("%-8s %8s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s %8s %8s %8s | %8s %8s %7s %9s %9s\n", "system", "atoms",
               "plat", "steps", "ms/step", "ns/day", "builds/k", "neighbor", "nonbond", "bonded", "excl", "pme",
-              "integr", "build ms", "tiles ms", "useful", "pairs/s", "useful/s");
+              "integr", "constr", "build ms", "tiles ms", "useful", "pairs/s", "useful/s");
   const auto bench = [&](const BenchSystem& s, const std::string& groName) {
     if (!o.groDir.empty()) {
       std::filesystem::create_directories(o.groDir);

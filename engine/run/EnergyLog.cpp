@@ -78,8 +78,9 @@ void EnergyLog::startNew() {
   if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
 }
 
-EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, long long restartStep) {
-  const std::string header = EnergyLog::header();
+EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, long long restartStep,
+                                            const std::vector<int>& bondedSlots) {
+  const std::string header = EnergyLog::header(bondedSlots);
   const auto fields = [](const std::string& line) { return std::count(line.begin(), line.end(), ',') + 1; };
   std::ifstream in(file, std::ios::binary);
   if (!in) throw fileError(file.string(), 0, "cannot read the energy log: " + systemReason());
@@ -109,7 +110,7 @@ EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, l
 
 /// Keeps the header and the complete rows up to `restartStep`, then appends.
 void EnergyLog::continueAfter(long long restartStep) {
-  std::vector<std::string> kept = energyLogContinuation(path_, restartStep).kept;
+  std::vector<std::string> kept = energyLogContinuation(path_, restartStep, bondedSlots_).kept;
   out_.open(path_, std::ios::trunc);
   if (!out_) throw fileError(path_.string(), 0, "cannot reopen the energy log: " + systemReason());
   if (kept.empty()) kept.push_back(header(bondedSlots_));

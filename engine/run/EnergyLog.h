@@ -58,8 +58,10 @@ struct EnergyLogContinuation {
 };
 
 /// Reads the energy log `file` for a restart at `restartStep`, changing nothing. Throws Error
-/// naming the file and line when its header is not the one EnergyLog writes.
-EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, long long restartStep);
+/// naming the file and line when its header is not the one EnergyLog writes with the bonded
+/// columns `bondedSlots` (bondedSlotsPresent).
+EnergyLogContinuation energyLogContinuation(const std::filesystem::path& file, long long restartStep,
+                                            const std::vector<int>& bondedSlots);
 
 /// The energy-term columns of every energy table (energy log, rerun): each term of Energies
 /// (kJ/mole), then the bonded terms of `bondedSlots`; and one row's fields (no line end).

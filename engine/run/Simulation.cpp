@@ -336,7 +336,7 @@ void checkRestart(const Config& config, const Checkpoint& checkpoint, const Syst
   const auto& out = config.output;
   const std::filesystem::path energy = out.directory / out.energyFile;
   if (!out.energyFile.empty() && std::filesystem::exists(energy))
-    for (const long line : energyLogContinuation(energy, checkpoint.step).dropped)
+    for (const long line : energyLogContinuation(energy, checkpoint.step, bondedSlotsPresent(system.topology)).dropped)
       note(log, energy.string() + ":" + std::to_string(line) + ": an incomplete row (cut off when the run stopped); "
                 "the restart drops it");
   const std::filesystem::path trajectory = out.directory / out.trajectoryFile;
