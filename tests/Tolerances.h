@@ -70,7 +70,9 @@ inline constexpr double kGpuAllPairsForceRelRms = 5e-6;
 /// sum added in chunk order) against the same frames' maps summed one after another, relative
 /// to the map's largest value: identical per-frame maps, only the double additions grouped
 /// otherwise (40 frames: ~40 roundings of 1.1e-16 relative to partial sums at most 40 times
-/// the largest value, ~2e-13). 1e-12.
+/// the largest value, ~2e-13). 1e-12. Both read the frames from the same trajectory: maps of
+/// positions not rounded to the DCD's float Angstroms differ by ~2e-6. Measured 2e-16 to 4e-16
+/// (CPU direct and pme maps, 40 frames in 5 chunks).
 inline constexpr double kMapChunkedSumRel = 1e-12;
 /// Abramowitz & Stegun 7.1.26 bounds the error of erfc by 1.5e-7 in exact arithmetic; its
 /// float evaluation (exp, the reciprocal, the polynomial and two products: about four

@@ -20,7 +20,8 @@ class RankThreads {
   RankThreads& operator=(const RankThreads&) = delete;
 
   int size() const { return int(threads_.size()); }
-  /// Runs job(rank) on every rank's thread and waits for all; rethrows the lowest rank's error.
+  /// Runs job(rank) on every rank's thread and waits for all; rethrows the lowest rank's own
+  /// error (the cause), and only when no rank failed on its own, a released barrier's error.
   void run(const std::function<void(int rank)>& job);
   /// Called by every rank inside run() at the same point: whether `flag` is true on any rank.
   /// Throws Error when another rank has failed meanwhile (instead of waiting for it forever).
@@ -36,6 +37,7 @@ class RankThreads {
   int finished_ = 0;
   bool stop_ = false, failed_ = false;
   std::vector<std::exception_ptr> errors_;
+  std::vector<bool> released_;  ///< errors_[r] is any()'s "another GPU failed", not r's own
   // The barrier of any().
   int arrived_ = 0;
   long long barrierGeneration_ = 0;
