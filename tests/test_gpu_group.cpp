@@ -1,15 +1,12 @@
 // Several GPUs through NCCL: the device list's parsing, and the deterministic sum over the
-// GPUs of the group (every usable GPU here; one GPU runs the same path).
+// GPUs of the group (every usable GPU here; one GPU runs the same path). The maps across
+// GPUs: test_map_frames.cpp.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "engine/maps/MapCommand.h"
 #include "kernels/multigpu/GpuGroup.h"
-#include "tests/MapTestSupport.h"
 #include "tests/TestSupport.h"
-#include "tests/Tolerances.h"
-#include "engine/config/LoadConfig.h"
 
 #if defined(FARADAY_HAVE_CUDA)
 #include "kernels/common/DeviceBuffer.h"
@@ -74,29 +71,6 @@ TEST(GpuGroup, SumOverTheGpusIsInRankOrderAndTheSameOnEveryGpu) {
   }
   FARADAY_CUDA_CHECK(cudaSetDevice(group->device(0)));
   std::printf("[ info ] GPU group of %d GPU(s), NCCL %d\n", ranks, group->ncclVersion());
-}
-/// faraday map with run.devices = all (every GPU here, through the group even for one)
-/// equals the map of one GPU to rounding.
-TEST(GpuGroup, MapAcrossTheGpusEqualsTheOneGpuMap) {
-  FARADAY_REQUIRE_GPU();
-  for (const std::string method : {"pme", "direct"}) {
-    const MapCase c = writeMapCase("gpu_group_" + method, "cuda");
-    const Config one = loadConfig(c.dir / "map.cfg", {"--map.method=" + method, "--map.file=one.dx"});
-    const Config all = loadConfig(c.dir / "map.cfg", {"--map.method=" + method, "--map.file=all.dx", "--run.devices=all"});
-    ASSERT_EQ(mapMain(one), 0);
-    try {
-      ASSERT_EQ(mapMain(all), 0);
-    } catch (const Error& e) {
-      if (std::string(e.what()).find("libnccl") != std::string::npos) GTEST_SKIP() << "GPU group test skipped: " << e.what();
-      throw;
-    }
-    const ParsedDx a = readDx(c.dir / "out" / "one.dx"), b = readDx(c.dir / "out" / "all.dx");
-    ASSERT_EQ(a.values.size(), b.values.size());
-    const double scale = maxAbs(a.values);
-    double worst = 0;
-    for (std::size_t i = 0; i < a.values.size(); ++i) worst = std::max(worst, std::fabs(a.values[i] - b.values[i]));
-    EXPECT_LE(worst, tol::kMapAcrossGpusRel * scale) << method << " on " << cudaDeviceCount() << " GPU(s)";
-  }
 }
 #else
 TEST(GpuGroup, NeedsANcclBuild) { GTEST_SKIP() << "GPU group test skipped: this build has no NCCL"; }

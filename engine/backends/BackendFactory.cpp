@@ -7,6 +7,7 @@
 #include "engine/backends/CpuBackend.h"
 #include "engine/backends/CudaAllPairsBackend.h"
 #include "engine/backends/CudaBackend.h"
+#include "engine/backends/CudaMultiBackend.h"
 #include "core/Error.h"
 #include "kernels/common/Device.h"
 #include "kernels/multigpu/GpuGroup.h"
@@ -22,14 +23,17 @@ std::unique_ptr<Backend> makeCpuBackend(const Config& config, const System& syst
   return std::make_unique<CpuBackend>(config, system, timers);
 }
 
-/// The CUDA platform: the whole step on the GPU (run.devices: which one).
+/// The CUDA platform: the whole step on the GPU (run.devices: which one, or several sharing it).
 std::unique_ptr<Backend> makeCudaBackend(const Config& config, const System& system, Timers* timers) {
 #if defined(FARADAY_HAVE_CUDA)
   if (!config.run.devices.empty()) {
     const std::vector<int> devices = parseDevices("run.devices", config.run.devices, cudaDeviceCount());
-    if (devices.size() > 1)
-      throw keyError("run.devices", "'" + config.run.devices +
-                                        "': an MD run takes one GPU (faraday map splits its frames across several)");
+    if (devices.size() > 1) {
+      if (config.barostat.enabled)
+        throw keyError("run.devices", "the barostat runs on one GPU: its volume moves are not shared across " +
+                                          std::to_string(devices.size()) + " GPUs (choose one device)");
+      return makeCudaMultiBackend(config, system, timers, devices);
+    }
     useCudaDevice(devices[0]);
   }
   if (config.nonbonded.allPairs()) return makeCudaAllPairsBackend(config, system, timers);

@@ -31,7 +31,6 @@ Energies CudaBackend::computeForces() { return impl_->computeForces(); }
 const std::vector<Vec3>& CudaBackend::forces() { return impl_->forces(); }
 void CudaBackend::advance(bool withEnergies) { impl_->advance(withEnergies); }
 Energies CudaBackend::energies() { return impl_->lastEnergies; }
-
 double CudaBackend::kineticEnergy() {
   Impl& m = *impl_;
   if (m.energiesStep != m.step) {
@@ -65,30 +64,18 @@ DeviceFrame CudaBackend::deviceFrame() {
 }
 
 void CudaBackend::settle() {
-  Impl& m = *impl_;
-  if (!m.energyAt.empty()) m.check();
+  if (!impl_->energyAt.empty()) impl_->check();
 }
-
-long long CudaBackend::neighborListBuilds() const {
-  Impl& m = *impl_;
-  return m.readStatus().builds;
-}
+long long CudaBackend::neighborListBuilds() const { return impl_->readStatus().builds; }
 
 HostTileList CudaBackend::tileList() {
   return impl_->list->toHost(impl_->stream(), impl_->dev->ref.data(), impl_->dev->atom.data());
 }
 
 TileListStats CudaBackend::tileListStats() {
-  Impl& m = *impl_;
   const HostTileList h = tileList();
-  const TilePairCounts c = countTilePairs(h, m.box, m.cutoff);
-  TileListStats s;
-  s.tiles = (long long)h.info.size();
-  s.pairsEvaluated = c.listed;
-  s.pairsInCutoff = c.inCutoff;
-  s.builds = neighborListBuilds();
-  s.deviceBytes = m.list->deviceBytes();
-  return s;
+  const TilePairCounts c = countTilePairs(h, impl_->box, impl_->cutoff);
+  return TileListStats{(long long)h.info.size(), c.listed, c.inCutoff, neighborListBuilds(), impl_->list->deviceBytes()};
 }
 
 CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
@@ -112,6 +99,10 @@ CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
 }
 
 long long CudaBackend::stepsRedone() const { return impl_->stepsRedone; }
+void CudaBackend::shareWork(const CudaBackendShare& share) {
+  impl_->share = std::make_unique<CudaBackendShare>(share);
+  if (!share.work.pme) impl_->pme.reset();  // PME runs on another GPU of the group (before setState)
+}
 
 void CudaBackend::limitTileCapacityForTesting(int tiles) {
   Impl& m = *impl_;

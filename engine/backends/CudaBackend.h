@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/backends/Backend.h"
+#include "engine/backends/CudaShare.h"
 #include "kernels/neighbor/TileList.h"
 
 namespace faraday {
@@ -69,6 +70,10 @@ class CudaBackend : public Backend {
   long long stepsRedone() const;
   /// Shrinks the tile list's storage to `tiles` (for tests of its growth).
   void limitTileCapacityForTesting(int tiles);
+  /// Makes this backend one GPU of several (CudaShare.h): it computes its share of the forces
+  /// (PME only where share.work.pme) and sums the partial forces with the others at every
+  /// evaluation. Call before setState, on the thread that drives this GPU.
+  void shareWork(const CudaBackendShare& share);
 
  private:
   struct Impl;

@@ -82,6 +82,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   std::unique_ptr<CudaConstraints> constraints;  ///< null without constraints
   std::vector<int> pairType;           ///< per particle: the tile kernel's LJ class (or typed type)
   CudaStepGraph graph{*this, phases};
+  std::unique_ptr<CudaBackendShare> share;  ///< one GPU of several (null: the whole step here)
 
   long long step = 0;           ///< steps advanced since setState (host count)
   long long stateStep = 0;      ///< State::step at setState
@@ -260,7 +261,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     };
     const auto enqueueBonded = [&](cudaStream_t on, int part) {
       bonded->enqueue(on, energies, dev->pos.data(), dev->slotOfAtom.data(), box, dev->force.data(),
-                      dev->stride, dev->nbSums.data() + kBondedSumsAt, part);
+                      dev->stride, dev->nbSums.data() + kBondedSumsAt, part, work());
     };
     const bool besidePme = concurrent && pme, besideBonded = concurrent && bonded;
     if (besidePme || besideBonded) FARADAY_CUDA_CHECK(cudaEventRecord(fork.get(), s));
@@ -275,7 +276,7 @@ struct CudaBackend::Impl final : CudaStepWork {
       FARADAY_CUDA_CHECK(cudaEventRecord(bondedJoin.get(), bondedStream.get()));
     }
     nonbonded->enqueue(s, energies, *list, dev->posq.data(), dev->type.data(), box, dev->force.data(),
-                       dev->stride, dev->nbSums.data());
+                       dev->stride, dev->nbSums.data(), work());
     int event = CudaStepGraph::kFirstForceEvent;
     if (timer) timer->recordInCapture(event++, s);
     if (bonded && !besideBonded) {
@@ -288,7 +289,11 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (besidePme) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, join.get(), 0));
     else if (pme) enqueuePme(s);
     if (timer) timer->recordInCapture(event, s);
+    // Several GPUs: every one holds its partial sums; afterwards all hold the totals.
+    if (share) share->reduce(s, dev->force.data(), 3 * dev->stride, dev->nbSums.data(), std::size_t(kConstraintSumsAt));
   }
+  WorkShare work() const { return share ? share->work : WorkShare{}; }
+  bool anyGpu(bool flag) const { return share ? share->any(flag) : flag; }  ///< on any GPU of the step
 
   void enqueueSecondHalf(cudaStream_t s, bool energies) override {
     launchSecondHalf(s, atoms(), integ, dev->status.data(), pme ? pme->binsNeeded() : nullptr,
@@ -383,11 +388,11 @@ struct CudaBackend::Impl final : CudaStepWork {
 
   /// A PME bin overflow outside the graph: grow and evaluate again.
   void checkPmeBins(bool redo) {
-    if (!pme) return;
     int needed = 0;
-    FARADAY_CUDA_CHECK(cudaMemcpy(&needed, pme->binsNeeded(), sizeof needed, cudaMemcpyDeviceToHost));
-    if (needed <= pme->binCapacity()) return;
-    pme->growBins(needed + needed / 4 + 4);
+    if (pme) FARADAY_CUDA_CHECK(cudaMemcpy(&needed, pme->binsNeeded(), sizeof needed, cudaMemcpyDeviceToHost));
+    const bool grow = pme && needed > pme->binCapacity();
+    if (!anyGpu(grow)) return;
+    if (grow) pme->growBins(needed + needed / 4 + 4);
     graph.reset();
     if (!redo) return;
     dev->force.zero(stream());
@@ -466,7 +471,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     statusReadAt = step;
     const bool listOverflow = c.tilesNeeded > list->tileCapacity() || c.exclusionNeeded > list->exclusionCapacity();
     const bool binOverflow = pme && s.pmeBinsNeeded > pme->binCapacity();
-    if (!listOverflow && !binOverflow) {
+    if (!anyGpu(listOverflow || binOverflow)) {
       save();
       return;
     }

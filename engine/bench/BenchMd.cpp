@@ -50,6 +50,8 @@ struct MdOptions {
   double bufferNm = -1;                             ///< parsed (< 0: auto)
   std::vector<long long> naclSizes, argonSizes;     ///< parsed from nacl, argon
   std::vector<std::string> configList;              ///< parsed from configs
+  std::string devices = "1";                        ///< GPU counts, each a run on GPUs 0 .. count - 1
+  std::vector<int> deviceCounts;                    ///< parsed from devices
 };
 
 bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
@@ -69,7 +71,13 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   parser.add("buffer", o.buffer, "nm or auto",
              "pair-list buffer beyond the cutoff (nonbonded.buffer); \"\": auto, and each config's own");
   parser.add("csv", o.csv, "path", "CSV output (\"\" = none)");
+  parser.add("devices", o.devices, "GPU counts, comma-separated",
+             "each CUDA system on GPUs 0 .. N - 1 for every N (1,2,4: one GPU against two and four)");
   if (!parser.parse(args, std::cout)) return false;
+  for (double v : parser.numberList("devices", o.devices)) {
+    if (!(v >= 1 && v == std::floor(v))) throw keyError("devices", "GPU counts are whole numbers >= 1");
+    o.deviceCounts.push_back(int(v));
+  }
   if (!o.buffer.empty() && o.buffer != "auto") {
     o.bufferNm = parser.numberList("buffer", o.buffer).at(0);
     if (!(o.bufferNm >= 0 && o.bufferNm < 1)) throw Error("faraday bench md: --buffer must be auto or in [0, 1) nm");
@@ -186,14 +194,15 @@ double timeSteps(Backend& backend, long long steps) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o) {
+Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o, int gpus = 1) {
   Config config = s.config;
   config.run.platform = platform;
   config.run.threads = platform == "cpu" ? o.threads : 1;
+  for (int d = 0; d < gpus && gpus > 1; ++d) config.run.devices += (d ? "," : "") + std::to_string(d);
   const bool gpu = platform == "cuda";
   Row r;
   r.system = s.name;
-  r.platform = platform;
+  r.platform = gpus > 1 ? platform + std::to_string(gpus) : platform;
   r.atoms = s.built.system.size();
   r.steps = stepsFor(r.atoms, gpu, o);
   // Throughput without timers (no event nodes in the GPU graphs).
@@ -222,6 +231,7 @@ Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o
 #if defined(FARADAY_HAVE_CUDA)
   if (gpu && o.kernels) {
     auto* cuda = dynamic_cast<CudaBackend*>(backend.get());
+    if (!cuda) return r;  // several GPUs: the step as a whole
     const CudaBackend::KernelTimes k = cuda->timeKernels(20);
     r.buildMs = k.buildMs;
     r.tilesMs = k.tilesMs;
@@ -292,7 +302,9 @@ int benchMd(const std::vector<std::string>& args) {
       State st = startState(s);
       writeGro(std::filesystem::path(o.groDir) / groName, coordinatesOf(s.built.system, st, s.name + " benchmark start"));
     }
-    for (const std::string& p : platforms) printRow(runOne(s, p, o), s.config.integrator.dt, csv);
+    for (const std::string& p : platforms)
+      for (int gpus : p == "cuda" ? o.deviceCounts : std::vector<int>{1})
+        printRow(runOne(s, p, o, gpus), s.config.integrator.dt, csv);
   };
   for (const std::string system : {"nacl", "argon"})
     for (long long count : system == "nacl" ? o.naclSizes : o.argonSizes)

@@ -177,7 +177,7 @@ std::vector<KeySpec> runKeys() {
       integer("run.threads", "", "OpenMP threads for the CPU path (0 = all cores)", runAndRerun, &C::run,
               &C::RunSection::threads, 0, 4096, "in 0..4096"),
       text("run.devices",
-           "GPUs: empty = the first; an index; or a list (0,1,...) or all: faraday map splits the frames across them",
+           "GPUs: empty = the first; an index; or a list (0,1,...) or all: an MD run shares each step across them, faraday map splits the frames",
            allCommands, &C::run, &C::RunSection::devices),
       number("run.progress_interval", "s", "seconds between progress lines (0 = off)", runAndMap, &C::run,
              &C::RunSection::progressInterval, nonNegative),

@@ -1,16 +1,14 @@
 #include "engine/maps/MapCommand.h"
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <exception>
 #include <iostream>
 #include <ostream>
-#include <thread>
 
 #include "engine/formats/AtomicFile.h"
 #include "core/Error.h"
 #include "engine/config/ConfigHelp.h"
+#include "engine/maps/MapFrames.h"
 #include "engine/maps/MapReporter.h"
 #include "engine/run/OutputFolder.h"
 #include "engine/run/Progress.h"
@@ -21,111 +19,9 @@
 #include "kernels/common/Device.h"
 #include "kernels/multigpu/GpuGroup.h"
 #include "kernels/pme/Electrostatics.h"
-#if defined(FARADAY_HAVE_CUDA)
-#include "kernels/common/DeviceBuffer.h"
-#endif
-#include "engine/formats/TrajectoryFile.h"
 
 namespace faraday {
 namespace {
-
-/// What averaging the frames gave: the mean and its lattice.
-struct MapResult {
-  std::vector<double> average;
-  Lattice lattice;
-  long long frames = 0;
-};
-
-/// The frames split across the GPUs of `devices`, frame f to rank f mod G, one host thread
-/// per GPU, each with its own reader and map; the sums meet on the GPUs through NCCL
-/// (GpuGroup::sumInRankOrder: the same result in every run on the same number of GPUs).
-MapResult averageAcrossGpus(const Config& config, const System& system, const std::vector<int>& devices,
-                            Timers* timers, long long frames) {
-#if defined(FARADAY_HAVE_CUDA)
-  const int ranks = int(devices.size());
-  GpuGroup group(devices);
-  const EwaldSetup ewald = mapEwaldSetup(config, system);
-  std::vector<Vec3> first;
-  {
-    TrajectoryFrame frame;
-    openTrajectory(config.map.trajectory, (long long)system.size())->readFrame(0, frame);
-    first = frame.positions;
-  }
-  const std::size_t slots = devices.size();
-  std::vector<std::vector<double>> sums(slots);
-  std::vector<long long> counts(slots, 0);
-  std::vector<Timers> rankTimers(slots);
-  std::vector<std::exception_ptr> errors(slots);
-  std::vector<Lattice> lattices(slots);
-  std::atomic<long long> done{0};
-  std::atomic<int> ended{0};
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r)
-    threads.emplace_back([&, r] {
-      try {
-        useCudaDevice(devices[std::size_t(r)]);
-        Timers* t = &rankTimers[std::size_t(r)];
-        const auto trajectory = openTrajectory(config.map.trajectory, (long long)system.size());
-        PotentialMapAverager averager(config.map, system, true, t, &ewald);
-        averager.startWith(first);
-        TrajectoryFrame frame;
-        for (long long f = r; f < frames && !StopSignals::received(); f += ranks) {
-          {
-            ScopedTimer read(t, "read");
-            trajectory->readFrame(f, frame);
-          }
-          averager.addFrame(frame.positions, frame.hasBox ? frame.box : system.box);
-          ++done;
-        }
-        ScopedTimer out(t, "map.sum");
-        sums[std::size_t(r)] = averager.sum();
-        counts[std::size_t(r)] = averager.frames();
-        lattices[std::size_t(r)] = averager.lattice();
-      } catch (...) {
-        errors[std::size_t(r)] = std::current_exception();
-      }
-      ++ended;
-    });
-  Progress progress = Progress::ofFrames(config.run.progressInterval, frames);
-  while (ended.load() < ranks) {
-    progress.update(std::min(done.load(), frames));
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  for (std::thread& t : threads) t.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
-  progress.finish();
-  for (const Timers& t : rankTimers)
-    for (const auto& [phase, entry] : t.ordered()) timers->add(phase, entry.seconds / ranks);
-
-  ScopedTimer t(timers, "map.reduce");
-  const std::size_t count = lattices[0].size();
-  std::vector<DeviceBuffer<double>> partial, gathered, total;
-  for (int r = 0; r < ranks; ++r) {
-    useCudaDevice(devices[std::size_t(r)]);
-    if (sums[std::size_t(r)].empty()) sums[std::size_t(r)].assign(count, 0.0);  // a rank without frames
-    partial.emplace_back("map partial sum", 0);
-    partial.back().upload(sums[std::size_t(r)]);
-    gathered.emplace_back("map gathered sums", count * std::size_t(ranks));
-    total.emplace_back("map total", count);
-    FARADAY_CUDA_CHECK(cudaDeviceSynchronize());
-  }
-  std::vector<const double*> p;
-  std::vector<double*> g, s;
-  for (int r = 0; r < ranks; ++r) p.push_back(partial[r].data()), g.push_back(gathered[r].data()), s.push_back(total[r].data());
-  group.sumInRankOrder(p, g, s, count);
-  useCudaDevice(devices[0]);
-  MapResult result;
-  result.average = total[0].toHost();
-  for (long long c : counts) result.frames += c;
-  for (double& v : result.average) v /= double(result.frames);
-  result.lattice = lattices[0];
-  return result;
-#else
-  (void)config, (void)system, (void)devices, (void)timers, (void)frames;
-  throw keyError("run.devices", "several GPUs need a build with CUDA");
-#endif
-}
 
 /// map.trajectory, opened for `system` (an atom-count mismatch throws Error naming the file);
 /// an Error when it is not set or has no frames.
@@ -136,15 +32,11 @@ std::unique_ptr<TrajectoryReader> openMapTrajectory(const Config& config, const 
   return trajectory;
 }
 
-/// The GPUs of run.devices for a CUDA map (empty: the current one).
+/// The GPUs of run.devices for a CUDA map (empty: the first).
 std::vector<int> mapDevices(const Config& config, bool useCuda) {
-  if (!useCuda || config.run.devices.empty()) return {};
+  if (!useCuda) return {};
+  if (config.run.devices.empty()) return {0};
   return parseDevices("run.devices", config.run.devices, cudaDeviceCount());
-}
-
-/// Whether the frames go through the GPU group: run.devices is a list (even of one GPU) or "all".
-bool acrossGpus(const Config& config, bool useCuda) {
-  return useCuda && (config.run.devices == "all" || config.run.devices.find(',') != std::string::npos);
 }
 
 /// "cpu", "cuda" or "cuda x N GPUs".
@@ -181,11 +73,11 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
   const auto keepEarlierMap = [&out] {
     for (const std::string& line : backUpFiles({out})) std::cerr << "faraday: note: " << line << "\n";
   };
-  MapResult result;
+  MapAverage result;
   const std::vector<int> devices = mapDevices(config, useCuda);
-  if (devices.size() == 1) useCudaDevice(devices[0]);
-  if (acrossGpus(config, useCuda)) {
-    result = averageAcrossGpus(config, system, devices, timers, trajectory->frames());
+  if (useCuda) {
+    // One worker thread per GPU (one GPU too: its frames are read while it maps).
+    result = averageMapFrames(config, system, true, devices, trajectory->frames(), timers);
     ScopedTimer t(timers, "output");
     if (result.frames > 0) {
       keepEarlierMap();
@@ -193,7 +85,7 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
     }
   } else {
     const EwaldSetup ewald = mapEwaldSetup(config, system);
-    PotentialMapAverager averager(config.map, system, useCuda, timers, &ewald);
+    PotentialMapAverager averager(config.map, system, false, timers, &ewald);
     Progress progress = Progress::ofFrames(config.run.progressInterval, trajectory->frames());
     TrajectoryFrame frame;
     for (long long f = 0; f < trajectory->frames() && !StopSignals::received(); ++f) {
@@ -206,7 +98,7 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
     }
     progress.finish();
     if (averager.frames() > 0) {
-      ScopedTimer t(timers, "output");  // on the GPU this waits for the frames' kernels too
+      ScopedTimer t(timers, "output");
       keepEarlierMap();
       averager.write(out);
     }

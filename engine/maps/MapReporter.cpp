@@ -110,6 +110,15 @@ std::vector<double> PotentialMapAverager::sum() const {
   return gpu_ ? gpu_->sum() : gpuPme_ ? gpuPme_->sum() : sum_;
 }
 
+std::vector<double> PotentialMapAverager::takeSum() {
+  if (!started_) return std::vector<double>(lattice_.size(), 0.0);
+  if (gpu_) return gpu_->takeSum();
+  if (gpuPme_) return gpuPme_->takeSum();
+  std::vector<double> s(sum_.size(), 0.0);
+  s.swap(sum_);
+  return s;
+}
+
 std::vector<double> PotentialMapAverager::average() const {
   std::vector<double> avg = sum();
   for (double& v : avg) v /= double(frames_);

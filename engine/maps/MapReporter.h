@@ -51,6 +51,9 @@ class PotentialMapAverager {
   void startWith(const std::vector<Vec3>& firstFrame);
   /// The sum over frames, kJ/(mol e), x fastest (empty before the first frame).
   std::vector<double> sum() const;
+  /// The sum over the frames added since the last takeSum (or the start), kJ/(mol e), x
+  /// fastest (zeros when none), and that sum restarted at zero; frames() still counts them all.
+  std::vector<double> takeSum();
   /// The mean over frames, kJ/(mol e), x fastest (empty when no frame was added).
   std::vector<double> average() const;
   /// Writes the average in map.units to `file` (format from the extension), atomically.

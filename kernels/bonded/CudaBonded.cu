@@ -31,6 +31,7 @@ struct TermArgs {
   unsigned long long* force;
   std::size_t stride;
   unsigned long long* sums;
+  WorkShare share;  ///< the warps of terms this GPU computes (all on one GPU)
 };
 
 /// Adds v (kJ/mol/nm) to a fixed-point force, rounded to the nearest step (2^-32).
@@ -123,7 +124,9 @@ template <bool kEnergy>
 __global__ void __launch_bounds__(kThreads) termsKernel(TermArrays t, TermArgs a) {
   int k = 0;
   while (k + 1 < TermArrays::kArrays && int(blockIdx.x) >= t.firstBlock[k + 1]) ++k;
-  termOfArray<kEnergy>(k, t, (int(blockIdx.x) - t.firstBlock[k]) * kThreads + int(threadIdx.x), a);
+  const int i = (int(blockIdx.x) - t.firstBlock[k]) * kThreads + int(threadIdx.x);
+  if (!a.share.ownsWarp(i >> 5)) return;  // the whole warp: another GPU's terms
+  termOfArray<kEnergy>(k, t, i, a);
 }
 
 /// One launch for the arrays `first` .. `last` - 1 of `arrays` (the others get no blocks).
@@ -175,14 +178,15 @@ bool CudaBonded::empty() const {
 
 void CudaBonded::enqueue(cudaStream_t stream, bool energies, const double4_32a* pos, const int* slotOfAtom,
                          const Box& box, unsigned long long* force, std::size_t stride, unsigned long long* sums,
-                         int parts) const {
+                         int parts, const WorkShare& share) const {
   const TermArgs a{pos,
                    slotOfAtom,
                    MinimumImage::fromBox(box),
                    BondedView{CmapView{cmapCoefficients_.data(), cmapFirstCell_.data(), cmapSize_.data()}, ewaldBeta_},
                    force,
                    stride,
-                   sums};
+                   sums,
+                   share};
   TermArrays arrays{};
   const auto set = [&](int k, const auto& buffer) {
     arrays.terms[k] = buffer.data();

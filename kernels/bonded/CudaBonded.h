@@ -13,6 +13,7 @@
 #include "core/Box.h"
 #include "kernels/bonded/Bonded.h"
 #include "kernels/common/DeviceBuffer.h"
+#include "kernels/multigpu/WorkShare.h"
 
 namespace faraday {
 
@@ -32,9 +33,10 @@ class CudaBonded {
   /// (kBondedSums entries, fixed::kEnergyScale; the caller clears them). `pos`: x, y, z (nm)
   /// per slot; slotOfAtom: the slot of each particle; box: rectangular, for minimum images.
   /// Kernel launches only, no synchronisation: capturable into a graph. `parts`: BondedParts.
+  /// `share`: the warps of terms of this GPU when several share the step (WorkShare.h).
   void enqueue(cudaStream_t stream, bool energies, const double4_32a* pos, const int* slotOfAtom, const Box& box,
                unsigned long long* force, std::size_t stride, unsigned long long* sums,
-               int parts = kAllBondedParts) const;
+               int parts = kAllBondedParts, const WorkShare& share = WorkShare{}) const;
 
   /// Whether there is nothing to compute.
   bool empty() const;

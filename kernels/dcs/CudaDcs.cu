@@ -191,4 +191,11 @@ std::vector<double> CudaMapAccumulator::sum() const {
   return out;
 }
 
+std::vector<double> CudaMapAccumulator::takeSum() {
+  std::vector<double> out = sum();
+  impl_->sum.zero(impl_->stream.get());
+  impl_->hostSum.assign(impl_->hostSum.size(), 0.0);
+  return out;
+}
+
 }  // namespace faraday

@@ -30,6 +30,8 @@ class CudaMapAccumulator {
   void addFrame(const DeviceFrame& frame, const Box& box, Timers* timers);
   /// The sum over frames so far, kJ/(mol e), x fastest.
   std::vector<double> sum() const;
+  /// sum(), then the sum restarted at zero.
+  std::vector<double> takeSum();
 
  private:
   struct Impl;

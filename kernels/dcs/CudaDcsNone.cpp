@@ -15,5 +15,6 @@ void CudaMapAccumulator::addFrame(const std::vector<Vec3>&, const std::vector<do
 }
 void CudaMapAccumulator::addFrame(const DeviceFrame&, const Box&, Timers*) { noCuda(); }
 std::vector<double> CudaMapAccumulator::sum() const { noCuda(); }
+std::vector<double> CudaMapAccumulator::takeSum() { noCuda(); }
 }  // namespace faraday
 #endif

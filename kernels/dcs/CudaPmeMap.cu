@@ -541,6 +541,12 @@ void CudaPmeMap::addFrame(const DeviceFrame& frame, const Box& box, Timers* time
 
 std::vector<double> CudaPmeMap::sum() const { return impl_->sum.toHost(impl_->stream.get()); }
 
+std::vector<double> CudaPmeMap::takeSum() {
+  std::vector<double> out = sum();
+  impl_->sum.zero(impl_->stream.get());
+  return out;
+}
+
 double CudaPmeMap::deviceMsPerFrame() const {
   Impl& m = *impl_;
   m.collectTiming();

@@ -13,6 +13,7 @@ CudaPmeMap::~CudaPmeMap() = default;
 void CudaPmeMap::addFrame(const std::vector<Vec3>&, const std::vector<double>&, const Box&, Timers*) { noCuda(); }
 void CudaPmeMap::addFrame(const DeviceFrame&, const Box&, Timers*) { noCuda(); }
 std::vector<double> CudaPmeMap::sum() const { noCuda(); }
+std::vector<double> CudaPmeMap::takeSum() { noCuda(); }
 double CudaPmeMap::deviceMsPerFrame() const { noCuda(); }
 }  // namespace faraday
 #endif

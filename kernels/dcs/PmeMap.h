@@ -126,6 +126,8 @@ class CudaPmeMap {
   void addFrame(const DeviceFrame& frame, const Box& box, Timers* timers = nullptr);
   /// The sum over frames so far, kJ/(mol e), x fastest (waits for the frames' work).
   std::vector<double> sum() const;
+  /// sum(), then the sum restarted at zero (ordered after the frames' work).
+  std::vector<double> takeSum();
   /// Mean GPU time of a frame's work on the map's stream (its graph), ms (0 before any
   /// frame): the map's latency on the device, which overlaps the run's steps.
   double deviceMsPerFrame() const;

@@ -20,6 +20,7 @@ struct NcclApi {
   decltype(&ncclCommInitAll) commInitAll = nullptr;
   decltype(&ncclCommDestroy) commDestroy = nullptr;
   decltype(&ncclAllGather) allGather = nullptr;
+  decltype(&ncclAllReduce) allReduce = nullptr;
   decltype(&ncclGroupStart) groupStart = nullptr;
   decltype(&ncclGroupEnd) groupEnd = nullptr;
   decltype(&ncclGetErrorString) errorString = nullptr;
@@ -49,6 +50,7 @@ const NcclApi& nccl() {
   resolve(handle, "ncclCommInitAll", api.commInitAll);
   resolve(handle, "ncclCommDestroy", api.commDestroy);
   resolve(handle, "ncclAllGather", api.allGather);
+  resolve(handle, "ncclAllReduce", api.allReduce);
   resolve(handle, "ncclGroupStart", api.groupStart);
   resolve(handle, "ncclGroupEnd", api.groupEnd);
   resolve(handle, "ncclGetErrorString", api.errorString);
@@ -138,6 +140,18 @@ void GpuGroup::sumInRankOrder(const std::vector<const double*>& partial, const s
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(impl_->streams[r].get()));
   }
   FARADAY_CUDA_CHECK(cudaSetDevice(device(0)));
+}
+
+void GpuGroup::allReduceSum(int rank, unsigned long long* first, std::size_t firstCount, unsigned long long* second,
+                            std::size_t secondCount, void* stream) {
+  const NcclApi& api = nccl();
+  ncclComm_t comm = impl_->comms.at(std::size_t(rank));
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  check(api.groupStart(), "ncclGroupStart");
+  check(api.allReduce(first, first, firstCount, ncclUint64, ncclSum, comm, s), "ncclAllReduce");
+  if (second && secondCount)
+    check(api.allReduce(second, second, secondCount, ncclUint64, ncclSum, comm, s), "ncclAllReduce");
+  check(api.groupEnd(), "ncclGroupEnd");
 }
 
 }  // namespace faraday

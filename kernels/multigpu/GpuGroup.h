@@ -40,6 +40,14 @@ class GpuGroup {
   void sumInRankOrder(const std::vector<const double*>& partial, const std::vector<double*>& gathered,
                       const std::vector<double*>& sum, std::size_t count);
 
+  /// Sums 64-bit integers over the GPUs in place (wrapping, as two's complement: fixed-point
+  /// forces and energies, exact in any order): `first` (firstCount) and `second` (secondCount;
+  /// null: none) on rank `rank`'s GPU, enqueued on its `stream` (a cudaStream_t) in one NCCL
+  /// group without waiting. Each rank calls it from its own host thread (the calls meet in
+  /// NCCL); inside a stream capture it becomes part of that GPU's graph.
+  void allReduceSum(int rank, unsigned long long* first, std::size_t firstCount, unsigned long long* second,
+                    std::size_t secondCount, void* stream);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

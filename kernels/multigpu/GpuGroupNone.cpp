@@ -18,6 +18,7 @@ int GpuGroup::device(int) const { return 0; }
 int GpuGroup::ncclVersion() const { return 0; }
 void GpuGroup::sumInRankOrder(const std::vector<const double*>&, const std::vector<double*>&,
                               const std::vector<double*>&, std::size_t) {}
+void GpuGroup::allReduceSum(int, unsigned long long*, std::size_t, unsigned long long*, std::size_t, void*) {}
 
 }  // namespace faraday
 #endif

@@ -44,6 +44,7 @@ struct TileArgs {
   unsigned long long* force;
   std::size_t stride;
   unsigned long long* sums;
+  WorkShare share;  ///< the tiles this GPU computes (all on one GPU)
 };
 
 __device__ __forceinline__ void addFixed(unsigned long long* at, float v) {
@@ -230,7 +231,8 @@ __global__ void __launch_bounds__(kThreads) tileKernel(TileArgs a) {
   __syncthreads();
   // The grid has a warp for every tile the storage holds (CudaNonbonded::enqueue).
   const int t = (blockIdx.x * kThreads + threadIdx.x) >> 5;
-  if (t < tiles) tile<kEnergy, kCoulomb, kExclusions, kTyped>(a, table, t, threadIdx.x & 31);
+  if (t < tiles && a.share.ownsBlock(tileBlock(a.info[t])))
+    tile<kEnergy, kCoulomb, kExclusions, kTyped>(a, table, t, threadIdx.x & 31);
 }
 
 using TileKernel = void (*)(TileArgs);
@@ -276,7 +278,7 @@ void CudaNonbonded::setUp(int types, const std::vector<float4>& t) {
 
 void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& list, const float4* posq,
                             const int* type, const Box& box, unsigned long long* force, std::size_t stride,
-                            unsigned long long* sums) const {
+                            unsigned long long* sums, const WorkShare& share) const {
   const Vec3 L = box.lengths();
   // Rounded down by a few float ulps of L: the comparison is made in float.
   const double margin = params_.cutoff + 0.5 * list.params().buffer;
@@ -304,7 +306,8 @@ void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& li
              typedRmin2_,
              force,
              stride,
-             sums};
+             sums,
+             share};
   const std::size_t shared = std::size_t(types_) * types_ * sizeof(float4);
   const bool coulomb = params_.ewaldBeta > 0;
   const auto kernel = kernelFor(energies, coulomb, list.hasExclusions(), typed_);

@@ -7,6 +7,7 @@
 
 #include "core/Box.h"
 #include "kernels/common/DeviceBuffer.h"
+#include "kernels/multigpu/WorkShare.h"
 #include "kernels/neighbor/CudaTileList.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
 
@@ -36,9 +37,11 @@ class CudaNonbonded {
   /// point, fixed::kScale); with `energies`, adds the energies and virial to `sums`
   /// (kNonbondedSums entries, fixed::kEnergyScale). Also records the list's counts in its
   /// "needed" maxima. posq: wrapped positions (nm) and k_C^(1/2) q (so that k_C q_i q_j is
-  /// the product of two w components); type: atom type per slot.
+  /// the product of two w components); type: atom type per slot. `share`: the tiles of this
+  /// GPU when several share the step (WorkShare.h).
   void enqueue(cudaStream_t stream, bool energies, CudaTileList& list, const float4* posq, const int* type,
-               const Box& box, unsigned long long* force, std::size_t stride, unsigned long long* sums) const;
+               const Box& box, unsigned long long* force, std::size_t stride, unsigned long long* sums,
+               const WorkShare& share = WorkShare{}) const;
 
  private:
   /// Uploads the per-type-pair table of `types` x `types` entries.

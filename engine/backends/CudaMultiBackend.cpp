@@ -1,0 +1,113 @@
+#include "engine/backends/CudaMultiBackend.h"
+
+#include <cmath>
+
+#include "core/Error.h"
+#include "core/Units.h"
+#include "engine/config/KernelParams.h"
+#include "kernels/common/Device.h"
+#include "kernels/multigpu/WorkShare.h"
+#include "kernels/pme/Electrostatics.h"
+#if defined(FARADAY_HAVE_CUDA)
+#include "engine/backends/CudaBackend.h"
+#include "engine/backends/RankThreads.h"
+#include "kernels/multigpu/GpuGroup.h"
+#endif
+
+namespace faraday {
+
+double multiGpuRank0Weight(const Config& config, const System& system, int ranks) {
+  const double n = double(system.size()), volume = system.box.volume();
+  // Tiles: each atom's partners within cutoff + buffer, each pair once, 32 x 32 pairs per
+  // tile of which about a third lie within that reach (the blocks' bounding boxes).
+  const double reach = config.nonbonded.cutoff + pairListBuffer(config, system, true);
+  const double partners = n / volume * 4.0 / 3.0 * units::kPi * reach * reach * reach;
+  const double tiles = n * partners / 2.0 / (32.0 * 32.0 / 3.0) + n / 32.0;
+  const EwaldSetup ewald = chooseEwaldSetup(config, system.box);
+  const double grid = ewald.method == "pme" ? double(ewald.pme.grid[0]) * ewald.pme.grid[1] * ewald.pme.grid[2] : 0.0;
+  return rank0TileWeight(ranks, tiles, grid, grid > 0 ? n : 0.0);
+}
+
+#if defined(FARADAY_HAVE_CUDA)
+namespace {
+
+class CudaMultiBackend final : public Backend {
+ public:
+  CudaMultiBackend(const Config& config, const System& system, Timers* timers, const std::vector<int>& devices)
+      : group_(devices), threads_(devices), ranks_(devices.size()) {
+    const std::vector<WorkShare> shares =
+        makeWorkShares(int(devices.size()), multiGpuRank0Weight(config, system, int(devices.size())));
+    threads_.run([&](int r) {
+      // The phase table is rank 0's (it runs PME and its tiles); the others keep no timers.
+      auto backend = std::make_unique<CudaBackend>(config, system, r == 0 ? timers : nullptr);
+      CudaBackendShare share;
+      share.work = shares[std::size_t(r)];
+      share.reduce = [this, r](void* stream, unsigned long long* force, std::size_t forces, unsigned long long* sums,
+                               std::size_t sumCount) { group_.allReduceSum(r, force, forces, sums, sumCount, stream); };
+      share.any = [this](bool flag) { return threads_.any(flag); };
+      backend->shareWork(share);
+      ranks_[std::size_t(r)] = std::move(backend);
+    });
+  }
+
+  ~CudaMultiBackend() override {
+    // Each GPU's backend is released on its own thread (its device current).
+    try {
+      threads_.run([&](int r) { ranks_[std::size_t(r)].reset(); });
+    } catch (...) {
+    }
+  }
+
+  std::string name() const override { return "cuda x " + std::to_string(ranks_.size()) + " GPUs"; }
+
+  void setState(const State& state, const std::vector<Vec3>& listReference) override {
+    threads_.run([&](int r) { ranks_[std::size_t(r)]->setState(state, listReference); });
+  }
+  void getState(State& state) override { first().getState(state); }
+  std::vector<Vec3> listReference() override { return first().listReference(); }
+  void snapshot(State& state, std::vector<Vec3>& listReference) override { first().snapshot(state, listReference); }
+  Energies computeForces() override {
+    threads_.run([&](int r) { ranks_[std::size_t(r)]->computeForces(); });
+    return first().energies();
+  }
+  const std::vector<Vec3>& forces() override { return first().forces(); }
+  void advance(bool withEnergies) override {
+    threads_.run([&](int r) { ranks_[std::size_t(r)]->advance(withEnergies); });
+  }
+  Energies energies() override { return first().energies(); }
+  double kineticEnergy() override { return first().kineticEnergy(); }
+  long nonFiniteParticle() override { return first().nonFiniteParticle(); }
+  long long neighborListBuilds() const override { return ranks_[0]->neighborListBuilds(); }
+  DeviceFrame deviceFrame() override { return first().deviceFrame(); }
+  void settle() override {
+    threads_.run([&](int r) { ranks_[std::size_t(r)]->settle(); });
+  }
+
+ private:
+  /// Rank 0: every GPU holds the same state; rank 0 also has PME's energies. Its device is
+  /// the calling thread's (makeCudaMultiBackend makes it current).
+  CudaBackend& first() { return *ranks_[0]; }
+
+  GpuGroup group_;  // first: destroyed after the backends and the threads
+  RankThreads threads_;
+  std::vector<std::unique_ptr<CudaBackend>> ranks_;
+};
+
+}  // namespace
+#endif
+
+std::unique_ptr<Backend> makeCudaMultiBackend(const Config& config, const System& system, Timers* timers,
+                                              const std::vector<int>& devices) {
+#if defined(FARADAY_HAVE_CUDA)
+  if (devices.size() < 2) throw Error("the multi-GPU backend needs at least two GPUs");
+  if (config.nonbonded.allPairs())
+    throw keyError("run.devices", "all-pairs runs on one GPU (nonbonded.mode = all-pairs)");
+  useCudaDevice(devices[0]);  // the caller's reads (state, energies, device frames) go to rank 0
+  return std::make_unique<CudaMultiBackend>(config, system, timers, devices);
+#else
+  (void)config, (void)system, (void)timers, (void)devices;
+  throw keyError("run.devices", "several GPUs need a build with CUDA");
+#endif
+}
+
+}  // namespace faraday

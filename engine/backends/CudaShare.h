@@ -1,0 +1,24 @@
+#pragma once
+// How one CudaBackend takes part in a step shared by several GPUs of one host
+// (CudaMultiBackend): its share of the force work (WorkShare), the sum of the GPUs' partial
+// fixed-point forces between the forces and the integrator's second half, and the GPUs'
+// common decisions (roll back and run steps again after an overflow on any GPU).
+#include <cstddef>
+#include <functional>
+
+#include "kernels/multigpu/WorkShare.h"
+
+namespace faraday {
+
+struct CudaBackendShare {
+  WorkShare work;
+  /// Sums the GPUs' partial forces (forceCount fixed-point values) and energy sums
+  /// (sumCount) in place, enqueued on `stream` (a cudaStream_t) without waiting.
+  std::function<void(void* stream, unsigned long long* force, std::size_t forceCount, unsigned long long* sums,
+                     std::size_t sumCount)>
+      reduce;
+  /// Whether `flag` is true on any GPU: every GPU's host thread calls it at the same point.
+  std::function<bool(bool)> any;
+};
+
+}  // namespace faraday

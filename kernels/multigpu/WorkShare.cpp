@@ -1,0 +1,39 @@
+#include "kernels/multigpu/WorkShare.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/Error.h"
+
+namespace faraday {
+
+std::vector<WorkShare> makeWorkShares(int ranks, double rank0Weight) {
+  if (ranks < 1) throw Error("a work split needs at least one GPU");
+  if (!(rank0Weight >= 0 && rank0Weight <= 1)) throw Error("a work split's rank-0 weight must be in [0, 1]");
+  std::vector<WorkShare> shares(static_cast<std::size_t>(ranks));
+  if (ranks == 1) return shares;  // the whole work, PME included
+  // Rank r's slots of a run end at the rounded cumulative weight: rank 0 rank0Weight, the others 1.
+  const double total = rank0Weight + double(ranks - 1);
+  const auto boundary = [&](int r) {
+    return r == 0 ? 0 : int(std::lround(WorkShare::kPeriod * (rank0Weight + double(r - 1)) / total));
+  };
+  for (int r = 0; r < ranks; ++r) {
+    WorkShare& s = shares[static_cast<std::size_t>(r)];
+    s.rank = r;
+    s.ranks = ranks;
+    s.period = WorkShare::kPeriod;
+    s.begin = boundary(r);
+    s.end = r + 1 == ranks ? WorkShare::kPeriod : boundary(r + 1);
+    s.pme = r == 0;
+  }
+  return shares;
+}
+
+double rank0TileWeight(int ranks, double tiles, double gridPoints, double atoms) {
+  if (ranks <= 1) return 1.0;
+  const double t = tiles / kTilesPerMs, p = gridPoints / kGridPointsPerMs + atoms / kPmeAtomsPerMs;
+  if (!(t + p > 0)) return 1.0;
+  return std::clamp((t - double(ranks - 1) * p) / (t + p), 0.0, 1.0);
+}
+
+}  // namespace faraday

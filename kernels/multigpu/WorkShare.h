@@ -1,0 +1,49 @@
+#pragma once
+// The share of a step's force work that one GPU of several computes, when every GPU holds the
+// whole state (replicated) and the partial forces are summed across the GPUs as 64-bit fixed
+// point: the sum is exact, so the forces are those of one GPU, bit for bit, whatever the split.
+//   tiles   by the tile's block I (a block of 32 sorted slots): block I is this GPU's when
+//           I mod kPeriod lies in [begin, end). The tiles' order in the list varies from build
+//           to build (an integer counter), their blocks do not, so every GPU picks the same set.
+//   bonded  by warp (32 consecutive terms of one array): warp w when w mod ranks == rank, so
+//           each warp's energy sum is the one-GPU warp's.
+//   PME     on rank 0 alone (pme), its tile share smaller by the cost model's weight.
+// The split depends on the GPU count and the cost model's constants only, never on timings.
+#include <vector>
+
+#include "core/HostDevice.h"
+
+namespace faraday {
+
+struct WorkShare {
+  /// Blocks are dealt in runs of kPeriod: the granularity of the weights.
+  static constexpr int kPeriod = 64;
+  int rank = 0, ranks = 1;
+  int period = 1, begin = 0, end = 1;  ///< blocks I with I mod period in [begin, end)
+  bool pme = true;                     ///< this GPU runs PME
+
+  FARADAY_HD bool ownsBlock(int block) const {
+    const int m = block % period;
+    return m >= begin && m < end;
+  }
+  FARADAY_HD bool ownsWarp(int warp) const { return warp % ranks == rank; }
+  bool whole() const { return ranks == 1; }
+};
+
+/// The shares of `ranks` GPUs: rank 0 runs PME and takes `rank0Weight` (0..1) of a full
+/// GPU's tile share, the others one each: the kPeriod slots of a run cut in proportion, in
+/// rank order (boundaries rounded to the nearest slot). One GPU: the whole work.
+std::vector<WorkShare> makeWorkShares(int ranks, double rank0Weight);
+
+/// The weight of rank 0's tile share when it also runs PME, from a cost model of the state
+/// (never timings): T = tiles / kTilesPerMs, P = gridPoints / kGridPointsPerMs + atoms /
+/// kPmeAtomsPerMs (one GPU's milliseconds). Rank 0 computes P + w s, the others s, with
+/// (w + ranks - 1) s = T; equal times give w = (T - (ranks - 1) P) / (T + P), clamped to
+/// [0, 1]. One GPU: 1.
+double rank0TileWeight(int ranks, double tiles, double gridPoints, double atoms);
+
+/// The cost model's rates (one H100, SXM): tiles of the short-range kernel per ms, PME grid
+/// points (two FFTs and the convolution) per ms, atoms spread and gathered per ms.
+inline constexpr double kTilesPerMs = 1.0e6, kGridPointsPerMs = 2.0e7, kPmeAtomsPerMs = 2.5e6;
+
+}  // namespace faraday

@@ -1,0 +1,175 @@
+// MD of one system across several GPUs (engine/backends/CudaMultiBackend.h): the work split,
+// the ranks' threads and barrier (CPU), and on machines with two or more GPUs the trajectory
+// against one GPU's, bit for bit, for ions and for a protein with bonded terms, exclusions and
+// constraints, and restarts from a checkpoint on another GPU count.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "core/Error.h"
+#include "engine/backends/BackendFactory.h"
+#include "engine/backends/CudaMultiBackend.h"
+#include "engine/backends/RankThreads.h"
+#include "engine/config/LoadConfig.h"
+#include "engine/setup/SystemSetup.h"
+#include "kernels/common/Device.h"
+#include "kernels/multigpu/WorkShare.h"
+#include "tests/TestSupport.h"
+
+namespace faraday::test {
+namespace {
+
+TEST(MultiGpuMd, EveryBlockAndEveryBondedWarpBelongsToExactlyOneGpu) {
+  for (int ranks = 1; ranks <= 4; ++ranks)
+    for (double w : {0.0, 0.3, 1.0}) {
+      const std::vector<WorkShare> shares = makeWorkShares(ranks, w);
+      ASSERT_EQ(int(shares.size()), ranks);
+      int pme = 0;
+      for (const WorkShare& s : shares) pme += s.pme;
+      EXPECT_EQ(pme, 1);
+      EXPECT_TRUE(shares[0].pme);
+      for (int block = 0; block < 1000; ++block) {
+        int owners = 0, warpOwners = 0;
+        for (const WorkShare& s : shares) owners += s.ownsBlock(block), warpOwners += s.ownsWarp(block);
+        EXPECT_EQ(owners, 1) << ranks << " GPUs, weight " << w << ", block " << block;
+        EXPECT_EQ(warpOwners, 1);
+      }
+      if (ranks > 1) {
+        // Rank 0's slots follow its weight; the others' are equal within one slot.
+        const double expect0 = WorkShare::kPeriod * w / (w + ranks - 1);
+        EXPECT_NEAR(shares[0].end - shares[0].begin, expect0, 1.0);
+        for (int r = 2; r < ranks; ++r)
+          EXPECT_NEAR(shares[std::size_t(r)].end - shares[std::size_t(r)].begin, shares[1].end - shares[1].begin, 1);
+      }
+    }
+  EXPECT_THROW(makeWorkShares(0, 1.0), Error);
+  EXPECT_THROW(makeWorkShares(2, 1.5), Error);
+}
+
+TEST(MultiGpuMd, RankZerosTileWeightBalancesItsPmeAgainstTheOthersTiles) {
+  EXPECT_EQ(rank0TileWeight(1, 1e6, 1e6, 1e6), 1.0);
+  EXPECT_EQ(rank0TileWeight(4, 1e6, 0, 0), 1.0);  // no PME: equal shares
+  // T = 2 ms of tiles, P = 0.5 ms of PME on 2 GPUs: w = (2 - 0.5) / 2.5 = 0.6, and then
+  // rank 0's P + w s equals the other's s = T / (1 + w).
+  const double tiles = 2 * kTilesPerMs, grid = 0.25 * kGridPointsPerMs, atoms = 0.25 * kPmeAtomsPerMs;
+  const double w = rank0TileWeight(2, tiles, grid, atoms);
+  EXPECT_NEAR(w, 0.6, 1e-12);
+  const double s = 2.0 / (1 + w);
+  EXPECT_NEAR(0.5 + w * s, s, 1e-12);
+  EXPECT_EQ(rank0TileWeight(4, tiles, 4 * grid, 4 * atoms), 0.0);  // PME alone is rank 0's
+}
+
+TEST(MultiGpuMd, RankThreadsRunOnEveryRankAndTheirBarrierOrsAndFailsFast) {
+  RankThreads threads({0, 1, 2}, false);
+  std::atomic<int> sum{0};
+  threads.run([&](int r) { sum += r + 1; });
+  EXPECT_EQ(sum.load(), 6);
+  std::vector<int> seen(3, -1);
+  threads.run([&](int r) {
+    const bool a = threads.any(r == 2), b = threads.any(false);
+    seen[std::size_t(r)] = int(a) * 2 + int(b);
+  });
+  EXPECT_EQ(seen, (std::vector<int>{2, 2, 2}));
+  // A rank that fails does not leave the others waiting at the barrier.
+  try {
+    threads.run([&](int r) {
+      if (r == 1) throw Error("rank 1 fails");
+      threads.any(true);
+    });
+    ADD_FAILURE() << "the error was lost";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fails"), std::string::npos) << e.what();
+  }
+  threads.run([&](int r) { seen[std::size_t(r)] = threads.any(r == 0); });  // usable again
+  EXPECT_EQ(seen, (std::vector<int>{1, 1, 1}));
+}
+
+/// A CUDA backend of systems/NAME/sim.cfg on `devices` ("" = one GPU), at its initial state.
+struct MdRun {
+  Config config;
+  Setup setup;
+  std::unique_ptr<Backend> backend;
+};
+MdRun startRun(const std::string& name, const std::string& devices) {
+  MdRun r;
+  std::vector<std::string> args = {"--run.platform=cuda"};
+  if (!devices.empty()) args.push_back("--run.devices=" + devices);
+  r.config = loadConfig(sourceDir() + "/systems/" + name + "/sim.cfg", args);
+  r.setup = buildSetup(r.config);
+  r.backend = makeBackend(r.config, r.setup.system, nullptr);
+  r.backend->setState(r.setup.state, {});
+  r.backend->computeForces();
+  return r;
+}
+
+/// `steps` steps, energies every 25th; the potential energies of those steps.
+std::vector<double> advance(Backend& b, int steps) {
+  std::vector<double> e;
+  for (int s = 1; s <= steps; ++s) {
+    b.advance(s % 25 == 0);
+    if (s % 25 == 0) e.push_back(b.energies().potential());
+  }
+  return e;
+}
+
+bool sameBits(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Vec3)) == 0;
+}
+
+/// Skips unless the machine has two GPUs or more; "all" otherwise.
+#define FARADAY_REQUIRE_GPUS(n)                                                                   \
+  do {                                                                                           \
+    if (::faraday::cudaDeviceCount() < (n))                                                      \
+      GTEST_SKIP() << "multi-GPU test skipped: " << ::faraday::cudaDeviceCount() << " GPU(s) here, " \
+                   << (n) << " needed";                                                          \
+  } while (0)
+
+TEST(MultiGpuMdGpu, TrajectoryOnEveryGpuIsTheOneGpuTrajectoryBitForBit) {
+  FARADAY_REQUIRE_GPUS(2);
+  for (const std::string system : {"nacl_melt", "protein"}) {
+    for (const std::string devices : {std::string("0,1"), std::string("all")}) {
+      MdRun one = startRun(system, ""), many = startRun(system, devices);
+      EXPECT_EQ(one.backend->computeForces().potential(), many.backend->computeForces().potential()) << system;
+      const std::vector<double> e1 = advance(*one.backend, 200), en = advance(*many.backend, 200);
+      State a, b;
+      one.backend->getState(a);
+      many.backend->getState(b);
+      EXPECT_TRUE(sameBits(a.positions, b.positions)) << system << " on " << devices;
+      EXPECT_TRUE(sameBits(a.velocities, b.velocities)) << system << " on " << devices;
+      EXPECT_EQ(e1, en) << system << " on " << devices;
+      EXPECT_EQ(one.backend->neighborListBuilds(), many.backend->neighborListBuilds());
+      std::printf("[ info ] %s: 200 steps on %s = one GPU, bit for bit (%s)\n", system.c_str(), devices.c_str(),
+                  many.backend->name().c_str());
+    }
+  }
+}
+
+TEST(MultiGpuMdGpu, CheckpointOfSeveralGpusRestartsExactlyOnOneAndBack) {
+  FARADAY_REQUIRE_GPUS(2);
+  for (const std::string system : {"nacl_melt", "protein"}) {
+    MdRun straight = startRun(system, "");
+    advance(*straight.backend, 150);
+    MdRun many = startRun(system, "all");
+    advance(*many.backend, 50);
+    State s;
+    std::vector<Vec3> reference;
+    many.backend->snapshot(s, reference);
+    MdRun one = startRun(system, "");  // continues on one GPU
+    one.backend->setState(s, reference);
+    advance(*one.backend, 50);
+    one.backend->snapshot(s, reference);
+    MdRun again = startRun(system, "0,1");  // and back on two
+    again.backend->setState(s, reference);
+    advance(*again.backend, 50);
+    State a, b;
+    straight.backend->getState(a);
+    again.backend->getState(b);
+    EXPECT_EQ(a.step, b.step);
+    EXPECT_TRUE(sameBits(a.positions, b.positions)) << system;
+    EXPECT_TRUE(sameBits(a.velocities, b.velocities)) << system;
+  }
+}
+
+}  // namespace
+}  // namespace faraday::test

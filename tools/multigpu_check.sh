@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Several GPUs of one host: the tests against one GPU, MD steps on 1, 2 and 4 GPUs (bench md
+# --devices), and faraday map (pme and direct) over a 2,000-frame trajectory of a
+# 110,592-ion NaCl melt on 1, 2 and 4 GPUs; a short table last.
+#   tools/multigpu_check.sh [BIN_DIR] [FRAMES]
+# BIN_DIR holds faraday and faraday_tests (default: build). FRAMES (default 2000) frames are
+# written every 5 steps by a one-GPU run. Logs go to $OUT/multigpu (or out/multigpu).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(cd "${1:-$root/build}" && pwd)
+frames=${2:-2000}
+faraday=$bin/faraday
+tests=$bin/faraday_tests
+[ -x "$tests" ] || tests=$bin/tests/faraday_tests
+out=${OUT:-$root/out}/multigpu
+mkdir -p "$out"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export FARADAY_EXECUTABLE=$faraday FARADAY_SOURCE_DIR=$root NCCL_NVLS_ENABLE=0
+gpus=$(nvidia-smi -L | wc -l)
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | sort | uniq -c
+counts=1
+[ "$gpus" -ge 2 ] && counts=1,2
+[ "$gpus" -ge 4 ] && counts=1,2,4
+
+echo "== tests (several GPUs against one)"
+"$tests" --gtest_filter='MapFrames*:GpuGroup*:MultiGpuMd*' >"$out/tests.log" 2>&1
+tests_rc=$?
+grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|^\[ info \]|skipped" "$out/tests.log" | tail -20
+
+echo "== bench md on $counts GPU(s)"
+(cd "$out" && "$faraday" bench md --nacl=110592,1000000 --argon= --devices=$counts --kernels=0 \
+  --csv=md_multigpu.csv) >"$out/bench_md.log" 2>&1
+tail -12 "$out/bench_md.log"
+
+echo "== trajectory: 110,592-ion melt, $frames frames every 5 steps (one GPU)"
+melt=$out/melt110k
+if [ ! -s "$melt/traj.dcd" ]; then
+  python3 "$root/tools/build_ionic.py" melt --cells 24 --out "$melt" >/dev/null
+  (cd "$melt" && "$faraday" run sim.cfg --run.platform=cuda --run.steps=$((5 * frames)) \
+    --output.trajectory_file=traj.dcd --output.trajectory_interval=5 --output.energy_interval=1000 \
+    --run.progress_interval=0) >"$out/traj_run.log" 2>&1 || tail -5 "$out/traj_run.log"
+fi
+ls -la "$melt/traj.dcd"
+
+declare -A mapsec
+for method in pme direct; do
+  spacing=0.1
+  [ "$method" = direct ] && spacing=0.25  # direct: atoms x points per frame
+  for n in ${counts//,/ }; do
+    devs=$(seq -s, 0 $((n - 1)))
+    log=$out/map_${method}_$n.log
+    (cd "$melt" && "$faraday" map sim.cfg --run.platform=cuda --run.devices="$devs" --map.method=$method \
+      --map.spacing=$spacing --map.trajectory="$melt/traj.dcd" --map.file="$out/map_${method}_$n.dx" \
+      --run.progress_interval=0) >"$log" 2>&1
+    mapsec[$method,$n]=$(sed -n 's/^potential map: .* in \([0-9.]*\) s .*/\1/p' "$log" | tail -1)
+    echo "$method on $n GPU(s): ${mapsec[$method,$n]:-fail} s"
+  done
+  for n in ${counts//,/ }; do
+    [ "$n" = 1 ] && continue
+    if cmp -s "$out/map_${method}_1.dx" "$out/map_${method}_$n.dx"; then echo "$method: $n-GPU map = 1-GPU map (same bytes)"
+    else echo "$method: $n-GPU map DIFFERS from the 1-GPU map"; fi
+  done
+done
+
+echo
+echo "== summary"
+printf "%-34s %s\n" "tests (MapFrames, GpuGroup, MultiGpuMd)" "$([ $tests_rc = 0 ] && echo pass || echo FAIL)"
+for method in pme direct; do
+  line=""
+  for n in ${counts//,/ }; do
+    s=${mapsec[$method,$n]:-}
+    sp=$(python3 -c "print('%.2fx' % (float('${mapsec[$method,1]:-0}')/float('$s')))" 2>/dev/null || echo "?")
+    line="$line  ${n} GPU: ${s:-fail} s ($sp)"
+  done
+  printf "%-34s%s\n" "map $method, $frames frames" "$line"
+done
+python3 - "$out/md_multigpu.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1]))) if __import__("os").path.exists(sys.argv[1]) else []
+base = {r["atoms"]: float(r["ms_per_step"]) for r in rows if r["platform"] == "cuda"}
+for r in rows:
+    ms = float(r["ms_per_step"])
+    b = base.get(r["atoms"])
+    print("%-34s %8.4f ms/step  %s" % ("md nacl %s on %s" % (r["atoms"], r["platform"]), ms,
+                                      "(%.2fx)" % (b / ms) if b else ""))
+PY
