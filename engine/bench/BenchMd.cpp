@@ -30,6 +30,7 @@
 #endif
 #include "engine/backends/BackendFactory.h"
 #include "engine/config/LoadConfig.h"
+#include "engine/run/Barostat.h"
 #include "engine/setup/ConstraintSetup.h"
 #include "engine/setup/SystemSetup.h"
 
@@ -152,6 +153,7 @@ struct Row {
   std::map<std::string, double> phaseMs;  ///< ms per step
   double buildMs = 0, tilesMs = 0, pairsEvaluated = 0, pairsInCutoff = 0;
   long long tiles = 0;
+  std::string barostat;  ///< the barostat's summary of the timed run ("" without one)
 };
 
 long long stepsFor(std::size_t atoms, bool gpu, const MdOptions& o) {
@@ -185,11 +187,15 @@ State startState(const BenchSystem& s) {
   return st;
 }
 
-/// Warm-up, then `steps` steps with energies only on the last (as a run that reports rarely).
-double timeSteps(Backend& backend, long long steps) {
+/// `steps` steps with energies only on the last (as a run that reports rarely) and, with a
+/// barostat, on the step before each of its volume moves, as a run takes them.
+double timeSteps(Backend& backend, long long steps, MonteCarloBarostat* barostat = nullptr, Box* box = nullptr) {
   const auto start = std::chrono::steady_clock::now();
-  for (long long k = 0; k + 1 < steps; ++k) backend.advance(false);
-  backend.advance(true);
+  for (long long k = 1; k <= steps; ++k) {
+    const bool move = barostat && k % barostat->interval() == 0;
+    backend.advance(move || k == steps);
+    if (move) barostat->attempt(backend, *box);
+  }
   backend.energies();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -208,11 +214,15 @@ Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o
   // Throughput without timers (no event nodes in the GPU graphs).
   {
     auto backend = makeBackend(config, s.built.system, nullptr);
-    backend->setState(startState(s), {});
+    const State start = startState(s);
+    Box box = start.box;
+    backend->setState(start, {});
     backend->computeForces();
-    timeSteps(*backend, gpu ? 200 : 2);  // warm-up
+    const std::unique_ptr<MonteCarloBarostat> barostat = makeBarostat(config, s.built.system);
+    timeSteps(*backend, gpu ? 200 : 2, barostat.get(), &box);  // warm-up
     const long long builds = backend->neighborListBuilds();
-    r.seconds = timeSteps(*backend, r.steps);
+    r.seconds = timeSteps(*backend, r.steps, barostat.get(), &box);
+    if (barostat) r.barostat = barostat->summary();
     r.builds = backend->neighborListBuilds() - builds;
   }
   // The time per phase from a second, timed run.
@@ -264,6 +274,7 @@ void printRow(const Row& r, double dt, std::ofstream& csv) {
     std::printf(" | %8.4f %8.4f %6.1f%% %9.3g %9.3g", r.buildMs, r.tilesMs, 100 * useful,
                 r.pairsEvaluated / (1e-3 * r.tilesMs), r.pairsInCutoff / (1e-3 * r.tilesMs));
   std::printf("\n");
+  if (!r.barostat.empty()) std::printf("  %s%s", r.barostat.c_str(), r.barostat.back() == '\n' ? "" : "\n");
   std::fflush(stdout);
   if (csv)
     csv << r.system << ',' << r.atoms << ',' << r.platform << ',' << r.steps << ',' << ms << ',' << nsPerDay(r, dt)

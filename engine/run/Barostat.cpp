@@ -6,7 +6,10 @@
 
 #include "core/Error.h"
 #include "core/Units.h"
+#include "core/System.h"
 #include "engine/backends/Backend.h"
+#include "engine/config/Config.h"
+#include "integrators/BoxScaling.h"
 #include "kernels/common/Philox.h"
 
 namespace faraday {
@@ -76,6 +79,19 @@ std::string MonteCarloBarostat::summary() const {
                 state_.attempts ? 100.0 * double(state_.accepted) / double(state_.attempts) : 0.0,
                 state_.maxVolumeChange);
   return line;
+}
+
+std::unique_ptr<MonteCarloBarostat> makeBarostat(const Config& config, const System& system,
+                                                 const BarostatState& state) {
+  if (!config.barostat.enabled) return nullptr;
+  BarostatParams p;
+  p.pressure = config.barostat.pressure;
+  p.interval = config.barostat.interval;
+  p.temperature = config.integrator.temperature;
+  p.seed = config.integrator.seed;
+  p.cutoff = config.nonbonded.cutoff;
+  const long molecules = long(moleculeStarts(system.topology, int(system.size())).size()) - 1;
+  return std::make_unique<MonteCarloBarostat>(p, molecules, state);
 }
 
 }  // namespace faraday

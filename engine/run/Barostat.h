@@ -9,6 +9,7 @@
 // run on the backend (Backend::scaleVolume). The random numbers are Philox keyed by (seed,
 // attempt), so the state to continue exactly is dVmax and the counts (BarostatState).
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "core/Box.h"
@@ -16,6 +17,8 @@
 namespace faraday {
 
 class Backend;
+struct Config;
+struct System;
 
 /// What a restart needs to continue the barostat exactly (saved in the checkpoint).
 struct BarostatState {
@@ -59,5 +62,10 @@ class MonteCarloBarostat {
   BarostatState state_;
   bool warnedCutoff_ = false;
 };
+
+/// The barostat of `config` ([barostat], at integrator.temperature with integrator.seed) for
+/// `system`'s molecules, continuing from `state`; null when the barostat is off.
+std::unique_ptr<MonteCarloBarostat> makeBarostat(const Config& config, const System& system,
+                                                 const BarostatState& state = {});
 
 }  // namespace faraday

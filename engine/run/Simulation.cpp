@@ -56,17 +56,6 @@ double totalMass(const System& system) {
   return m;
 }
 
-std::unique_ptr<MonteCarloBarostat> makeBarostat(const Config& config, const System& system, const BarostatState& state) {
-  if (!config.barostat.enabled) return nullptr;
-  BarostatParams p;
-  p.pressure = config.barostat.pressure;
-  p.interval = config.barostat.interval;
-  p.temperature = config.integrator.temperature;
-  p.seed = config.integrator.seed;
-  p.cutoff = config.nonbonded.cutoff;
-  const long molecules = long(moleculeStarts(system.topology, int(system.size())).size()) - 1;
-  return std::make_unique<MonteCarloBarostat>(p, molecules, state);
-}
 
 }  // namespace
 
