@@ -571,6 +571,11 @@ inline constexpr double kRigidMoleculeDistanceNm = 1e-12;
 /// The GPU's scaled positions against the CPU's: the same double arithmetic, fused
 /// multiply-adds aside.
 inline constexpr double kGpuScaledPositionNm = 1e-12;
+/// A large molecule's scaled positions, GPU against CPU: the CPU unwraps by summing the
+/// minimum-image differences of consecutive atoms one after another (a rounding each, up to
+/// count x 2^-52 x the span: 1000 atoms over ~20 nm, 4.4e-12 nm), the GPU as x_k - L N_k with
+/// N_k an exact integer scan (one rounding).
+inline constexpr double kGpuScaledLargeMoleculeNm = 1e-11;
 /// The energy change of the same volume move on the GPU against the CPU's (kJ/mol): float pair
 /// forces and energies summed in fixed point; for 500 LJ atoms the potentials agree to ~1e-5
 /// relative of ~-2500 kJ/mol, so dU to ~0.05 kJ/mol.

@@ -103,6 +103,8 @@ struct CudaBackend::Impl final : CudaStepWork {
   // order, uploaded at the first move; what a rejected move puts back besides the saved
   // device state.
   DeviceBuffer<int> moleculeStarts;
+  DeviceBuffer<int> largeMolecules;  ///< molecules of at least kLargeMolecule atoms
+  int largeMoleculeCount = 0;
   DeviceBuffer<double> moleculeMass;
   int molecules = 0;
   bool moveOpen = false;
@@ -443,7 +445,10 @@ struct CudaBackend::Impl final : CudaStepWork {
   void launchStep(bool energies) {
     const bool timed = phases.samples(step);
     if (timed) phases.collect();  // the previous timed step of this set
-    graph.launch(stream(), energies, timed);
+    {
+      ScopedTimer t(graph.needsCapture(energies, timed) ? timers : nullptr, "graph capture");
+      graph.launch(stream(), energies, timed);
+    }
     if (timed) phases.markPending();
     ++step;
     energyAt.push_back(energies);

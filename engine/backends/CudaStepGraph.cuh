@@ -55,6 +55,8 @@ class CudaStepGraph {
 
   /// Launches one step on `stream`, capturing its variant first if needed.
   void launch(cudaStream_t stream, bool energies, bool timed);
+  /// Whether the next launch of this variant captures it first.
+  bool needsCapture(bool energies, bool timed) const { return !graphs_[(energies ? 1 : 0) + (timed ? 2 : 0)].captured(); }
   /// Drops the captured graphs (after the list or the PME bins grew: they hold the old storage).
   void reset() {
     for (auto& g : graphs_) g.reset();

@@ -12,16 +12,24 @@ namespace faraday {
 Energies CudaBackend::scaleVolume(const Box& newBox) {
   Impl& m = *impl_;
   if (!m.stateSet) throw Error("CudaBackend: scaleVolume() before setState()");
-  if (!m.forcesValid) m.computeForces();
-  if (!m.energyAt.empty()) m.check();  // the state is checked and saved: the roll-back point
-  if (m.energiesStep != m.step) {  // lastEnergies of this state (the forces come out the same bits)
-    m.evaluate();
-    m.readEnergies();
+  {
+    ScopedTimer t(m.timers, "barostat.check");
+    if (!m.forcesValid) m.computeForces();
+    if (!m.energyAt.empty()) m.check();  // the state is checked and saved: the roll-back point
+    if (m.energiesStep != m.step) {  // lastEnergies of this state (the forces come out the same bits)
+      m.evaluate();
+      m.readEnergies();
+    }
   }
   if (m.molecules == 0) {
     const std::vector<int> starts = moleculeStarts(m.system.topology, m.n);
     m.molecules = int(starts.size()) - 1;
     m.moleculeStarts = deviceCopy("molecule starts", starts);
+    std::vector<int> large;
+    for (int i = 0; i + 1 < int(starts.size()); ++i)
+      if (starts[i + 1] - starts[i] >= kLargeMolecule) large.push_back(i);
+    m.largeMolecules = deviceCopy("large molecules", large);
+    m.largeMoleculeCount = int(large.size());
     m.moleculeMass = deviceCopy("molecule masses", m.system.mass);
   }
   m.keptBox = m.box;
@@ -29,10 +37,13 @@ Energies CudaBackend::scaleVolume(const Box& newBox) {
   m.keptKinetic = m.kinetic;
   m.moveOpen = true;
   const BoxScalingParams params = boxScaling(m.box, newBox);
-  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
-  launchScaleMolecules(m.stream(), m.dev->pos.data(), m.dev->slotOfAtom.data(), m.moleculeStarts.data(),
-                       m.moleculeMass.data(), m.molecules, params);
-  m.applyBox(newBox);
+  {
+    ScopedTimer t(m.timers, "barostat.scale");
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
+    launchScaleMolecules(m.stream(), m.dev->pos.data(), m.dev->slotOfAtom.data(), m.moleculeStarts.data(),
+                         m.moleculeMass.data(), m.molecules, m.largeMolecules.data(), m.largeMoleculeCount, params);
+    m.applyBox(newBox);
+  }
   // The scaled positions become the list's reference: sorted, permuted and built as a rebuild
   // inside a step would (storage grown if they need more tiles).
   {
@@ -41,6 +52,7 @@ Energies CudaBackend::scaleVolume(const Box& newBox) {
     m.buildFirstList();
     launchWrapPositions(m.stream(), m.atoms(), m.integ);
   }
+  ScopedTimer t(m.timers, "barostat.energy");
   m.evaluate();
   return m.readEnergies();
 }
@@ -54,6 +66,7 @@ void CudaBackend::finishVolumeMove(bool accept) {
     m.graph.reset();
     return;
   }
+  ScopedTimer t(m.timers, "barostat.undo");
   m.applyBox(m.keptBox);
   m.restore();
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
