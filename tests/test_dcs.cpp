@@ -9,6 +9,8 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <string>
+#include <thread>
 
 #include "engine/config/Config.h"
 #include "engine/formats/Coordinates.h"
@@ -20,6 +22,7 @@
 #include "engine/formats/MapWriters.h"
 #include "core/Units.h"
 #include "engine/bench/CudaDcsStudy.h"
+#include "kernels/dcs/CudaDcs.h"
 #include "kernels/dcs/Dcs.h"
 #include "kernels/dcs/DcsPair.h"
 #include "tests/MapTestSupport.h"
@@ -330,7 +333,60 @@ TEST(DcsGpu, OverflowListGivesTheSameMap) {
   }
 }
 
-// ---- averaging ---------------------------------------------------------------------------
+// ---- accumulators sharing a GPU -----------------------------------------------------------
+
+/// Accumulators of the direct and the cutoff method on six host threads at once, all on GPU
+/// 0, each with its own lattice and frames, sum the bits each sums alone. The direct
+/// kernel's atoms and the cutoff kernel's bin offsets sit in __constant__ memory, one array
+/// per GPU: without turns (CudaConstantBank.h) one thread's copy lands under another's
+/// kernel, and that map is summed over the wrong atoms (or bins).
+TEST(DcsGpu, AccumulatorsOnThreadsSharingTheGpuSumTheirOwnFrames) {
+  FARADAY_REQUIRE_GPU();
+  const Box box = Box::rectangular(3.0, 3.0, 3.0);
+  struct Job {
+    Lattice lattice;
+    MapOptions options;
+    std::vector<Atoms> frames;
+  };
+  std::vector<Job> jobs;
+  for (const bool direct : {true, false})
+    for (unsigned t = 0; t < 3; ++t) {
+      Job j;
+      j.lattice = Lattice::fromBox(box, 0.06 + 0.01 * t);  // another lattice (cutoff: another offset list) each
+      j.options = direct ? directOptions(true, box) : cutoffOptions(1.0, true, box);
+      for (unsigned f = 0; f < 8; ++f)  // 9000 atoms: 3 constant-memory chunks per direct frame
+        j.frames.push_back(randomAtoms(9000, {0, 0, 0}, box.lengths(), 1000 * (direct ? 1 : 2) + 10 * t + f));
+      jobs.push_back(std::move(j));
+    }
+  auto sumOf = [&](const Job& j) {
+    CudaMapAccumulator acc(j.lattice, j.options);
+    for (const Atoms& a : j.frames) acc.addFrame(a.positions, a.charges, box, nullptr);
+    return acc.takeSum();
+  };
+  std::vector<std::vector<double>> alone, together(jobs.size());
+  for (const Job& j : jobs) alone.push_back(sumOf(j));
+  std::vector<std::string> errors(jobs.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    threads.emplace_back([&, i] {
+      try {
+        together[i] = sumOf(jobs[i]);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string what = std::string(i < 3 ? "direct" : "cutoff") + " job " + std::to_string(i % 3);
+    EXPECT_EQ(errors[i], "") << what;
+    EXPECT_GT(maxAbs(alone[i]), 1.0) << what;
+    std::size_t differing = 0;
+    for (std::size_t p = 0; p < alone[i].size() && p < together[i].size(); ++p)
+      differing += alone[i][p] != together[i][p];
+    EXPECT_EQ(together[i].size(), alone[i].size()) << what;
+    EXPECT_EQ(differing, 0u) << what << ": points summed otherwise on a shared GPU";
+  }
+}
 
 }  // namespace
 }  // namespace faraday

@@ -73,14 +73,15 @@ TEST(MapFrames, ReducerAddsTheChunksInChunkOrderWhateverOrderTheyArriveIn) {
 }
 
 /// The map case's ions over `frames` frames (each moved at random by up to 0.05 nm per axis)
-/// in its DCD, its config with `platform`, map.method = `method`.
+/// in its DCD, its config with `platform`, map.method = `method` and the `more` options.
 struct LongMapCase {
   MapCase c;
   Config config;
   Setup setup;
 };
 
-LongMapCase longMapCase(const std::string& name, const std::string& platform, const std::string& method, int frames) {
+LongMapCase longMapCase(const std::string& name, const std::string& platform, const std::string& method, int frames,
+                        std::vector<std::string> more = {}) {
   LongMapCase m{writeMapCase(name, platform), {}, {}};
   std::mt19937_64 rng(17);
   std::uniform_real_distribution<double> u(-0.05, 0.05);
@@ -92,7 +93,8 @@ LongMapCase longMapCase(const std::string& name, const std::string& platform, co
       w.writeFrame(p, m.c.box);
     }
   }
-  m.config = loadConfig(m.c.dir / "map.cfg", {"--map.method=" + method});
+  more.push_back("--map.method=" + method);
+  m.config = loadConfig(m.c.dir / "map.cfg", more);
   m.setup = buildSetup(m.config);
   return m;
 }
@@ -138,6 +140,52 @@ TEST(MapFrames, CpuWorkersGiveTheBitsOfOneWorkerAndTheSequentialAverage) {
     EXPECT_GT(maxAbs(ref), 1.0);
     EXPECT_LE(maxRelDiff(three.average, ref), tol::kMapChunkedSumRel) << method;
   }
+}
+
+/// takeSum hands over the sum of the frames added since the last one and starts the next
+/// from zero: a chunk's sum has the bits of a fresh averager's, whatever its worker summed
+/// before (every method, on the CPU, and on the GPU where there is one).
+TEST(MapFrames, TakeSumStartsEveryChunkFromZero) {
+  std::vector<std::string> platforms{"cpu"};
+  if (cudaDeviceCount() > 0)
+    platforms.push_back("cuda");
+  else
+    std::printf("[ info ] no GPU here: the CPU averagers only\n");
+  for (const std::string& platform : platforms)
+    for (const std::string method : {"direct", "cutoff", "pme", "pmepot"}) {
+      const std::string where = method + " on " + platform;
+      const LongMapCase m =
+          longMapCase("take_sum_" + platform + "_" + method, platform, method, 6, {"--map.cutoff=1.0"});
+      const EwaldSetup ewald = mapEwaldSetup(m.config, m.setup.system);
+      const auto trajectory = openTrajectory(m.config.map.trajectory, (long long)m.setup.system.size());
+      auto add = [&](PotentialMapAverager& averager, long long from, long long to) {
+        TrajectoryFrame frame;
+        for (long long f = from; f < to; ++f) {
+          trajectory->readFrame(f, frame);
+          averager.addFrame(frame.positions, frame.hasBox ? frame.box : m.setup.system.box);
+        }
+      };
+      const bool useCuda = platform == "cuda";
+      PotentialMapAverager worker(m.config.map, m.setup.system, useCuda, nullptr, &ewald);
+      PotentialMapAverager fresh0(m.config.map, m.setup.system, useCuda, nullptr, &ewald);
+      PotentialMapAverager fresh1(m.config.map, m.setup.system, useCuda, nullptr, &ewald);
+      TrajectoryFrame first;
+      trajectory->readFrame(0, first);
+      for (PotentialMapAverager* a : {&worker, &fresh0, &fresh1}) a->startWith(first.positions);  // one lattice
+      add(worker, 0, 3);
+      const std::vector<double> chunk0 = worker.takeSum();
+      add(worker, 3, 6);
+      const std::vector<double> chunk1 = worker.takeSum();
+      const std::vector<double> none = worker.takeSum();
+      add(fresh0, 0, 3);
+      add(fresh1, 3, 6);
+      EXPECT_GT(maxAbs(chunk1), 1.0) << where;
+      EXPECT_GT(differing(chunk0, chunk1), 0u) << where;  // the chunks' frames differ
+      EXPECT_EQ(differing(chunk0, fresh0.takeSum()), 0u) << where;
+      EXPECT_EQ(differing(chunk1, fresh1.takeSum()), 0u) << where;
+      EXPECT_EQ(none.size(), chunk0.size()) << where;
+      EXPECT_EQ(maxAbs(none), 0.0) << where;
+    }
 }
 
 /// On the GPU: three workers sharing GPU 0, and one worker per GPU of the machine, give the

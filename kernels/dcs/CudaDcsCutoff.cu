@@ -12,6 +12,7 @@
 #include "core/Error.h"
 #include "core/Units.h"
 #include "kernels/common/CudaCheck.h"
+#include "kernels/common/CudaConstantBank.h"
 #include "kernels/common/CudaOwners.h"
 #include "kernels/dcs/CudaDcsDetail.cuh"
 #include "kernels/dcs/DcsPair.h"
@@ -23,6 +24,8 @@ namespace {
 /// Neighbour-bin offsets (relative to a brick's home bin), 4 bytes each.
 constexpr int kMaxBinOffsets = 8192;
 __constant__ char4 c_binOffsets[kMaxBinOffsets];
+/// One c_binOffsets per GPU: accumulators sharing a GPU take turns with it (CudaConstantBank.h).
+ConstantBankTurns g_offsetTurns;
 
 constexpr int kBrick = 8;       // a block covers a brick of 8 x 8 x 8 lattice points
 constexpr int kPointsZ = 4;     // each thread computes 4 points of a z-column, reusing dx^2 + dy^2
@@ -243,15 +246,17 @@ void runCutoffBinned(const Lattice& l, const MapOptions& o, const std::vector<Ve
     k1.emplace();
     FARADAY_CUDA_CHECK(cudaEventRecord(k0->get(), s));
   }
-  FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_binOffsets, bn.offsets.data(), bn.offsets.size() * sizeof(char4), 0,
-                                             cudaMemcpyHostToDevice, s));
   const dim3 block(kBrick, kBrick, kBrick / kPointsZ);
   const dim3 grid((l.nx + kBrick - 1) / kBrick, (l.ny + kBrick - 1) / kBrick, (l.nz + kBrick - 1) / kBrick);
-  if (o.periodic)
-    cutoffBinnedKernel<true><<<grid, block, 0, s>>>(dimsOf(l), bn.grid, dBins.data(), map.data());
-  else
-    cutoffBinnedKernel<false><<<grid, block, 0, s>>>(dimsOf(l), bn.grid, dBins.data(), map.data());
-  FARADAY_CUDA_CHECK_LAUNCH("cutoffBinnedKernel");
+  g_offsetTurns.take(s, [&] {
+    FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_binOffsets, bn.offsets.data(), bn.offsets.size() * sizeof(char4), 0,
+                                               cudaMemcpyHostToDevice, s));
+    if (o.periodic)
+      cutoffBinnedKernel<true><<<grid, block, 0, s>>>(dimsOf(l), bn.grid, dBins.data(), map.data());
+    else
+      cutoffBinnedKernel<false><<<grid, block, 0, s>>>(dimsOf(l), bn.grid, dBins.data(), map.data());
+    FARADAY_CUDA_CHECK_LAUNCH("cutoffBinnedKernel");
+  });
   if (stats) FARADAY_CUDA_CHECK(cudaEventRecord(k1->get(), s));
   // The kernel is queued; the host sums the overflow atoms meanwhile.
   const auto t0 = std::chrono::steady_clock::now();

@@ -13,6 +13,7 @@
 #include "core/Error.h"
 #include "core/Units.h"
 #include "kernels/common/CudaCheck.h"
+#include "kernels/common/CudaConstantBank.h"
 #include "kernels/common/DeviceBuffer.h"
 #include "kernels/dcs/CudaDcsDetail.cuh"
 #include "kernels/dcs/DcsPair.h"
@@ -30,6 +31,9 @@ constexpr int kChunkAtoms = 4096;
 constexpr int kAtomBlock = 128;
 static_assert(kChunkAtoms % kAtomBlock == 0, "chunks must hold whole atom blocks");
 __constant__ float4 c_atoms[kChunkAtoms];
+/// c_atoms is one array per GPU: accumulators on several host threads sharing a GPU (map
+/// workers) take turns with it, or one thread's atoms would land under another's kernel.
+ConstantBankTurns g_atomTurns;
 
 // ---- accumulation -------------------------------------------------------------------
 /// How a lattice point accumulates its float pair terms in production: float over blocks of
@@ -347,7 +351,8 @@ void splitNearRowAtoms(const Lattice& l, const MapOptions& o, const std::vector<
 /// Copies `regular` then `nearRow` (`kind`: from host or device memory, each padded to
 /// kAtomBlock) one constant-memory chunk at a time and calls launchRegular(n) or
 /// launchNearRow(n) for each chunk of n atoms. The order is fixed, so the result is
-/// deterministic.
+/// deterministic; each chunk's copy and launch wait for the kernels of the chunk before it
+/// on this GPU, from any stream (g_atomTurns).
 template <class LaunchRegular, class LaunchNearRow>
 void runGatherChunks(const float4* regular, std::size_t regularCount, const float4* nearRow, std::size_t nearCount,
                      cudaMemcpyKind kind, cudaStream_t s, LaunchRegular launchRegular,
@@ -355,8 +360,10 @@ void runGatherChunks(const float4* regular, std::size_t regularCount, const floa
   auto run = [&](const float4* atoms, std::size_t count, auto launch) {
     for (std::size_t first = 0; first < count; first += kChunkAtoms) {
       const int n = int(std::min<std::size_t>(kChunkAtoms, count - first));
-      FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_atoms, atoms + first, n * sizeof(float4), 0, kind, s));
-      launch(n);
+      g_atomTurns.take(s, [&] {
+        FARADAY_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_atoms, atoms + first, n * sizeof(float4), 0, kind, s));
+        launch(n);
+      });
     }
   };
   run(regular, regularCount, launchRegular);
