@@ -179,7 +179,10 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
   }
   void setBox(const Box& box) override {
     updateBox(box);
-    FARADAY_CUDA_CHECK(cudaMemset(binCount_.data(), 0, binCount_.size() * sizeof(int)));
+    // On PME's stream and waited for: the legacy default stream does not order the backend's
+    // non-blocking streams, whose next spreading reads these counts.
+    FARADAY_CUDA_CHECK(cudaMemsetAsync(binCount_.data(), 0, binCount_.size() * sizeof(int), stream_.get()));
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
     countsZero_ = true;
   }
 
