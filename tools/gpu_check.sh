@@ -12,6 +12,8 @@
 # tools/build_water.py) adds the systems of those configs to bench md and the anchor (--top, with
 # the config's constraints, hydrogen_mass, barostat pressure, and rigid water unless -DFLEXIBLE);
 # WATER_ATOMS (default 1000000; "" = none) sets the water boxes built, comma-separated;
+# the constrained benchmarks of the README: MD_CONFIGS=$(tools/constrained_configs.sh DIR)
+# NACL_SIZES= ARGON_SIZES= ANCHOR_STEPS=2000 tools/gpu_check.sh BIN md;
 # NACL_SIZES and ARGON_SIZES ("" = none) replace the mode's NaCl and argon sizes.
 #   nve    the NVE drift alone; NVE_PLATFORMS (default "cuda cpu"), NVE_DTS (default
 #          "0.001 0.002") and NVE_CPU_PS (default 10; 100 ps on the CPU takes ~8 min at 1 fs
