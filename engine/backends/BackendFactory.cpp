@@ -28,12 +28,7 @@ std::unique_ptr<Backend> makeCudaBackend(const Config& config, const System& sys
 #if defined(FARADAY_HAVE_CUDA)
   if (!config.run.devices.empty()) {
     const std::vector<int> devices = parseDevices("run.devices", config.run.devices, cudaDeviceCount());
-    if (devices.size() > 1) {
-      if (config.barostat.enabled)
-        throw keyError("run.devices", "the barostat runs on one GPU: its volume moves are not shared across " +
-                                          std::to_string(devices.size()) + " GPUs (choose one device)");
-      return makeCudaMultiBackend(config, system, timers, devices);
-    }
+    if (devices.size() > 1) return makeCudaMultiBackend(config, system, timers, devices);
     useCudaDevice(devices[0]);
   }
   if (config.nonbonded.allPairs()) return makeCudaAllPairsBackend(config, system, timers);

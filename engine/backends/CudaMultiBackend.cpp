@@ -102,6 +102,9 @@ std::unique_ptr<Backend> makeCudaMultiBackend(const Config& config, const System
   if (devices.size() < 2) throw Error("the multi-GPU backend needs at least two GPUs");
   if (config.nonbonded.allPairs())
     throw keyError("run.devices", "all-pairs runs on one GPU (nonbonded.mode = all-pairs)");
+  if (config.barostat.enabled)
+    throw keyError("run.devices", "the barostat runs on one GPU: its volume moves are not shared across " +
+                                      std::to_string(devices.size()) + " GPUs (choose one device)");
   useCudaDevice(devices[0]);  // the caller's reads (state, energies, device frames) go to rank 0
   return std::make_unique<CudaMultiBackend>(config, system, timers, devices);
 #else

@@ -16,7 +16,6 @@
 #include "engine/run/StopSignals.h"
 #include "engine/run/TrajectoryReporter.h"
 #include "engine/setup/ConstraintSetup.h"
-#include "integrators/BoxScaling.h"
 #include "integrators/Integrator.h"
 #include "engine/backends/BackendFactory.h"
 
