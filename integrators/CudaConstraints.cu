@@ -5,8 +5,11 @@
 // See CudaConstraints.h.
 #include "integrators/CudaConstraints.h"
 
+#include <cub/cub.cuh>
+
 #include <algorithm>
 #include <climits>
+#include <numeric>
 
 #include "core/Error.h"
 #include "core/Virial.h"
@@ -36,7 +39,9 @@ struct ConstraintArgs {
   long long waterCodes;  ///< failure code of water 0
   const SettleGeometry* geometries;
   const SettleWater* waters;
+  const int* waterOrder;  ///< thread i takes water waterOrder[i]
   const DeviceStar* stars;
+  const int* starOrder;   ///< and star starOrder[i]
   const DeviceCluster* clusters;
   const ClusterConstraint* constraints;
   const int* atoms;
@@ -259,10 +264,11 @@ __device__ void clusterSecondHalf(const ConstraintArgs& c, Store& st, bool kick,
 // ---- Kernels: waters apart from clusters (a water needs fewer registers than a star) -------
 
 /// The cluster of this thread: 1 and a star's index, 2 and a general cluster's, or 0 past
-/// the end; blocks [0, starBlocks) take the stars.
+/// the end; blocks [0, starBlocks) take the stars, in starOrder.
 __device__ int2 clusterOfThread(const ConstraintArgs& c) {
   int block = int(blockIdx.x), i;
-  if (block < c.starBlocks) return (i = block * kThreads + int(threadIdx.x)) < c.starCount ? make_int2(1, i) : make_int2(0, 0);
+  if (block < c.starBlocks)
+    return (i = block * kThreads + int(threadIdx.x)) < c.starCount ? make_int2(1, c.starOrder[i]) : make_int2(0, 0);
   block -= c.starBlocks;
   return (i = block * kThreads + int(threadIdx.x)) < c.clusterCount ? make_int2(2, i) : make_int2(0, 0);
 }
@@ -279,7 +285,7 @@ __device__ void addWarpVirial(const ConstraintArgs& c, const double w6[6]) {
 
 __global__ void __launch_bounds__(kThreads) waterFirstHalfKernel(ConstraintArgs c) {
   const int i = int(blockIdx.x) * kThreads + int(threadIdx.x);
-  if (i < c.waterCount) waterFirstHalf(c, i);
+  if (i < c.waterCount) waterFirstHalf(c, c.waterOrder[i]);
 }
 
 __global__ void __launch_bounds__(kThreads) clusterFirstHalfKernel(ConstraintArgs c) {
@@ -298,7 +304,7 @@ template <bool kVirial>
 __global__ void __launch_bounds__(kThreads) waterSecondHalfKernel(ConstraintArgs c, bool kick) {
   const int i = int(blockIdx.x) * kThreads + int(threadIdx.x);
   double w6[6] = {0, 0, 0, 0, 0, 0};
-  if (i < c.waterCount) waterSecondHalf(c, i, kick, kVirial, w6);
+  if (i < c.waterCount) waterSecondHalf(c, c.waterOrder[i], kick, kVirial, w6);
   if constexpr (kVirial) addWarpVirial(c, w6);
 }
 
@@ -315,6 +321,23 @@ __global__ void __launch_bounds__(kThreads) clusterSecondHalfKernel(ConstraintAr
     clusterSecondHalf<0, 0>(c, st, kick, kVirial, w6);
   }
   if constexpr (kVirial) addWarpVirial(c, w6);
+}
+
+/// Per slot: the water (or star) whose oxygen (or centre) sits there, -1 where none does.
+__global__ void orderIdsKernel(int n, const int* __restrict__ atomOfSlot, const int* __restrict__ ofAtom,
+                               int* __restrict__ ids) {
+  const int s = int(blockIdx.x) * kThreads + int(threadIdx.x);
+  if (s < n) ids[s] = ofAtom[atomOfSlot[s]];
+}
+
+struct IsIndex {
+  __device__ bool operator()(int v) const { return v >= 0; }
+};
+
+std::vector<int> identity(int count) {
+  std::vector<int> v(static_cast<std::size_t>(count));
+  std::iota(v.begin(), v.end(), 0);
+  return v;
 }
 
 }  // namespace
@@ -368,6 +391,19 @@ CudaConstraints::CudaConstraints(const System& system, double tolerance)
   clusterR0_ = DeviceBuffer<Vec3>("cluster reference vectors", constraints.size());
   clusterTarget_ = DeviceBuffer<double>("cluster targets", constraints.size());
   clusterTau_ = DeviceBuffer<double>("cluster multipliers", constraints.size());
+  const int n = int(system.size());
+  std::vector<int> waterOf(system.size(), -1), starOf(system.size(), -1);
+  for (int i = 0; i < waterCount_; ++i) waterOf[std::size_t(set.waters[std::size_t(i)].oxygen)] = i;
+  for (int i = 0; i < starCount_; ++i) starOf[std::size_t(stars[std::size_t(i)].centre)] = i;
+  waterOfAtom_ = deviceCopy("water of oxygen", waterOf);
+  starOfAtom_ = deviceCopy("star of centre", starOf);
+  waterOrder_ = deviceCopy("water order", identity(waterCount_));
+  starOrder_ = deviceCopy("star order", identity(starCount_));
+  orderIds_ = DeviceBuffer<int>("constraint order ids", std::size_t(n));
+  selectedCount_ = DeviceBuffer<int>("constraint order count", 1);
+  FARADAY_CUDA_CHECK(cub::DeviceSelect::If(nullptr, selectTempBytes_, orderIds_.data(), waterOrder_.data(),
+                                           selectedCount_.data(), n, IsIndex{}));
+  selectTemp_ = DeviceBuffer<unsigned char>("constraint order scratch", std::max<std::size_t>(selectTempBytes_, 1));
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(nullptr));
 }
 
@@ -390,7 +426,9 @@ CudaConstraints::Launch CudaConstraints::launch(const DeviceAtoms& atoms, const 
   c.waterCodes = set_.waterCode(0);
   c.geometries = geometries_.data();
   c.waters = waters_.data();
+  c.waterOrder = waterOrder_.data();
   c.stars = stars_.data();
+  c.starOrder = starOrder_.data();
   c.clusters = clusters_.data();
   c.constraints = clusterConstraints_.data();
   c.atoms = clusterAtoms_.data();
@@ -458,10 +496,24 @@ void CudaConstraints::enqueueSecondHalf(cudaStream_t stream, const DeviceAtoms& 
       });
 }
 
+void CudaConstraints::enqueueOrder(cudaStream_t stream, const int* atomOfSlot) const {
+  const int n = int(system_.size());
+  const auto select = [&](const DeviceBuffer<int>& ofAtom, DeviceBuffer<int>& order) {
+    orderIdsKernel<<<blocksFor(n, kThreads), kThreads, 0, stream>>>(n, atomOfSlot, ofAtom.data(), orderIds_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("orderIdsKernel");
+    std::size_t bytes = selectTempBytes_;
+    FARADAY_CUDA_CHECK(cub::DeviceSelect::If(selectTemp_.data(), bytes, orderIds_.data(), order.data(),
+                                             selectedCount_.data(), n, IsIndex{}, stream));
+  };
+  if (waterCount_ > 0) select(waterOfAtom_, waterOrder_);
+  if (starCount_ > 0) select(starOfAtom_, starOrder_);
+}
+
 std::size_t CudaConstraints::deviceBytes() const {
   return geometries_.bytes() + waters_.bytes() + stars_.bytes() + clusters_.bytes() + clusterConstraints_.bytes() +
          clusterAtoms_.bytes() + clusterX_.bytes() + clusterXu_.bytes() + clusterU_.bytes() + clusterR0_.bytes() +
-         clusterW_.bytes() + clusterTarget_.bytes() + clusterTau_.bytes();
+         clusterW_.bytes() + clusterTarget_.bytes() + clusterTau_.bytes() + waterOfAtom_.bytes() + starOfAtom_.bytes() +
+         orderIds_.bytes() + waterOrder_.bytes() + starOrder_.bytes() + selectedCount_.bytes() + selectTemp_.bytes();
 }
 
 }  // namespace faraday

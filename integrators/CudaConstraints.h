@@ -62,6 +62,12 @@ class CudaConstraints {
   void enqueueSecondHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                          StepStatus* status, const int* slotOfAtom, unsigned long long* virial, bool kick) const;
 
+  /// The order the kernels take the waters and the stars in: by the slot of their oxygen or
+  /// centre, so that neighbouring threads touch neighbouring slots (`atomOfSlot`: the slot
+  /// order of the moment). Enqueue after every change of the slots (a sort, a roll-back); until
+  /// the first, topology order.
+  void enqueueOrder(cudaStream_t stream, const int* atomOfSlot) const;
+
   std::size_t deviceBytes() const;
 
  private:
@@ -85,6 +91,12 @@ class CudaConstraints {
   DeviceBuffer<DeviceCluster> clusters_;
   DeviceBuffer<ClusterConstraint> clusterConstraints_;  ///< a, b: indices into the cluster's atoms
   DeviceBuffer<int> clusterAtoms_;                      ///< particle indices
+  // The waters' and stars' order (enqueueOrder): per particle the water whose oxygen, or the
+  // star whose centre, it is (-1: none), per slot the same, and the orders selected from it.
+  DeviceBuffer<int> waterOfAtom_, starOfAtom_;
+  mutable DeviceBuffer<int> orderIds_, waterOrder_, starOrder_, selectedCount_;
+  mutable DeviceBuffer<unsigned char> selectTemp_;
+  std::size_t selectTempBytes_ = 0;
   // Working storage of the general clusters: per atom (positions, their unconstrained values,
   // velocities or accelerations, inverse masses) and per constraint (r0, targets, multipliers).
   mutable DeviceBuffer<Vec3> clusterX_, clusterXu_, clusterU_, clusterR0_;

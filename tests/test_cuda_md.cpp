@@ -1,4 +1,5 @@
-// The whole step on the GPU: the tile list covers every pair once (many geometries), the
+// The whole step on the GPU: the tile list covers every pair once (many geometries, hydrogens
+// grouped with their heavy atoms), the
 // CPU walk of the GPU's tiles matches the CPU backend (list) and the GPU kernel matches the
 // walk (kernel), GPU against CPU forces, energies and virial, bitwise repeatability and
 // independence of the input order, the list's growth after an overflow, exclusion bits.
@@ -13,8 +14,10 @@
 #include "engine/setup/SystemSetup.h"
 #include "integrators/InitialVelocities.h"
 #include "kernels/neighbor/NeighborList.h"
+#include "kernels/neighbor/SlotGroups.h"
 #include "kernels/nonbonded/CpuTileWalker.h"
 #include "tests/BackendTestSystems.h"
+#include "tests/ConstraintTestSystems.h"
 #include "tests/Tolerances.h"
 #include "engine/config/LoadConfig.h"
 
@@ -125,6 +128,58 @@ TEST_F(CudaMd, TilesCoverEveryPairOnceAfterAtomsMove) {
   for (int k = 0; k < 200; ++k) gpu->advance(false);
   EXPECT_GT(gpu->neighborListBuilds(), first) << "the list was never rebuilt: the test proves nothing";
   expectCoversEveryPairOnce(*gpu, b.system.box, 1.1, "after 200 steps");
+}
+
+/// Each hydrogen in the slot after its anchor's (and its rank's): SlotGroups.h. Returns the
+/// number of grouped hydrogens checked.
+int expectGroupsInConsecutiveSlots(const HostTileList& list, const System& system, const std::string& what) {
+  const SlotGroups g = hydrogenSlotGroups(system);
+  std::vector<int> slotOf(std::size_t(list.atoms));
+  for (int s = 0; s < list.atoms; ++s) slotOf[std::size_t(list.atomOfSlot[std::size_t(s)])] = s;
+  int grouped = 0, apart = 0;
+  for (std::size_t i = 0; i < g.anchor.size(); ++i) {
+    if (g.anchor[i] == int(i)) continue;
+    ++grouped;
+    if (slotOf[i] != slotOf[std::size_t(g.anchor[i])] + g.rank[i] && ++apart <= 5)
+      std::printf("[ info ] %s: atom %zu in slot %d, its anchor %d in slot %d, rank %d\n", what.c_str(), i, slotOf[i],
+                  g.anchor[i], slotOf[std::size_t(g.anchor[i])], g.rank[i]);
+  }
+  EXPECT_EQ(apart, 0) << what << ": " << apart << " of " << grouped << " grouped atoms apart from their anchors";
+  return grouped;
+}
+
+TEST_F(CudaMd, HydrogenGroupsTakeConsecutiveSlotsAndEveryPairStaysListed) {
+  MoleculeMix mix;
+  mix.waters = 300, mix.methyls = 60, mix.chains = 20, mix.dimers = 20;
+  const Config c = moleculeConfig("cuda", "verlet", 0.002);
+  {
+    // Hydrogens of every seventh water stretched 0.35 nm from their oxygen: a member sits in
+    // its anchor's cell, so the cell scan must reach that much further.
+    BuiltSystem b = moleculeLiquid(mix, 0.5, 41);
+    for (const Settle& w : b.system.topology.settles) {
+      if (w.oxygen % 7 != 0) continue;
+      for (int k = 1; k <= 2; ++k) {
+        Vec3& h = b.positions[std::size_t(w.oxygen + k)];
+        const Vec3 o = b.positions[std::size_t(w.oxygen)];
+        h = o + (h - o) * 3.5;
+      }
+    }
+    auto gpu = startGpu(c, b.system, stateOf(b));
+    const HostTileList list = gpu->tileList();
+    EXPECT_GT(expectGroupsInConsecutiveSlots(list, b.system, "stretched waters"), 600);
+    expectCoversEveryPairOnce(*gpu, b.system.box, 1.0, "stretched waters");
+  }
+  {
+    const BuiltSystem b = moleculeLiquid(mix, 0.5, 42);
+    auto gpu = std::make_unique<CudaBackend>(c, b.system, nullptr);
+    gpu->setState(constrainedStart(c, b, 400.0, 43), {});
+    gpu->computeForces();
+    const long long first = gpu->neighborListBuilds();
+    for (int k = 0; k < 300; ++k) gpu->advance(false);
+    EXPECT_GT(gpu->neighborListBuilds(), first) << "the list was never rebuilt: the test proves nothing";
+    expectGroupsInConsecutiveSlots(gpu->tileList(), b.system, "after 300 steps");
+    expectCoversEveryPairOnce(*gpu, b.system.box, 1.0, "after 300 steps");
+  }
 }
 
 /// The CPU walk of the GPU's tiles equals the CPU backend in double (the list is right), and

@@ -108,7 +108,7 @@ void CudaBackend::limitTileCapacityForTesting(int tiles) {
   Impl& m = *impl_;
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
   m.list = std::make_unique<CudaTileList>(TileListParams{m.cutoff, m.buffer}, m.n, m.box, m.exclusionOffsets_,
-                                          m.exclusions_);
+                                          m.exclusions_, m.slotGroups);
   m.list->reserveExactlyForTesting(tiles);
   m.graph.reset();
   // Rebuild at the current reference (no sort): the list now overflows at the next build.

@@ -75,6 +75,7 @@ struct CudaBackend::Impl final : CudaStepWork {
 
   std::unique_ptr<CudaDeviceState> dev;
   std::vector<int> exclusionOffsets_, exclusions_;
+  SlotGroups slotGroups;  ///< hydrogens kept beside their heavy atoms in the slot order
   std::unique_ptr<CudaTileList> list;
   std::unique_ptr<CudaNonbonded> nonbonded;
   std::unique_ptr<CudaPmeOnDevice> pme;
@@ -189,7 +190,9 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (cuda_backend::hasBondedWork(system.topology))
       bonded = std::make_unique<CudaBonded>(system.topology, system.charge, BondedParams{np.ewaldBeta});
     if (cuda_backend::hasConstraints(system.topology)) constraints = std::make_unique<CudaConstraints>(system, ic.constraintTolerance);
-    list = std::make_unique<CudaTileList>(TileListParams{cutoff, buffer}, n, system.box, exclusionOffsets_, exclusions_);
+    slotGroups = hydrogenSlotGroups(system);
+    list = std::make_unique<CudaTileList>(TileListParams{cutoff, buffer}, n, system.box, exclusionOffsets_, exclusions_,
+                                          slotGroups);
     if (ewald.method == "pme") {
       pme = makeCudaPmeOnDevice(ewald.pme, system.size());
       pme->setBox(system.box);
@@ -247,8 +250,9 @@ struct CudaBackend::Impl final : CudaStepWork {
 
   /// Sort by the reference positions, permute every per-slot array, rebuild the list.
   void enqueueSortAndBuild(cudaStream_t s) {
-    list->enqueueSort(s, dev->ref.data());
+    list->enqueueSort(s, dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data());
     dev->enqueuePermute(s, list->newToOld());
+    if (constraints) constraints->enqueueOrder(s, dev->atom.data());
     launchWrapPositions(s, atoms(), integ);
     list->enqueueBuild(s, dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data());
   }
@@ -497,11 +501,13 @@ struct CudaBackend::Impl final : CudaStepWork {
   }
 
   /// Back to the saved state; the list is built again from the saved reference positions
-  /// (no sort: the slots are those of the saved state), so the steps run again exactly.
-  void restore() {
+  /// (no sort: the slots are those of the saved state), so the steps run again exactly, unless
+  /// `listKept`: the list of the saved state was put back already (CudaTileList::enqueuePutBack).
+  void restore(bool listKept = false) {
     dev->restore(stream());
+    if (constraints) constraints->enqueueOrder(stream(), dev->atom.data());
     launchWrapPositions(stream(), atoms(), integ);
-    list->enqueueBuild(stream(), dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data());
+    if (!listKept) list->enqueueBuild(stream(), dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data());
     TileCounters zero{};
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
     FARADAY_CUDA_CHECK(cudaMemcpy(reinterpret_cast<int*>(list->counters()) + 2, &zero.tilesNeeded, 2 * sizeof(int),

@@ -1,7 +1,8 @@
 // The barostat's volume move on the CUDA backend (Backend::scaleVolume). The state before the
 // move is the roll-back copy (the move starts from a checked step), so a rejection is the
-// roll-back: the saved arrays (positions, velocities, slots, forces) come back bit for bit and
-// the list is built again from the saved reference in the old box. The graph takes the box's
+// roll-back: the saved arrays (positions, velocities, slots, forces) come back bit for bit, and
+// so does the list, kept on the device before the trial build (the list a build from the saved
+// reference in the old box would give). The graph takes the box's
 // edges as kernel arguments: an accepted move captures it again at the next step; a rejected one
 // leaves the box, and so the captured graph, as it was.
 #include "engine/backends/CudaBackendImpl.cuh"
@@ -48,6 +49,7 @@ Energies CudaBackend::scaleVolume(const Box& newBox) {
   // inside a step would (storage grown if they need more tiles).
   {
     ScopedTimer t(m.timers, "neighbor");
+    m.list->enqueueKeep(m.stream());
     CudaDeviceState::copyInto(m.dev->ref, m.dev->pos, m.stream());
     m.buildFirstList();
     launchWrapPositions(m.stream(), m.atoms(), m.integ);
@@ -68,7 +70,7 @@ void CudaBackend::finishVolumeMove(bool accept) {
   }
   ScopedTimer t(m.timers, "barostat.undo");
   m.applyBox(m.keptBox);
-  m.restore();
+  m.restore(m.list->enqueuePutBack(m.stream()));
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
   m.lastEnergies = m.keptEnergies;
   m.kinetic = m.keptKinetic;

@@ -29,12 +29,6 @@ std::string amu(double m) {
 
 }  // namespace
 
-bool isHydrogen(const System& system, std::size_t i) {
-  const std::vector<int>& z = system.topology.atomicNumber;
-  if (i < z.size() && z[i] > 0) return z[i] == 1;
-  return system.mass[i] < 1.5 || (i < system.atomName.size() && !system.atomName[i].empty() && system.atomName[i][0] == 'H');
-}
-
 void repartitionHydrogenMasses(System& system, const std::vector<char>& hydrogen, double hydrogenMass) {
   if (!(hydrogenMass > 0)) return;
   std::vector<char> rigidWater(system.size(), 0);

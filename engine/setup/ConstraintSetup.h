@@ -8,10 +8,6 @@
 
 namespace faraday {
 
-/// Whether particle i is a hydrogen: by the topology's atomic number where it is known
-/// (> 0), else by a mass below 1.5 amu or an atom name starting with H.
-bool isHydrogen(const System& system, std::size_t i);
-
 /// Hydrogen mass repartitioning as OpenMM's hydrogenMass: every hydrogen bonded (by a bond,
 /// Morse bond or constraint) to a heavy atom gets `hydrogenMass` amu and that atom loses what
 /// the hydrogen gained, so the total mass is kept; the hydrogens of rigid ([settles]) waters

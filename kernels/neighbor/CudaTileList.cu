@@ -4,8 +4,10 @@
 //           buffer, each cut into 2^11 sub-cells per edge); CUB radix sort of (key, slot)
 //           over the key's significant bits. The keys depend on the positions alone, so the
 //           order (and with it every sum of the force kernels) does not depend on the
-//           input's order.
-//   cells   each cell's range of slots, from the sorted keys
+//           input's order. With slot groups (SlotGroups.h) a member takes its anchor's
+//           position and, below it, its rank: a group's atoms take consecutive slots.
+//   cells   each cell's range of slots, from the sorted keys (a member in its anchor's cell;
+//           the largest member-anchor distance widens the scan's reach)
 //   bounds  one warp per block of 32 slots: its bounding box (minimum image around its
 //           first atom)
 //   tiles   one warp per block I: its diagonal tile, then the candidates (slots in later
@@ -69,6 +71,19 @@ __device__ void cellOf(double x, double invLength, int cells, int& cell, int& su
   sub = min(max(int((u - double(cell)) * double(1 << kSubCellBits)), 0), (1 << kSubCellBits) - 1);
 }
 
+/// The slot groups as the kernels read them (anchor null: none).
+struct GroupView {
+  const int* anchor;      ///< per atom: the atom whose position places it
+  const int* rank;        ///< per atom: 0 for an anchor, 1.. for its members
+  const int* atomOfSlot;
+  const int* slotOfAtom;
+};
+
+/// The slot whose reference position places slot s in the sort and the cells: its anchor's.
+__device__ __forceinline__ int placingSlot(const GroupView& v, int s) {
+  return v.anchor ? v.slotOfAtom[v.anchor[v.atomOfSlot[s]]] : s;
+}
+
 __device__ void cellsOf(const double4_32a& r, const CellGrid& g, int c[3], int f[3]) {
   cellOf(r.x, g.invLength.x, g.n.x, c[0], f[0]);
   cellOf(r.y, g.invLength.y, g.n.y, c[1], f[1]);
@@ -104,26 +119,48 @@ __device__ void hilbertTranspose(unsigned x[3], int bits) {
 /// consecutive sub-cells are neighbours, so a run of 32 atoms is compact (a Morton curve
 /// jumps across the box between octants, and the blocks that straddle such a jump reach
 /// most of the box). Every cell is an aligned sub-cube of the fine grid, so its atoms stay
-/// contiguous.
-__global__ void keysKernel(int n, const double4_32a* __restrict__ ref, CellGrid g, int bits,
+/// contiguous. `bits` per dimension: the cells' and the sub-cells' (`subBits`, at most
+/// kSubCellBits); with groups the rank below them.
+__global__ void keysKernel(int n, const double4_32a* __restrict__ ref, CellGrid g, int bits, int subBits, GroupView v,
                            unsigned long long* __restrict__ keys, int* __restrict__ slots) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
   int c[3], f[3];
-  cellsOf(ref[s], g, c, f);
+  cellsOf(ref[placingSlot(v, s)], g, c, f);
   unsigned x[3];
-  for (int d = 0; d < 3; ++d) x[d] = unsigned(c[d]) << kSubCellBits | unsigned(f[d]);
+  for (int d = 0; d < 3; ++d) x[d] = unsigned(c[d]) << subBits | unsigned(f[d]) >> (kSubCellBits - subBits);
   hilbertTranspose(x, bits);
-  keys[s] = morton3(x[0], x[1], x[2]);
+  unsigned long long key = morton3(x[0], x[1], x[2]);
+  if (v.anchor) key = key << SlotGroups::kRankBits | unsigned(v.rank[v.atomOfSlot[s]]);
+  keys[s] = key;
   slots[s] = s;
 }
 
-__global__ void cellOfSlotKernel(int n, const double4_32a* __restrict__ ref, CellGrid g, int* __restrict__ cellOfSlot) {
+/// Each slot's cell (a member's is its anchor's); with groups, the largest member-anchor
+/// distance (minimum image, rounded up to float) into *groupReach as its bits (a float >= 0
+/// orders as its bits): the maximum, so the same whatever the order.
+__global__ void cellOfSlotKernel(int n, const double4_32a* __restrict__ ref, CellGrid g, GroupView v, double3 length,
+                                 int* __restrict__ cellOfSlot, unsigned* __restrict__ groupReach) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= n) return;
-  int c[3], f[3];
-  cellsOf(ref[s], g, c, f);
-  cellOfSlot[s] = (c[0] * g.n.y + c[1]) * g.n.z + c[2];
+  unsigned reach = 0;
+  if (s < n) {
+    const int p = placingSlot(v, s);
+    int c[3], f[3];
+    cellsOf(ref[p], g, c, f);
+    cellOfSlot[s] = (c[0] * g.n.y + c[1]) * g.n.z + c[2];
+    if (p != s) {
+      const double4_32a a = ref[p], r = ref[s];
+      double dx = r.x - a.x, dy = r.y - a.y, dz = r.z - a.z;
+      dx -= length.x * rint(dx / length.x);
+      dy -= length.y * rint(dy / length.y);
+      dz -= length.z * rint(dz / length.z);
+      reach = __float_as_uint(__double2float_ru(sqrt(dx * dx + dy * dy + dz * dz)));
+    }
+  }
+  if (v.anchor) {
+    reach = __reduce_max_sync(kFull, reach);
+    if ((threadIdx.x & 31) == 0 && reach != 0) atomicMax(groupReach, reach);
+  }
 }
 
 /// Cell ranges [start, end) of slots; the ranges were zeroed (empty) before.
@@ -285,13 +322,15 @@ __device__ void cellSpan(float center, float reach, float length, int cells, int
 ///    reach of I's box is then tested against each atom of I (their offsets from the box
 ///    center in shared memory): it is kept when one is within reach.
 /// Candidates are taken in a fixed order (cells, then slots), so the tiles' contents are fixed.
+/// With slot groups a member sits in its anchor's cell, up to *groupReach from it: the cells
+/// are scanned to reach + *groupReach (the candidates' own tests stay at reach).
 /// Small systems have few blocks for the GPU's warps: there `parts` warps share a block I,
 /// part p taking the passes of 32 candidates numbered p, p + parts, ... (and part 0 the
 /// diagonal tile), each with its own tiles.
 __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int parts, const double4_32a* __restrict__ ref,
                                                        const float4* __restrict__ center, const float4* __restrict__ half,
                                                        const int2* __restrict__ range, int3 cells, BoxF b, float reach2,
-                                                       float reach, TileStore t) {
+                                                       float reach, const unsigned* __restrict__ groupReach, TileStore t) {
   __shared__ int buffer[kWarpsPerBlock][64];
   __shared__ float4 atomsOfI[kWarpsPerBlock][32];
   const int warpInBlock = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -313,10 +352,12 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int p
   // edge; where that is at most half the edge, the plain difference is the minimum image.
   const bool wrapPairs = 2.f * (reach + 2.f * h.x) > b.length.x || 2.f * (reach + 2.f * h.y) > b.length.y ||
                          2.f * (reach + 2.f * h.z) > b.length.z;
+  const float cellReach = groupReach ? reach + __uint_as_float(*groupReach) : reach;
+  const float cellReach2 = groupReach ? cellReach * cellReach : reach2;
   int3 first, count;
-  cellSpan(c.x, h.x + reach, b.length.x, cells.x, first.x, count.x);
-  cellSpan(c.y, h.y + reach, b.length.y, cells.y, first.y, count.y);
-  cellSpan(c.z, h.z + reach, b.length.z, cells.z, first.z, count.z);
+  cellSpan(c.x, h.x + cellReach, b.length.x, cells.x, first.x, count.x);
+  cellSpan(c.y, h.y + cellReach, b.length.y, cells.y, first.y, count.y);
+  cellSpan(c.z, h.z + cellReach, b.length.z, cells.z, first.z, count.z);
   const float3 cellEdge = make_float3(b.length.x / cells.x, b.length.y / cells.y, b.length.z / cells.z);
   const int laterSlots = (block + 1) * 32;  // candidates must be in later blocks
   const int spanCells = count.x * count.y * count.z;
@@ -332,7 +373,7 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int p
       const float gx = gapToCell(c.x, h.x, cx, cellEdge.x, b.length.x, b.invLength.x);
       const float gy = gapToCell(c.y, h.y, cy, cellEdge.y, b.length.y, b.invLength.y);
       const float gz = gapToCell(c.z, h.z, cz, cellEdge.z, b.length.z, b.invLength.z);
-      if (gx * gx + gy * gy + gz * gz < reach2) {
+      if (gx * gx + gy * gy + gz * gz < cellReach2) {
         const int2 r = range[(cx * cells.y + cy) * cells.z + cz];
         start = max(r.x, laterSlots);
         size = max(r.y - start, 0);
@@ -410,9 +451,13 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int p
 }  // namespace
 
 CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
-                           const std::vector<int>& exclusionOffsets, const std::vector<int>& exclusions)
-    : params_(params), n_(n), blocks_((n + 31) / 32), box_(box), hasExclusions_(!exclusions.empty()) {
+                           const std::vector<int>& exclusionOffsets, const std::vector<int>& exclusions,
+                           const SlotGroups& groups)
+    : params_(params), n_(n), blocks_((n + 31) / 32), box_(box), hasExclusions_(!exclusions.empty()),
+      grouped_(!groups.empty()) {
   if (n < 1) throw Error("tile list: no atoms");
+  if (grouped_ && (groups.anchor.size() != std::size_t(n) || groups.rank.size() != std::size_t(n)))
+    throw Error("tile list: slot groups need one anchor and one rank per atom");
   const double reach = params.cutoff + params.buffer;
   const Vec3 L = box.lengths();
   // Cells per edge: the power of 2 (at most 1024) nearest to edge / reach, so a cell's edge
@@ -449,11 +494,22 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
     total /= 2;
   }
   // The keys' significant bits: 3 per level of the fine grid. Sorting only those saves
-  // radix passes (110k atoms: 45 bits, 6 passes instead of 8).
+  // radix passes (110k atoms: 45 bits, 6 passes instead of 8). Groups add the rank's bits
+  // below, and keep the whole key within 64 bits by taking one sub-cell level less where
+  // the cells need 10 (a sub-cell edge still below 1e-3 of the cell's).
   int cellBits = 0;
   for (int d = 0; d < 3; ++d)
     while ((1 << cellBits) < nCells_[d]) ++cellBits;
-  keyBits_ = 3 * (cellBits + kSubCellBits);
+  const int rankBits = grouped_ ? SlotGroups::kRankBits : 0;
+  subCellBits_ = std::min(kSubCellBits, (64 - rankBits) / 3 - cellBits);
+  curveBits_ = cellBits + subCellBits_;
+  keyBits_ = 3 * curveBits_ + rankBits;
+  if (grouped_) {
+    groupAnchor_.upload(groups.anchor);
+    groupRank_.upload(groups.rank);
+  }
+  groupReach_ = DeviceBuffer<unsigned>("tile list group reach", 1);
+  groupReach_.zero();
   keys_ = DeviceBuffer<unsigned long long>("tile list sort keys", n);
   sortedKeys_ = DeviceBuffer<unsigned long long>("tile list sorted keys", n);
   slots_ = DeviceBuffer<int>("tile list slots", n);
@@ -502,17 +558,60 @@ void CudaTileList::reserve(int tiles, int exclusionTiles) {
 
 void CudaTileList::reserveExactlyForTesting(int tiles) { allocateTiles(tiles); }
 
-std::size_t CudaTileList::deviceBytes() const {
-  return keys_.bytes() + sortedKeys_.bytes() + slots_.bytes() + sortedSlots_.bytes() + sortTemp_.bytes() +
-         cellOfSlot_.bytes() + cellRange_.bytes() + boxCenter_.bytes() + boxHalf_.bytes() + info_.bytes() +
-         lanes_.bytes() + exclusionIndex_.bytes() + masks_.bytes() + exclusionOffsets_.bytes() + exclusions_.bytes() +
-         exclusionBlocks_.bytes();
+namespace {
+
+/// Device-to-device copy of all of `from` into `to` (resized to match) on `stream`.
+template <typename T>
+void copyAll(DeviceBuffer<T>& to, const DeviceBuffer<T>& from, cudaStream_t stream) {
+  to.resize(from.size());
+  if (from.size() > 0)
+    FARADAY_CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), from.bytes(), cudaMemcpyDeviceToDevice, stream));
 }
 
-void CudaTileList::enqueueSort(cudaStream_t stream, const double4_32a* ref) {
+}  // namespace
+
+template <typename F>
+void CudaTileList::forEachKept(F&& f) {
+  f(info_, keptInfo_);
+  f(lanes_, keptLanes_);
+  f(exclusionIndex_, keptExclusionIndex_);
+  f(masks_, keptMasks_);
+  f(boxCenter_, keptCenter_);
+  f(boxHalf_, keptHalf_);
+  f(counters_, keptCounters_);
+}
+
+void CudaTileList::enqueueKeep(cudaStream_t stream) {
+  // resize() may free and allocate: after the stream's earlier work.
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  forEachKept([stream](const auto& live, auto& kept) { copyAll(kept, live, stream); });
+  keptTileCapacity_ = tileCapacity_;
+  keptExclusionCapacity_ = exclusionCapacity_;
+}
+
+bool CudaTileList::enqueuePutBack(cudaStream_t stream) {
+  const bool same = keptTileCapacity_ == tileCapacity_ && keptExclusionCapacity_ == exclusionCapacity_;
+  keptTileCapacity_ = keptExclusionCapacity_ = -1;
+  if (!same) return false;
+  forEachKept([stream](auto& live, const auto& kept) { copyAll(live, kept, stream); });
+  return true;
+}
+
+std::size_t CudaTileList::deviceBytes() const {
+  return groupAnchor_.bytes() + groupRank_.bytes() + groupReach_.bytes() + keys_.bytes() + sortedKeys_.bytes() + slots_.bytes() + sortedSlots_.bytes() + sortTemp_.bytes() +
+         cellOfSlot_.bytes() + cellRange_.bytes() + boxCenter_.bytes() + boxHalf_.bytes() + info_.bytes() +
+         lanes_.bytes() + exclusionIndex_.bytes() + masks_.bytes() + exclusionOffsets_.bytes() + exclusions_.bytes() +
+         exclusionBlocks_.bytes() + keptInfo_.bytes() + keptLanes_.bytes() + keptExclusionIndex_.bytes() +
+         keptMasks_.bytes() + keptCenter_.bytes() + keptHalf_.bytes() + keptCounters_.bytes();
+}
+
+void CudaTileList::enqueueSort(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot,
+                               const int* slotOfAtom) {
   const Vec3 L = box_.lengths();
   const CellGrid g{make_int3(nCells_[0], nCells_[1], nCells_[2]), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
-  keysKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, ref, g, keyBits_ / 3, keys_.data(), slots_.data());
+  const GroupView v{grouped_ ? groupAnchor_.data() : nullptr, groupRank_.data(), atomOfSlot, slotOfAtom};
+  keysKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, ref, g, curveBits_, subCellBits_, v, keys_.data(),
+                                                               slots_.data());
   FARADAY_CUDA_CHECK_LAUNCH("keysKernel");
   std::size_t bytes = sortTempBytes_;
   FARADAY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_.data(), bytes, keys_.data(), sortedKeys_.data(),
@@ -523,7 +622,10 @@ void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, con
                                 const int* slotOfAtom) {
   const Vec3 L = box_.lengths();
   const CellGrid g{make_int3(nCells_[0], nCells_[1], nCells_[2]), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
-  cellOfSlotKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, ref, g, cellOfSlot_.data());
+  const GroupView v{grouped_ ? groupAnchor_.data() : nullptr, groupRank_.data(), atomOfSlot, slotOfAtom};
+  if (grouped_) FARADAY_CUDA_CHECK(cudaMemsetAsync(groupReach_.data(), 0, sizeof(unsigned), stream));
+  cellOfSlotKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, ref, g, v, make_double3(L.x, L.y, L.z),
+                                                                     cellOfSlot_.data(), groupReach_.data());
   FARADAY_CUDA_CHECK_LAUNCH("cellOfSlotKernel");
   FARADAY_CUDA_CHECK(cudaMemsetAsync(cellRange_.data(), 0, cellRange_.bytes(), stream));
   cellRangeKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, cellOfSlot_.data(), cellRange_.data());
@@ -553,7 +655,7 @@ void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, con
   const int parts = std::clamp(kSearchWarps / blocks_, 1, 8);
   tilesKernel<<<blocksFor((long long)blocks_ * parts, kWarpsPerBlock), kThreads, 0, stream>>>(
       n_, blocks_, parts, ref, boxCenter_.data(), boxHalf_.data(), cellRange_.data(),
-      make_int3(nCells_[0], nCells_[1], nCells_[2]), b, reach * reach, reach, t);
+      make_int3(nCells_[0], nCells_[1], nCells_[2]), b, reach * reach, reach, grouped_ ? groupReach_.data() : nullptr, t);
   FARADAY_CUDA_CHECK_LAUNCH("tilesKernel");
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/Box.h"
 #include "kernels/common/DeviceBuffer.h"
+#include "kernels/neighbor/SlotGroups.h"
 #include "kernels/neighbor/TileList.h"
 
 namespace faraday {
@@ -25,13 +26,15 @@ struct TileCounters {
 class CudaTileList {
  public:
   /// `n` atoms in a rectangular `box` (setBox changes it); `exclusionOffsets`/`exclusions`: CSR lists of
-  /// excluded partners per input particle (both directions; empty: none).
+  /// excluded partners per input particle (both directions; empty: none); `groups`: atoms kept
+  /// in consecutive slots (SlotGroups.h; empty: none).
   CudaTileList(const TileListParams& params, int n, const Box& box, const std::vector<int>& exclusionOffsets,
-               const std::vector<int>& exclusions);
+               const std::vector<int>& exclusions, const SlotGroups& groups = {});
 
-  /// Sort keys of `ref` (slot order) and their radix sort: afterwards newToOld() holds, for
-  /// each new slot, the slot the atom had before.
-  void enqueueSort(cudaStream_t stream, const double4_32a* ref);
+  /// Sort keys of `ref` (slot order; atomOfSlot / slotOfAtom map slots and input particles)
+  /// and their radix sort: afterwards newToOld() holds, for each new slot, the slot the atom
+  /// had before.
+  void enqueueSort(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot, const int* slotOfAtom);
   const int* newToOld() const { return sortedSlots_.data(); }
 
   /// Cells, block bounding boxes and tiles from the reference positions `ref` (slot order,
@@ -44,6 +47,14 @@ class CudaTileList {
 
   /// Grows the storage to hold at least the counts asked for (contents are lost).
   void reserve(int tiles, int exclusionTiles);
+  /// A device copy of the last build's tiles (and block boxes and counts), made before a trial
+  /// build that may be undone (a volume move): enqueuePutBack restores it instead of building
+  /// again. The tiles' contents depend only on the reference positions, the slots and the box,
+  /// so the copy is the list a build from the same state would give.
+  void enqueueKeep(cudaStream_t stream);
+  /// Puts the kept copy back; false (nothing enqueued) when the storage has grown since
+  /// enqueueKeep, or nothing was kept: then build again.
+  bool enqueuePutBack(cudaStream_t stream);
   /// Storage for exactly `tiles` tiles (tests of the list's growth).
   void reserveExactlyForTesting(int tiles);
   int tileCapacity() const { return tileCapacity_; }
@@ -71,14 +82,22 @@ class CudaTileList {
  private:
   /// Tile storage for exactly `capacity` tiles (contents lost).
   void allocateTiles(int capacity);
+  /// f(live, kept) for every array enqueueKeep copies.
+  template <typename F>
+  void forEachKept(F&& f);
 
   TileListParams params_;
   int n_, blocks_;
   Box box_;
   int nCells_[3];
   bool hasExclusions_;
+  bool grouped_;
   int tileCapacity_ = 0, exclusionCapacity_ = 0;
-  int keyBits_ = 63;  ///< significant bits of the sort keys
+  int subCellBits_ = 11;  ///< sub-cell levels per cell in the sort keys
+  int curveBits_ = 21;    ///< bits per dimension of the keys' Hilbert curve (cells and sub-cells)
+  int keyBits_ = 63;      ///< significant bits of the sort keys
+  DeviceBuffer<int> groupAnchor_{"tile list group anchors", 0}, groupRank_{"tile list group ranks", 0};
+  DeviceBuffer<unsigned> groupReach_;  ///< float bits: the largest member-anchor distance at the last build
   std::size_t sortTempBytes_ = 0;
   DeviceBuffer<unsigned long long> keys_, sortedKeys_;
   DeviceBuffer<int> slots_, sortedSlots_;
@@ -91,6 +110,13 @@ class CudaTileList {
   DeviceBuffer<int> exclusionOffsets_, exclusions_;
   DeviceBuffer<int2> exclusionBlocks_;  ///< per slot: the blocks of its excluded partners (first, last)
   DeviceBuffer<TileCounters> counters_;
+  // enqueueKeep's copy, and the capacities it was made at (-1: none).
+  DeviceBuffer<int> keptInfo_{"tile list kept tiles", 0}, keptLanes_{"tile list kept tile atoms", 0},
+      keptExclusionIndex_{"tile list kept exclusion index", 0};
+  DeviceBuffer<std::uint32_t> keptMasks_{"tile list kept exclusion masks", 0};
+  DeviceBuffer<float4> keptCenter_{"tile list kept block centers", 0}, keptHalf_{"tile list kept block extents", 0};
+  DeviceBuffer<TileCounters> keptCounters_{"tile list kept counters", 0};
+  int keptTileCapacity_ = -1, keptExclusionCapacity_ = -1;
 };
 
 }  // namespace faraday
