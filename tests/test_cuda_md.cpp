@@ -155,7 +155,7 @@ TEST_F(CudaMd, HydrogenGroupsTakeConsecutiveSlotsAndEveryPairStaysListed) {
   {
     // Hydrogens of every seventh water stretched 0.35 nm from their oxygen: a member sits in
     // its anchor's cell, so the cell scan must reach that much further.
-    BuiltSystem b = moleculeLiquid(mix, 0.5, 41);
+    BuiltSystem b = moleculeLiquid(mix, 0.6, 41);
     for (const Settle& w : b.system.topology.settles) {
       if (w.oxygen % 7 != 0) continue;
       for (int k = 1; k <= 2; ++k) {
@@ -170,7 +170,7 @@ TEST_F(CudaMd, HydrogenGroupsTakeConsecutiveSlotsAndEveryPairStaysListed) {
     expectCoversEveryPairOnce(*gpu, b.system.box, 1.0, "stretched waters");
   }
   {
-    const BuiltSystem b = moleculeLiquid(mix, 0.5, 42);
+    const BuiltSystem b = moleculeLiquid(mix, 0.6, 42);
     auto gpu = std::make_unique<CudaBackend>(c, b.system, nullptr);
     gpu->setState(constrainedStart(c, b, 400.0, 43), {});
     gpu->computeForces();
