@@ -340,20 +340,20 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
   void updateBox(const Box& box) {
     const Vec3 L = box.lengths();
     if (haveBox_ && L == boxLengths_) return;
+    // Host copies kept in members until the stream is waited for, once for all four.
     for (int d = 0; d < 3; ++d) {
       const std::vector<double> fd = pme::influenceFactors(moduli_[d], L[d], params_.beta);
-      const std::vector<float> f(fd.begin(), fd.end());
-      FARADAY_CUDA_CHECK(cudaMemcpyAsync(factors_[d].data(), f.data(), f.size() * sizeof(float),
+      hostFactors_[d].assign(fd.begin(), fd.end());
+      FARADAY_CUDA_CHECK(cudaMemcpyAsync(factors_[d].data(), hostFactors_[d].data(), hostFactors_[d].size() * sizeof(float),
                                          cudaMemcpyHostToDevice, stream_.get()));
-      FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));  // f is a local
     }
-    BoxTerms t;
+    BoxTerms& t = hostBoxTerms_;
     t.invLength = make_float3(float(1.0 / L.x), float(1.0 / L.y), float(1.0 / L.z));
     t.prefactor = float(units::kCoulomb / (units::kPi * L.x * L.y * L.z));
     t.piOverBeta2 = float(units::kPi * units::kPi / (params_.beta * params_.beta));
     t.scale = make_float3(float(dims_.k[0] / L.x), float(dims_.k[1] / L.y), float(dims_.k[2] / L.z));
     FARADAY_CUDA_CHECK(cudaMemcpyAsync(boxTerms_.data(), &t, sizeof(t), cudaMemcpyHostToDevice, stream_.get()));
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));  // t is a local
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
     boxLengths_ = L;
     haveBox_ = true;
   }
@@ -462,6 +462,8 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
 
   std::array<std::vector<double>, 3> moduli_;
   std::array<DeviceBuffer<float>, 3> factors_;
+  std::array<std::vector<float>, 3> hostFactors_;  ///< updateBox's host copies
+  BoxTerms hostBoxTerms_{};
   DeviceBuffer<std::uint32_t> fractions_;
   DeviceBuffer<double> charges_;
   DeviceBuffer<int> binCount_, brickTable_;
