@@ -15,6 +15,8 @@
 # the constrained benchmarks of the README: MD_CONFIGS=$(tools/constrained_configs.sh DIR)
 # NACL_SIZES= ARGON_SIZES= ANCHOR_STEPS=2000 tools/gpu_check.sh BIN md;
 # NACL_SIZES and ARGON_SIZES ("" = none) replace the mode's NaCl and argon sizes.
+# BASELINE_BIN (a folder with another build's faraday) also runs that build's bench md on the
+# same systems in the same call and prints new against old (ms per step and the main phases).
 #   nve    the NVE drift alone; NVE_PLATFORMS (default "cuda cpu"), NVE_DTS (default
 #          "0.001 0.002") and NVE_CPU_PS (default 10; 100 ps on the CPU takes ~8 min at 1 fs
 #          on 16 cores, so run one dt per call) and NVE_OPENMM (default 1) choose what runs
@@ -81,6 +83,26 @@ echo "== bench md (whole step on the GPU)"
 (cd "$out" && "$faraday" bench md --platforms=cuda --nacl "$nacl" --argon "$argon" --configs="$configs" \
    --gro-dir="$out/gro" --csv=md_bench.csv) >"$out/bench_md.log" 2>&1
 grep -vE "^(electrostatics:|nonbonded.buffer|faraday: warning)" "$out/bench_md.log" | tail -16
+
+if [ -n "${BASELINE_BIN:-}" ]; then
+  echo "== bench md, baseline $BASELINE_BIN (same systems, same call)"
+  (cd "$out" && "$BASELINE_BIN/faraday" bench md --platforms=cuda --nacl "$nacl" --argon "$argon" --configs="$configs" \
+     --gro-dir="$out/gro_baseline" --csv=md_bench_baseline.csv) >"$out/bench_md_baseline.log" 2>&1
+  python3 - "$out/md_bench.csv" "$out/md_bench_baseline.csv" >"$out/baseline.txt" <<'PY'
+import csv, sys
+def rows(path):
+    return {(r["system"], r["atoms"]): r for r in csv.DictReader(open(path)) if r["platform"] == "cuda"}
+new, old = rows(sys.argv[1]), rows(sys.argv[2])
+cols = ["ms_per_step", "nonbonded_ms", "neighbor_ms", "constraints_ms", "bonded_ms", "exclusion_ms"]
+print(f"{'system':14s} {'atoms':>9s} " + " ".join(f"{c[:-3] + ' new/old':>22s}" for c in cols) + f" {'speedup':>8s}")
+for key, r in new.items():
+    o = old.get(key)
+    if not o: continue
+    cells = " ".join(f"{float(r[c]):10.4f}/{float(o[c]):<11.4f}" for c in cols)
+    print(f"{key[0]:14s} {int(key[1]):9d} {cells} {float(o['ms_per_step']) / float(r['ms_per_step']):8.3f}")
+PY
+  cat "$out/baseline.txt"
+fi
 
 if [ $have_openmm = 1 ]; then
   echo "== OpenMM anchor (same systems, same call)"
@@ -164,5 +186,6 @@ if [ "$mode" != md ] && [ "$mode" != nve ]; then
 fi
 [ -f "$out/map_cost/map_cost.txt" ] && sed 's/^/map: /' "$out/map_cost/map_cost.txt"
 [ -f "$out/ratio.txt" ] && sed 's/^/md: /' "$out/ratio.txt"
+[ -f "$out/baseline.txt" ] && sed 's/^/new vs old: /' "$out/baseline.txt"
 [ -f "$out/nve.txt" ] && sed 's/^/nve: /' "$out/nve.txt"
 exit $tests_rc
