@@ -1,7 +1,8 @@
 // MD of one system across several GPUs (engine/backends/CudaMultiBackend.h): the work split,
 // the ranks' threads and barrier (CPU), and on machines with two or more GPUs the trajectory
 // against one GPU's, bit for bit, for ions and for a protein with bonded terms, exclusions and
-// constraints, and restarts from a checkpoint on another GPU count.
+// constraints, the Monte Carlo barostat's volume moves, and restarts from a checkpoint on
+// another GPU count.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,6 +13,8 @@
 #include "engine/backends/CudaMultiBackend.h"
 #include "engine/backends/RankThreads.h"
 #include "engine/config/LoadConfig.h"
+#include "engine/run/Barostat.h"
+#include "engine/setup/ConstraintSetup.h"
 #include "engine/setup/SystemSetup.h"
 #include "kernels/common/Device.h"
 #include "kernels/multigpu/WorkShare.h"
@@ -85,18 +88,20 @@ TEST(MultiGpuMd, RankThreadsRunOnEveryRankAndTheirBarrierOrsAndFailsFast) {
   EXPECT_EQ(seen, (std::vector<int>{1, 1, 1}));
 }
 
-/// A CUDA backend of systems/NAME/sim.cfg on `devices` ("" = one GPU), at its initial state.
+/// A CUDA backend of systems/NAME/CONFIG on `devices` ("" = one GPU), at its initial state
+/// (on its constraints where it has them).
 struct MdRun {
   Config config;
   Setup setup;
   std::unique_ptr<Backend> backend;
 };
-MdRun startRun(const std::string& name, const std::string& devices) {
+MdRun startRun(const std::string& name, const std::string& devices, const std::string& config = "sim.cfg") {
   MdRun r;
   std::vector<std::string> args = {"--run.platform=cuda"};
   if (!devices.empty()) args.push_back("--run.devices=" + devices);
-  r.config = loadConfig(sourceDir() + "/systems/" + name + "/sim.cfg", args);
+  r.config = loadConfig(sourceDir() + "/systems/" + name + "/" + config, args);
   r.setup = buildSetup(r.config);
+  constrainInitialState(r.config, r.setup.system, r.setup.state, -1.0);
   r.backend = makeBackend(r.config, r.setup.system, nullptr);
   r.backend->setState(r.setup.state, {});
   r.backend->computeForces();
@@ -143,6 +148,43 @@ TEST(MultiGpuMdGpu, TrajectoryOnEveryGpuIsTheOneGpuTrajectoryBitForBit) {
                   many.backend->name().c_str());
     }
   }
+}
+
+/// systems/protein/npt.cfg (h-bonds, rigid water, 4 fs, 3 amu hydrogens) with a volume move
+/// every 10 steps: on two GPUs the same moves are accepted and the trajectory and box are the
+/// one-GPU ones, bit for bit.
+TEST(MultiGpuMdGpu, VolumeMovesOnSeveralGpusAreTheOneGpuMovesBitForBit) {
+  FARADAY_REQUIRE_GPUS(2);
+  MdRun one = startRun("protein", "", "npt.cfg"), many = startRun("protein", "0,1", "npt.cfg");
+  const auto run = [](MdRun& r, MonteCarloBarostat& barostat, Box& box) {
+    std::vector<double> volumes;
+    for (int s = 1; s <= 200; ++s) {
+      const bool move = s % 10 == 0;
+      r.backend->advance(move);
+      if (move) {
+        barostat.attempt(*r.backend, box);
+        volumes.push_back(box.volume());
+      }
+    }
+    return volumes;
+  };
+  auto b1 = makeBarostat(one.config, one.setup.system), bn = makeBarostat(many.config, many.setup.system);
+  ASSERT_TRUE(b1 && bn);
+  Box box1 = one.setup.state.box, boxn = many.setup.state.box;
+  const std::vector<double> v1 = run(one, *b1, box1), vn = run(many, *bn, boxn);
+  EXPECT_EQ(v1, vn);
+  EXPECT_EQ(b1->state().accepted, bn->state().accepted);
+  EXPECT_GT(b1->state().accepted, 0) << "no move was accepted: the test proves little";
+  EXPECT_LT(b1->state().accepted, b1->state().attempts) << "no move was rejected: the test proves little";
+  State a, b;
+  one.backend->getState(a);
+  many.backend->getState(b);
+  EXPECT_EQ(a.box.lengths(), b.box.lengths());
+  EXPECT_TRUE(sameBits(a.positions, b.positions));
+  EXPECT_TRUE(sameBits(a.velocities, b.velocities));
+  EXPECT_EQ(one.backend->energies().potential(), many.backend->energies().potential());
+  std::printf("[ info ] protein NPT: 20 volume moves (%lld accepted) on 2 GPUs = one GPU, bit for bit\n",
+              b1->state().accepted);
 }
 
 TEST(MultiGpuMdGpu, CheckpointOfSeveralGpusRestartsExactlyOnOneAndBack) {

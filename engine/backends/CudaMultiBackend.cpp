@@ -82,6 +82,16 @@ class CudaMultiBackend final : public Backend {
   void settle() override {
     threads_.run([&](int r) { ranks_[std::size_t(r)]->settle(); });
   }
+  /// A volume move on every GPU at once: each scales its copy of the state alike and takes
+  /// part in the trial evaluation (its forces and sums reduced with the others'); rank 0's
+  /// energies (with PME's) decide, and every GPU keeps or puts back its state.
+  Energies scaleVolume(const Box& box) override {
+    threads_.run([&](int r) { ranks_[std::size_t(r)]->scaleVolume(box); });
+    return first().energies();
+  }
+  void finishVolumeMove(bool accept) override {
+    threads_.run([&](int r) { ranks_[std::size_t(r)]->finishVolumeMove(accept); });
+  }
 
  private:
   /// Rank 0: every GPU holds the same state; rank 0 also has PME's energies. Its device is
@@ -102,9 +112,6 @@ std::unique_ptr<Backend> makeCudaMultiBackend(const Config& config, const System
   if (devices.size() < 2) throw Error("the multi-GPU backend needs at least two GPUs");
   if (config.nonbonded.allPairs())
     throw keyError("run.devices", "all-pairs runs on one GPU (nonbonded.mode = all-pairs)");
-  if (config.barostat.enabled)
-    throw keyError("run.devices", "the barostat runs on one GPU: its volume moves are not shared across " +
-                                      std::to_string(devices.size()) + " GPUs (choose one device)");
   useCudaDevice(devices[0]);  // the caller's reads (state, energies, device frames) go to rank 0
   return std::make_unique<CudaMultiBackend>(config, system, timers, devices);
 #else
