@@ -112,7 +112,7 @@ void CudaBackend::limitTileCapacityForTesting(int tiles) {
   m.list->reserveExactlyForTesting(tiles);
   m.graph.reset();
   // Rebuild at the current reference (no sort): the list now overflows at the next build.
-  m.list->enqueueBuild(m.stream(), m.dev->ref.data(), m.dev->atom.data(), m.dev->slotOfAtom.data());
+  m.list->enqueueBuild(m.stream(), m.dev->ref.data(), m.dev->atom.data(), m.dev->slotOfAtom.data(), m.work());
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
 }
 

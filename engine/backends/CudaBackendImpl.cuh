@@ -254,7 +254,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     dev->enqueuePermute(s, list->newToOld());
     if (constraints) constraints->enqueueOrder(s, dev->atom.data());
     launchWrapPositions(s, atoms(), integ);
-    list->enqueueBuild(s, dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data());
+    list->enqueueBuild(s, dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data(), work());
   }
 
   /// Short-range tiles, the bonded terms, the exclusion correction and PME into the (cleared)
@@ -507,7 +507,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     dev->restore(stream());
     if (constraints) constraints->enqueueOrder(stream(), dev->atom.data());
     launchWrapPositions(stream(), atoms(), integ);
-    if (!listKept) list->enqueueBuild(stream(), dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data());
+    if (!listKept) list->enqueueBuild(stream(), dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data(), work());
     TileCounters zero{};
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
     FARADAY_CUDA_CHECK(cudaMemcpy(reinterpret_cast<int*>(list->counters()) + 2, &zero.tilesNeeded, 2 * sizeof(int),

@@ -10,10 +10,11 @@
 //           the largest member-anchor distance widens the scan's reach)
 //   bounds  one warp per block of 32 slots: its bounding box (minimum image around its
 //           first atom)
-//   tiles   one warp per block I: its diagonal tile, then the candidates (slots in later
-//           blocks, in the cells whose gap to I's box is within cutoff + buffer), 32 at a
-//           time; a candidate within cutoff + buffer of I's box and of one of I's atoms is
-//           appended (ballot and prefix count), and every 32 appended atoms make a tile.
+//   tiles   one warp per block I (of this GPU's share, WorkShare): its diagonal tile, then the
+//           candidates (slots in later blocks, in the cells whose gap to I's box is within
+//           cutoff + buffer), 32 at a time; a candidate within cutoff + buffer of I's box
+//           and of one of I's atoms is appended (ballot and prefix count), and every 32
+//           appended atoms make a tile.
 //           Tile slots come from an integer counter: the order of the tiles varies, their
 //           contents do not. A count beyond the capacity is recorded (TileCounters), never
 //           written.
@@ -330,13 +331,14 @@ __device__ void cellSpan(float center, float reach, float length, int cells, int
 __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int parts, const double4_32a* __restrict__ ref,
                                                        const float4* __restrict__ center, const float4* __restrict__ half,
                                                        const int2* __restrict__ range, int3 cells, BoxF b, float reach2,
-                                                       float reach, const unsigned* __restrict__ groupReach, TileStore t) {
+                                                       float reach, const unsigned* __restrict__ groupReach, WorkShare share,
+                                                       TileStore t) {
   __shared__ int buffer[kWarpsPerBlock][64];
   __shared__ float4 atomsOfI[kWarpsPerBlock][32];
   const int warpInBlock = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int warp = blockIdx.x * kWarpsPerBlock + warpInBlock;
   const int block = warp / parts, part = warp % parts;
-  if (block >= blocks) return;
+  if (block >= blocks || !share.ownsBlock(block)) return;  // a whole warp
   int* buf = buffer[warpInBlock];
   const int own = block * 32 + lane;
   if (part == 0) emitTile(t, block, true, own < n ? own : kNoAtom, lane);
@@ -619,7 +621,7 @@ void CudaTileList::enqueueSort(cudaStream_t stream, const double4_32a* ref, cons
 }
 
 void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot,
-                                const int* slotOfAtom) {
+                                const int* slotOfAtom, const WorkShare& share) {
   const Vec3 L = box_.lengths();
   const CellGrid g{make_int3(nCells_[0], nCells_[1], nCells_[2]), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
   const GroupView v{grouped_ ? groupAnchor_.data() : nullptr, groupRank_.data(), atomOfSlot, slotOfAtom};
@@ -655,7 +657,7 @@ void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, con
   const int parts = std::clamp(kSearchWarps / blocks_, 1, 8);
   tilesKernel<<<blocksFor((long long)blocks_ * parts, kWarpsPerBlock), kThreads, 0, stream>>>(
       n_, blocks_, parts, ref, boxCenter_.data(), boxHalf_.data(), cellRange_.data(),
-      make_int3(nCells_[0], nCells_[1], nCells_[2]), b, reach * reach, reach, grouped_ ? groupReach_.data() : nullptr, t);
+      make_int3(nCells_[0], nCells_[1], nCells_[2]), b, reach * reach, reach, grouped_ ? groupReach_.data() : nullptr, share, t);
   FARADAY_CUDA_CHECK_LAUNCH("tilesKernel");
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/Box.h"
 #include "kernels/common/DeviceBuffer.h"
+#include "kernels/multigpu/WorkShare.h"
 #include "kernels/neighbor/SlotGroups.h"
 #include "kernels/neighbor/TileList.h"
 
@@ -39,7 +40,10 @@ class CudaTileList {
 
   /// Cells, block bounding boxes and tiles from the reference positions `ref` (slot order,
   /// sorted by enqueueSort's keys). atomOfSlot / slotOfAtom map slots and input particles.
-  void enqueueBuild(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot, const int* slotOfAtom);
+  /// `share`: the tiles of the blocks this GPU computes (WorkShare::ownsBlock), the others'
+  /// are not built (one GPU: all).
+  void enqueueBuild(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot, const int* slotOfAtom,
+                    const WorkShare& share = {});
 
   /// A new box for the next sort and build: the cell grid keeps its cell counts, so the cells'
   /// edges follow the box (the scan's span is computed from them).
