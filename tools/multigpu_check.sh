@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Several GPUs of one host: the tests against one GPU, MD steps on 1, 2 and 4 GPUs (bench md
-# --devices), and faraday map (pme and direct) over a 2,000-frame trajectory of a
-# 110,592-ion NaCl melt on 1, 2 and 4 GPUs; a short table last.
+# --devices: the NaCl melt of 110,592 and 1,000,000 ions, the 256,000-atom argon box and a
+# flexible SPC/E box of ~1M atoms at 1 fs), OpenMM on the same systems and GPUs (when the
+# openmm module is there; its --device-index), and faraday map (pme and direct) over a
+# 2,000-frame trajectory of a 110,592-ion NaCl melt on 1, 2 and 4 GPUs; a short table last.
 #   tools/multigpu_check.sh [BIN_DIR] [FRAMES]
-# BIN_DIR holds faraday and faraday_tests (default: build). FRAMES (default 2000) frames are
-# written every 5 steps by a one-GPU run. Logs go to $OUT/multigpu (or out/multigpu).
+# BIN_DIR holds faraday and faraday_tests (default: build). FRAMES (default 2000; 0 = no maps)
+# frames are written every 5 steps by a one-GPU run. MD_SYSTEMS="nacl argon water" (default)
+# chooses the MD systems, ANCHOR_STEPS (default 1000; 0 = no OpenMM) OpenMM's steps. Logs go
+# to $OUT/multigpu (or out/multigpu).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "${1:-$root/build}" && pwd)
@@ -27,23 +31,52 @@ echo "== tests (several GPUs against one)"
 tests_rc=$?
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|^\[ info \]|skipped" "$out/tests.log" | tail -20
 
+systems=" ${MD_SYSTEMS:-nacl argon water} "
+nacl=; argon=; configs=
+[[ $systems == *" nacl "* ]] && nacl=110592,1000000
+[[ $systems == *" argon "* ]] && argon=256000
+if [[ $systems == *" water "* ]]; then
+  python3 "$root/tools/build_water.py" --atoms 1000000 --dt 0.001 --defines=-DFLEXIBLE --out "$out/water" >/dev/null &&
+    configs=$out/water/sim.cfg
+fi
 echo "== bench md on $counts GPU(s)"
-(cd "$out" && "$faraday" bench md --nacl=110592,1000000 --argon= --devices=$counts --kernels=0 \
-  --csv=md_multigpu.csv) >"$out/bench_md.log" 2>&1
-tail -12 "$out/bench_md.log"
+(cd "$out" && "$faraday" bench md --nacl="$nacl" --argon="$argon" --configs="$configs" --devices=$counts --kernels=0 \
+  --gro-dir="$out/gro" --csv=md_multigpu.csv) >"$out/bench_md.log" 2>&1
+tail -16 "$out/bench_md.log"
 
-echo "== trajectory: 110,592-ion melt, $frames frames every 5 steps (one GPU)"
+anchor=$bin/openmm_anchor.py
+[ -f "$anchor" ] || anchor=$root/../shared/tools/openmm_anchor.py
+if [ "${ANCHOR_STEPS:-1000}" != 0 ] && python3 -c "import openmm" 2>/dev/null && [ -f "$anchor" ]; then
+  echo "== OpenMM on the same systems and GPUs"
+  for n in ${counts//,/ }; do
+    devs=$(seq -s, 0 $((n - 1)))
+    { for gro in $(ls "$out"/gro/nacl_1000000*.gro 2>/dev/null); do
+      python3 "$anchor" "$gro" --device-index "$devs" --steps "${ANCHOR_STEPS:-1000}" --dt 0.002 --temperature 1300
+    done
+    for gro in $(ls "$out"/gro/argon_*.gro 2>/dev/null); do
+      python3 "$anchor" "$gro" --device-index "$devs" --steps "${ANCHOR_STEPS:-1000}" --dt 0.004 --temperature 86.6404
+    done
+    for gro in $(ls "$out"/gro/water_*.gro 2>/dev/null); do
+      python3 "$anchor" "$gro" --top "$out/water/topol.top" --defines FLEXIBLE --device-index "$devs" \
+        --steps "${ANCHOR_STEPS:-1000}" --dt 0.001 --temperature 300
+    done; } 2>&1 | sed "s/^/[$n GPU] /"
+  done >"$out/openmm.log" 2>&1
+  grep -E "ns/day" "$out/openmm.log"
+fi
+
+declare -A mapsec
 melt=$out/melt110k
-if [ ! -s "$melt/traj.dcd" ]; then
+[ "$frames" = 0 ] && methods= || methods="pme direct"
+[ -n "$methods" ] && echo "== trajectory: 110,592-ion melt, $frames frames every 5 steps (one GPU)"
+if [ -n "$methods" ] && [ ! -s "$melt/traj.dcd" ]; then
   python3 "$root/tools/build_ionic.py" melt --cells 24 --out "$melt" >/dev/null
   (cd "$melt" && "$faraday" run sim.cfg --run.platform=cuda --run.steps=$((5 * frames)) \
     --output.trajectory_file=traj.dcd --output.trajectory_interval=5 --output.energy_interval=1000 \
     --run.progress_interval=0) >"$out/traj_run.log" 2>&1 || tail -5 "$out/traj_run.log"
 fi
-ls -la "$melt/traj.dcd"
+[ -n "$methods" ] && ls -la "$melt/traj.dcd"
 
-declare -A mapsec
-for method in pme direct; do
+for method in $methods; do
   spacing=0.1
   [ "$method" = direct ] && spacing=0.25  # direct: atoms x points per frame
   for n in ${counts//,/ }; do
@@ -65,7 +98,7 @@ done
 echo
 echo "== summary"
 printf "%-34s %s\n" "tests (MapFrames, GpuGroup, MultiGpuMd)" "$([ $tests_rc = 0 ] && echo pass || echo FAIL)"
-for method in pme direct; do
+for method in $methods; do
   line=""
   for n in ${counts//,/ }; do
     s=${mapsec[$method,$n]:-}
@@ -74,13 +107,22 @@ for method in pme direct; do
   done
   printf "%-34s%s\n" "map $method, $frames frames" "$line"
 done
-python3 - "$out/md_multigpu.csv" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1]))) if __import__("os").path.exists(sys.argv[1]) else []
-base = {r["atoms"]: float(r["ms_per_step"]) for r in rows if r["platform"] == "cuda"}
+python3 - "$out/md_multigpu.csv" "$out/openmm.log" <<'PY'
+import csv, os, re, sys
+rows = list(csv.DictReader(open(sys.argv[1]))) if os.path.exists(sys.argv[1]) else []
+base = {(r["system"], r["atoms"]): float(r["ms_per_step"]) for r in rows if r["platform"] == "cuda"}
 for r in rows:
     ms = float(r["ms_per_step"])
-    b = base.get(r["atoms"])
-    print("%-34s %8.4f ms/step  %s" % ("md nacl %s on %s" % (r["atoms"], r["platform"]), ms,
-                                      "(%.2fx)" % (b / ms) if b else ""))
+    b = base.get((r["system"], r["atoms"]))
+    print("%-34s %8.4f ms/step %9.1f ns/day %s" % ("md %s %s on %s" % (r["system"], r["atoms"], r["platform"]), ms,
+                                                 float(r["ns_per_day"]), "(%.2fx)" % (b / ms) if b else ""))
+omm = {}
+if os.path.exists(sys.argv[2]):
+    for line in open(sys.argv[2]):
+        m = re.search(r"^\[(\d+) GPU\] .*?([A-Za-z0-9]+)_\d+\.gro: atoms (\d+) ns/day ([0-9.]+)", line)
+        if m: omm[(m.group(2), m.group(3), int(m.group(1)))] = float(m.group(4))
+for (system, atoms, n), v in sorted(omm.items()):
+    one = omm.get((system, atoms, 1))
+    print("%-34s %9.1f ns/day %s" % ("openmm %s %s on %d GPU(s)" % (system, atoms, n), v,
+                                     "(%.2fx)" % (v / one) if one else ""))
 PY
