@@ -540,6 +540,8 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
   const double boxEdge = std::cbrt(32.0 / std::max(density, 1e-9));
   const double candidates = std::min(double(n), density * std::pow(boxEdge + 2 * reach, 3.0) * 0.5);
   reserve(int(std::min(1e9, blocks_ * (2.0 + candidates / 32.0))), hasExclusions_ ? blocks_ : 0);
+  // The uploads above ran on the default stream; the list's work runs on the caller's streams.
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(nullptr));
 }
 
 void CudaTileList::allocateTiles(int capacity) {
