@@ -1,5 +1,6 @@
 // The shared option parser of `faraday bench`: --help for every bench, units in the help,
-// unknown options and malformed values as errors naming the bench and the option.
+// unknown options and malformed values as errors naming the bench and the option; bench md's
+// sweep over pair-list buffers.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "core/Error.h"
 #include "engine/bench/Bench.h"
 #include "engine/bench/BenchOptions.h"
+#include "tests/EngineTestSupport.h"
 
 namespace faraday {
 namespace {
@@ -65,6 +67,23 @@ TEST(BenchOptions, UnknownOptionsAndBadValuesAreErrorsNamingTheBench) {
 
 TEST(BenchOptions, EveryBenchAnswersHelp) {
   for (auto bench : {benchMd, benchPme, benchDcs, benchNbody}) EXPECT_EQ(bench({"--help"}), 0);
+}
+
+/// --buffer with several entries runs every system at each (CPU, liquid argon): one CSV row
+/// per buffer, which names the buffer the run used; a malformed entry is an error.
+TEST(BenchMd, BufferSweepGivesARowPerBuffer) {
+  test::TempDir dir;
+  const std::string csv = (dir / "md.csv").string();
+  ASSERT_EQ(benchMd({"--platforms=cpu", "--nacl=", "--argon=4000", "--steps=2", "--threads=1", "--buffer=0.05,0.15",
+                     "--csv=" + csv}),
+            0);
+  const std::vector<std::string> rows = test::lines(test::readText(csv));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_NE(rows[0].find(",buffer_nm"), std::string::npos) << rows[0];
+  EXPECT_EQ(rows[1].substr(rows[1].rfind(',') + 1), "0.05") << rows[1];
+  EXPECT_EQ(rows[2].substr(rows[2].rfind(',') + 1), "0.15") << rows[2];
+  EXPECT_THROW(benchMd({"--platforms=cpu", "--nacl=", "--argon=4000", "--buffer=0.1,wide", "--csv="}), Error);
+  EXPECT_THROW(benchMd({"--platforms=cpu", "--nacl=", "--argon=4000", "--buffer=2", "--csv="}), Error);
 }
 
 }  // namespace

@@ -29,6 +29,7 @@
 #include "engine/backends/CudaBackend.h"
 #endif
 #include "engine/backends/BackendFactory.h"
+#include "engine/config/KernelParams.h"
 #include "engine/config/LoadConfig.h"
 #include "engine/run/Barostat.h"
 #include "engine/setup/ConstraintSetup.h"
@@ -47,13 +48,17 @@ struct MdOptions {
   std::string csv = "md_bench.csv";
   bool kernels = true;                              ///< the GPU list build and tile kernel alone
   std::string configs;                              ///< config files whose systems are benchmarked too
-  std::string buffer;                               ///< pair-list buffer: nm or auto ("": auto, configs their own)
-  double bufferNm = -1;                             ///< parsed (< 0: auto)
+  std::string buffer;                               ///< pair-list buffers: nm or auto ("": auto, configs their own)
+  std::vector<double> buffers;                      ///< parsed: nm, kAutoBuffer, or kOwnBuffer (the option empty)
   std::vector<long long> naclSizes, argonSizes;     ///< parsed from nacl, argon
   std::vector<std::string> configList;              ///< parsed from configs
   std::string devices = "1";                        ///< GPU counts, each a run on GPUs 0 .. count - 1
   std::vector<int> deviceCounts;                    ///< parsed from devices
 };
+
+/// --buffer entries: auto (nonbonded.buffer = auto), and, with the option empty, auto for the
+/// NaCl melt and argon and each config's own.
+constexpr double kAutoBuffer = -1, kOwnBuffer = -2;
 
 bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   BenchOptions parser("md",
@@ -69,8 +74,9 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   parser.add("threads", o.threads, "", "OpenMP threads of the CPU backend (0 = all cores)");
   parser.add("gro-dir", o.groDir, "path", "write each system as nacl_N.gro / argon_N.gro here (\"\" = no)");
   parser.add("kernels", o.kernels, "0 or 1", "also time the GPU list build and tile kernel alone");
-  parser.add("buffer", o.buffer, "nm or auto",
-             "pair-list buffer beyond the cutoff (nonbonded.buffer); \"\": auto, and each config's own");
+  parser.add("buffer", o.buffer, "nm or auto, comma-separated",
+             "pair-list buffer beyond the cutoff (nonbonded.buffer); several: every system at each; \"\": auto, "
+             "and each config's own");
   parser.add("csv", o.csv, "path", "CSV output (\"\" = none)");
   parser.add("devices", o.devices, "GPU counts, comma-separated",
              "each CUDA system on GPUs 0 .. N - 1 for every N (1,2,4: one GPU against two and four)");
@@ -79,10 +85,20 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
     if (!(v >= 1 && v == std::floor(v))) throw keyError("devices", "GPU counts are whole numbers >= 1");
     o.deviceCounts.push_back(int(v));
   }
-  if (!o.buffer.empty() && o.buffer != "auto") {
-    o.bufferNm = parser.numberList("buffer", o.buffer).at(0);
-    if (!(o.bufferNm >= 0 && o.bufferNm < 1)) throw Error("faraday bench md: --buffer must be auto or in [0, 1) nm");
+  if (o.buffer.empty()) o.buffers = {kOwnBuffer};
+  for (std::size_t at = 0; at < o.buffer.size();) {
+    const std::size_t comma = std::min(o.buffer.find(',', at), o.buffer.size());
+    const std::string item = o.buffer.substr(at, comma - at);
+    at = comma + 1;
+    if (item == "auto") {
+      o.buffers.push_back(kAutoBuffer);
+      continue;
+    }
+    const double nm = parser.numberList("buffer", item).at(0);
+    if (!(nm >= 0 && nm < 1)) throw Error("faraday bench md: --buffer: each entry must be auto or in [0, 1) nm");
+    o.buffers.push_back(nm);
   }
+  if (o.buffers.empty()) throw Error("faraday bench md: --buffer: no entry");
   parser.checkPlatforms(o.platforms);
   if (!o.nacl.empty())
     for (double v : parser.numberList("nacl", o.nacl)) o.naclSizes.push_back((long long)v);
@@ -148,6 +164,7 @@ BenchSystem makeSystem(const std::string& name, long long count, double buffer) 
 struct Row {
   std::string system, platform;
   std::size_t atoms = 0;
+  double bufferNm = 0;  ///< the pair-list buffer the run used
   long long steps = 0, builds = 0;
   double seconds = 0;
   std::map<std::string, double> phaseMs;  ///< ms per step
@@ -162,11 +179,11 @@ long long stepsFor(std::size_t atoms, bool gpu, const MdOptions& o) {
   return atoms <= 8000 ? 100 : atoms <= 64000 ? 20 : 5;
 }
 
-/// A config's system with its settings (the pair-list buffer as --buffer says, if it says).
-BenchSystem configSystem(const std::string& file, const MdOptions& o) {
+/// A config's system with its settings (the pair-list buffer `buffer`, unless kOwnBuffer).
+BenchSystem configSystem(const std::string& file, double buffer) {
   BenchSystem s;
   s.config = loadConfig(file, {});
-  if (!o.buffer.empty()) s.config.nonbonded.buffer = o.bufferNm;
+  if (buffer != kOwnBuffer) s.config.nonbonded.buffer = buffer;
   const Setup setup = buildSetup(s.config);
   s.name = std::filesystem::absolute(file).parent_path().filename().string();
   s.built.system = setup.system;
@@ -210,6 +227,7 @@ Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o
   r.system = s.name;
   r.platform = gpus > 1 ? platform + std::to_string(gpus) : platform;
   r.atoms = s.built.system.size();
+  r.bufferNm = pairListBuffer(config, s.built.system, gpu);
   r.steps = stepsFor(r.atoms, gpu, o);
   // Throughput without timers (no event nodes in the GPU graphs).
   {
@@ -266,8 +284,9 @@ void printRow(const Row& r, double dt, std::ofstream& csv) {
   for (const auto& [name, v] : r.phaseMs)
     if (name.rfind("pme", 0) == 0) pme += v;
   const double useful = r.pairsEvaluated > 0 ? r.pairsInCutoff / r.pairsEvaluated : 0;
-  std::printf("%-8s %8zu %-5s %6lld %9.4f %10.1f %8.1f | %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f", r.system.c_str(),
-              r.atoms, r.platform.c_str(), r.steps, ms, nsPerDay(r, dt), 1000.0 * double(r.builds) / double(r.steps),
+  std::printf("%-8s %8zu %5.3f %-5s %6lld %9.4f %10.1f %8.1f | %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f",
+              r.system.c_str(), r.atoms, r.bufferNm, r.platform.c_str(), r.steps, ms, nsPerDay(r, dt),
+              1000.0 * double(r.builds) / double(r.steps),
               phase("neighbor"), phase("nonbonded"), phase("bonded"), phase("exclusion correction"), pme,
               phase("integrate"), phase("constraints"));
   if (r.tiles > 0)
@@ -281,7 +300,8 @@ void printRow(const Row& r, double dt, std::ofstream& csv) {
         << ',' << 1000.0 * double(r.builds) / double(r.steps) << ',' << phase("neighbor") << ','
         << phase("nonbonded") << ',' << phase("bonded") << ',' << phase("exclusion correction") << ',' << pme << ','
         << phase("integrate") << ',' << phase("constraints") << ',' << r.buildMs << ',' << r.tilesMs
-        << ',' << (long long)r.pairsEvaluated << ',' << (long long)r.pairsInCutoff << ',' << useful << '\n';
+        << ',' << (long long)r.pairsEvaluated << ',' << (long long)r.pairsInCutoff << ',' << useful << ','
+        << r.bufferNm << '\n';
 }
 
 }  // namespace
@@ -298,14 +318,14 @@ int benchMd(const std::vector<std::string>& args) {
   std::ofstream csv = BenchOptions::openCsv(o.csv);
   if (csv)
     csv << "system,atoms,platform,steps,ms_per_step,ns_per_day,builds_per_1000_steps,neighbor_ms,nonbonded_ms,"
-           "bonded_ms,exclusion_ms,pme_ms,integrate_ms,constraints_ms,list_build_ms,tile_kernel_ms,pairs_evaluated,pairs_in_cutoff,useful_fraction\n";
+           "bonded_ms,exclusion_ms,pme_ms,integrate_ms,constraints_ms,list_build_ms,tile_kernel_ms,pairs_evaluated,pairs_in_cutoff,useful_fraction,buffer_nm\n";
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
   std::printf("faraday bench md: Langevin BAOAB, cutoff 1.0 nm + buffer %s, dispersion correction; NaCl: PME "
               "(rtol 1e-5, 0.12 nm, order 4), dt 2 fs; argon: dt 4 fs. CPU backend: %d threads.\n"
               "Phase columns are ms per step (GPU: CUDA events around the phases of every 10th step).\n",
               o.buffer.empty() ? "auto (configs: their own)" : (o.buffer + " nm").c_str(), threads);
-  std::printf("%-8s %8s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s %8s %8s %8s | %8s %8s %7s %9s %9s\n", "system", "atoms",
-              "plat", "steps", "ms/step", "ns/day", "builds/k", "neighbor", "nonbond", "bonded", "excl", "pme",
+  std::printf("%-8s %8s %5s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s %8s %8s %8s | %8s %8s %7s %9s %9s\n", "system",
+              "atoms", "buf", "plat", "steps", "ms/step", "ns/day", "builds/k", "neighbor", "nonbond", "bonded", "excl", "pme",
               "integr", "constr", "build ms", "tiles ms", "useful", "pairs/s", "useful/s");
   const auto bench = [&](const BenchSystem& s, const std::string& groName) {
     if (!o.groDir.empty()) {
@@ -317,12 +337,15 @@ int benchMd(const std::vector<std::string>& args) {
       for (int gpus : p == "cuda" ? o.deviceCounts : std::vector<int>{1})
         printRow(runOne(s, p, o, gpus), s.config.integrator.dt, csv);
   };
-  for (const std::string system : {"nacl", "argon"})
-    for (long long count : system == "nacl" ? o.naclSizes : o.argonSizes)
-      bench(makeSystem(system, count, o.bufferNm), system + "_" + std::to_string(count) + ".gro");
-  for (const std::string& file : o.configList) {
-    const BenchSystem s = configSystem(file, o);
-    bench(s, s.name + "_" + std::to_string(s.built.system.size()) + ".gro");
+  for (const double buffer : o.buffers) {
+    for (const std::string system : {"nacl", "argon"})
+      for (long long count : system == "nacl" ? o.naclSizes : o.argonSizes)
+        bench(makeSystem(system, count, buffer == kOwnBuffer ? kAutoBuffer : buffer),
+              system + "_" + std::to_string(count) + ".gro");
+    for (const std::string& file : o.configList) {
+      const BenchSystem s = configSystem(file, buffer);
+      bench(s, s.name + "_" + std::to_string(s.built.system.size()) + ".gro");
+    }
   }
   return 0;
 }
