@@ -75,8 +75,8 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   parser.add("gro-dir", o.groDir, "path", "write each system as nacl_N.gro / argon_N.gro here (\"\" = no)");
   parser.add("kernels", o.kernels, "0 or 1", "also time the GPU list build and tile kernel alone");
   parser.add("buffer", o.buffer, "nm or auto",
-             "pair-list buffer beyond the cutoff (nonbonded.buffer); several, comma-separated: every system at "
-             "each; \"\": auto, and each config's own");
+             "pair-list buffer beyond the cutoff (nonbonded.buffer); \"\": auto, and each config's own; "
+             "several, comma-separated: each system at each");
   parser.add("csv", o.csv, "path", "CSV output (\"\" = none)");
   parser.add("devices", o.devices, "GPU counts, comma-separated",
              "each CUDA system on GPUs 0 .. N - 1 for every N (1,2,4: one GPU against two and four)");
