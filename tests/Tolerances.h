@@ -496,6 +496,12 @@ inline constexpr double kGromacsVirialRel = 1e-5;
 /// pairs of both signs) and float PME (kCudaPmeEnergy, kCudaPmeForceRms); bonded terms in
 /// double stay at kGromacsBondedRel.
 inline constexpr double kGromacsGpuNonbondedRel = 2e-5;
+/// The Ewald exclusion correction on the GPU against the CPU's (double), relative to |E|: the
+/// tile kernel computes the excluded pairs inside slot groups (a hydrogen and its heavy atom,
+/// two hydrogens of one atom) in float, erff and rsqrtf (a few ulp, ~2e-7 relative per pair);
+/// their energies have both signs (water: O-H positive, H-H negative, sum |E| ~ 1.6 |sum E|),
+/// so 1e-6.
+inline constexpr double kGpuExclusionCorrectionRel = 1e-6;
 /// GPU forces against GROMACS: the RMS difference over the RMS of the LJ and bonded forces.
 /// In an energy-minimised structure the net force on an atom (~5 kJ/mol/nm on a water O) is
 /// the small difference of LJ, bond and Coulomb forces of ~2000 kJ/mol/nm, and float pair math

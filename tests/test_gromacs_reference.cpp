@@ -113,6 +113,32 @@ TEST_P(GromacsReferenceTest, EnergiesForcesAndVirialMatchGromacs) {
   }
 }
 
+/// The exclusion correction of the GPU, whose tile kernel takes the excluded pairs inside slot
+/// groups and whose bonded kernel the rest, against the CPU's (the forces with it are those
+/// of GromacsReferenceTest on cuda).
+TEST(GromacsReferenceGpu, ExclusionCorrectionSplitBetweenTilesAndBondedMatchesTheCpu) {
+  FARADAY_REQUIRE_GPU();
+  for (const std::string name : {"spce_water", "peptide_amber_vacuum", "protein_charmm_tip3p", "peptide_oplsaa_tip3p"}) {
+    const GromacsReference ref = loadGromacsReference(name);
+    double correction[2] = {0, 0};
+    int k = 0;
+    for (const std::string platform : {"cpu", "cuda"}) {
+      const Config config = gromacsReferenceConfig(ref, platform);
+      faraday::Setup setup = buildSetup(config);
+      if (!ref.restraintCoordinates.empty())
+        fillPositionRestraintReferences(setup.system.topology, readGro(ref.folder / ref.restraintCoordinates).positions);
+      auto backend = makeBackend(config, setup.system, nullptr);
+      backend->setState(setup.state, {});
+      correction[k++] = backend->computeForces().bonded[kExclusionCorrectionSlot];
+    }
+    const double cpu = correction[0], gpu = correction[1];
+    EXPECT_NE(cpu, 0.0) << name;
+    EXPECT_LE(std::fabs(gpu - cpu), tol::kGpuExclusionCorrectionRel * std::fabs(cpu)) << name << ": " << gpu << " vs " << cpu;
+    std::printf("[ info ] %s: exclusion correction GPU %.6f, CPU %.6f kJ/mol (relative %.1e)\n", name.c_str(), gpu, cpu,
+                (gpu - cpu) / std::fabs(cpu));
+  }
+}
+
 std::string caseName(const ::testing::TestParamInfo<GromacsCase>& info) {
   return std::get<0>(info.param) + "_" + std::get<1>(info.param);
 }

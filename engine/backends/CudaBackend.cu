@@ -89,7 +89,7 @@ CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
   FARADAY_CUDA_CHECK(cudaEventRecord(e[1].get(), m.stream()));
   for (int r = 0; r < repeats; ++r)
     m.nonbonded->enqueue(m.stream(), false, *m.list, d.posq.data(), d.type.data(), m.box, d.force.data(),
-                         d.stride, d.nbSums.data());
+                         d.stride, d.nbSums.data(), m.work(), m.groupExclusions());
   FARADAY_CUDA_CHECK(cudaEventRecord(e[2].get(), m.stream()));
   FARADAY_CUDA_CHECK(cudaEventSynchronize(e[2].get()));
   const double build = CudaEvent::elapsedMs(e[0], e[1]), tiles = CudaEvent::elapsedMs(e[1], e[2]);

@@ -76,6 +76,9 @@ struct CudaBackend::Impl final : CudaStepWork {
   std::unique_ptr<CudaDeviceState> dev;
   std::vector<int> exclusionOffsets_, exclusions_;
   SlotGroups slotGroups;  ///< hydrogens kept beside their heavy atoms in the slot order
+  /// Per particle its group's anchor where the tile kernel corrects the groups' excluded
+  /// pairs (TileGroupExclusions); empty otherwise.
+  DeviceBuffer<int> groupOfAtom{"group of atom", 0};
   std::unique_ptr<CudaTileList> list;
   std::unique_ptr<CudaNonbonded> nonbonded;
   std::unique_ptr<CudaPmeOnDevice> pme;
@@ -187,10 +190,15 @@ struct CudaBackend::Impl final : CudaStepWork {
       exclusionOffsets_ = system.topology.exclusionOffsets;
       exclusions_ = system.topology.exclusions;
     }
-    if (cuda_backend::hasBondedWork(system.topology))
-      bonded = std::make_unique<CudaBonded>(system.topology, system.charge, BondedParams{np.ewaldBeta});
-    if (cuda_backend::hasConstraints(system.topology)) constraints = std::make_unique<CudaConstraints>(system, ic.constraintTolerance);
     slotGroups = hydrogenSlotGroups(system);
+    // The excluded pairs inside a slot group get their exclusion correction in the tile kernel
+    // (their tiles carry the topology's exclusion bits), the others in the bonded kernel.
+    const bool groupCorrection = !slotGroups.empty() && np.ewaldBeta > 0 && !exclusions && system.topology.hasExclusions();
+    if (cuda_backend::hasBondedWork(system.topology))
+      bonded = std::make_unique<CudaBonded>(system.topology, system.charge, BondedParams{np.ewaldBeta},
+                                            groupCorrection ? &slotGroups.anchor : nullptr);
+    if (groupCorrection) groupOfAtom = deviceCopy("group of atom", slotGroups.anchor);
+    if (cuda_backend::hasConstraints(system.topology)) constraints = std::make_unique<CudaConstraints>(system, ic.constraintTolerance);
     list = std::make_unique<CudaTileList>(TileListParams{cutoff, buffer}, n, system.box, exclusionOffsets_, exclusions_,
                                           slotGroups);
     if (ewald.method == "pme") {
@@ -282,7 +290,7 @@ struct CudaBackend::Impl final : CudaStepWork {
       FARADAY_CUDA_CHECK(cudaEventRecord(bondedJoin.get(), bondedStream.get()));
     }
     nonbonded->enqueue(s, energies, *list, dev->posq.data(), dev->type.data(), box, dev->force.data(),
-                       dev->stride, dev->nbSums.data(), work());
+                       dev->stride, dev->nbSums.data(), work(), groupExclusions());
     int event = CudaStepGraph::kFirstForceEvent;
     if (timer) timer->recordInCapture(event++, s);
     if (bonded && !besideBonded) {
@@ -299,6 +307,9 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (share) share->reduce(s, dev->force.data(), 3 * dev->stride, dev->nbSums.data(), std::size_t(kConstraintSumsAt));
   }
   WorkShare work() const { return share ? share->work : WorkShare{}; }
+  TileGroupExclusions groupExclusions() const {
+    return groupOfAtom.size() > 0 ? TileGroupExclusions{dev->atom.data(), groupOfAtom.data()} : TileGroupExclusions{};
+  }
   bool anyGpu(bool flag) const { return share ? share->any(flag) : flag; }  ///< on any GPU of the step
 
   void enqueueSecondHalf(cudaStream_t s, bool energies) override {
@@ -425,6 +436,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (bonded) {
       BondedEnergies b;
       for (int k = 0; k < kBondedSlots; ++k) b.energy[std::size_t(k)] = d.sums[kBondedSumsAt + k];
+      b.energy[kExclusionCorrectionSlot] += d.sums[kSumExclusionCorrection];  // the groups' pairs, in the tiles
       b.virial = symmetricTensor(d.sums + kBondedSumsAt + kBondedSumWxx);
       e.addBonded(b);
     }
@@ -476,6 +488,11 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (constraints) constraints->throwIfFailed(s.constraintFailure);  // stops the run (StepFailure)
     phases.collect();
     const TileCounters c = readCounters();
+    if (c.groupsTooWide && groupOfAtom.size() > 0)
+      throw StepFailure("a hydrogen moved more than half of cutoff + buffer (" +
+                        std::to_string(0.5 * (cutoff + buffer)) +
+                        " nm) from the heavy atom it is bonded to: the molecule came apart (step " +
+                        std::to_string(stateStep + step) + " or before)");
     if (s.firstBad != INT_MAX && firstBad < 0) firstBad = s.firstBad;
     statusReadAt = step;
     const bool listOverflow = c.tilesNeeded > list->tileCapacity() || c.exclusionNeeded > list->exclusionCapacity();

@@ -147,7 +147,8 @@ void launchTerms(cudaStream_t stream, bool energies, TermArrays arrays, int firs
 
 }  // namespace
 
-CudaBonded::CudaBonded(const Topology& t, const std::vector<double>& charges, const BondedParams& params)
+CudaBonded::CudaBonded(const Topology& t, const std::vector<double>& charges, const BondedParams& params,
+                       const std::vector<int>* groupOfAtom)
     : ewaldBeta_(params.ewaldBeta) {
   checkBondedTopology(t, charges.size());
   const CmapTable cmap(t.cmapGrids);
@@ -162,7 +163,14 @@ CudaBonded::CudaBonded(const Topology& t, const std::vector<double>& charges, co
   cmaps_ = deviceCopy("CMAP terms", t.cmaps);
   pairs14_ = deviceCopy("1-4 pairs", t.pairs14);
   positionRestraints_ = deviceCopy("position restraints", t.positionRestraints);
-  exclusions_ = deviceCopy("excluded pairs", exclusionCorrectionPairs(t, charges, params));
+  std::vector<ExclusionPair> excluded = exclusionCorrectionPairs(t, charges, params);
+  if (groupOfAtom) {
+    if (groupOfAtom->size() != charges.size()) throw Error("CudaBonded: one group per particle needed");
+    std::erase_if(excluded, [&](const ExclusionPair& p) {
+      return (*groupOfAtom)[std::size_t(p.i)] == (*groupOfAtom)[std::size_t(p.j)];
+    });
+  }
+  exclusions_ = deviceCopy("excluded pairs", excluded);
   cmapCoefficients_ = deviceCopy("CMAP patches", cmap.coefficients());
   cmapFirstCell_ = deviceCopy("CMAP first cells", cmap.firstCell());
   cmapSize_ = deviceCopy("CMAP sizes", cmap.sizes());

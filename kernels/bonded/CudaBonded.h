@@ -26,7 +26,10 @@ class CudaBonded {
  public:
   /// Device copies of the topology's term arrays, the CMAP patches and the excluded pairs
   /// (with k_C q_i q_j from `charges`), made once. Throws Error on a malformed topology.
-  CudaBonded(const Topology& topology, const std::vector<double>& charges, const BondedParams& params);
+  /// `groupOfAtom` (per particle, or null): the excluded pairs of two atoms of one group are
+  /// left out of the exclusion correction (the tile kernel corrects them: TileGroupExclusions).
+  CudaBonded(const Topology& topology, const std::vector<double>& charges, const BondedParams& params,
+             const std::vector<int>* groupOfAtom = nullptr);
 
   /// Adds the forces of every term to `force` (fixed::kScale, planes x, y, z of `stride`
   /// entries, indexed by slot) and, with `energies`, adds the energies and virial to `sums`

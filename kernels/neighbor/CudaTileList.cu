@@ -338,6 +338,10 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int p
   const int warpInBlock = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int warp = blockIdx.x * kWarpsPerBlock + warpInBlock;
   const int block = warp / parts, part = warp % parts;
+  // Two members of a group lie within twice the group's reach: that must stay below the
+  // list's reach for their pair (excluded, its correction in the tile kernel) to be listed.
+  if (warp == 0 && lane == 0 && groupReach && !(2.f * __uint_as_float(*groupReach) < reach))
+    atomicMax(&t.counters->groupsTooWide, 1);
   if (block >= blocks || !share.ownsBlock(block)) return;  // a whole warp
   int* buf = buffer[warpInBlock];
   const int own = block * 32 + lane;

@@ -22,6 +22,9 @@ struct TileCounters {
   int exclusionTiles;   ///< exclusion-mask tiles the last build asked for
   int tilesNeeded;      ///< largest `tiles` of any build since the host last reset it
   int exclusionNeeded;  ///< likewise for exclusionTiles
+  /// 1 once a build found a slot group wider than half of cutoff + buffer (twice its largest
+  /// member-anchor distance): its excluded pairs might then be missing from the tiles.
+  int groupsTooWide;
 };
 
 class CudaTileList {

@@ -45,6 +45,7 @@ struct TileArgs {
   std::size_t stride;
   unsigned long long* sums;
   WorkShare share;  ///< the tiles this GPU computes (all on one GPU)
+  TileGroupExclusions groups;  ///< the excluded pairs corrected here (null: none)
 };
 
 __device__ __forceinline__ void addFixed(unsigned long long* at, float v) {
@@ -74,23 +75,68 @@ __device__ __forceinline__ PairResult2<float> shortRangePair(float r2, float4 p,
   }
 }
 
+/// The Ewald exclusion correction of an excluded pair, in float: U = -qq erf(x) / r with
+/// x = beta r, and its force over r, qq beta^3 g(x), g(x) = [2/sqrt(pi) x exp(-x^2) - erf(x)] / x^3.
+/// The bracket's terms cancel where x is small (an O-H bond at a 1 nm cutoff: x = 0.31), so
+/// below x = 0.6 g comes from its series, 2/sqrt(pi) sum_n (-1)^(n+1) 2 x^(2n) / (n! (2n + 3)),
+/// to n = 7 (the next term is below 1e-9 of g there).
+__device__ __forceinline__ void exclusionCorrection(float r2, float qq, float beta, float& energy, float& fOverR) {
+  constexpr float kTwoOverSqrtPi = 1.12837916709551f;
+  const float rinv = rsqrtf(r2);
+  const float x = beta * r2 * rinv;
+  const float erfx = erff(x);
+  energy = -qq * erfx * rinv;
+  float g;
+  if (x < 0.6f) {
+    const float y = x * x;
+    g = kTwoOverSqrtPi *
+        (-0.666666667f +
+         y * (0.4f + y * (-0.142857143f +
+                          y * (0.0370370370f + y * (-0.00757575758f +
+                                                    y * (0.00128205128f + y * (-0.000185185185f + y * 0.0000233426704f)))))));
+  } else {
+    g = (kTwoOverSqrtPi * x * __expf(-x * x) - erfx) / (x * x * x);
+  }
+  fOverR = qq * beta * beta * beta * g;
+}
+
+/// A pair's force f/r along d = x_i - x_j: +f on i's sum, -f on j's, and (energy steps) its
+/// virial d (x) f.
+template <bool kEnergy>
+__device__ __forceinline__ void addPairForce(float fOverR, float dx, float dy, float dz, float3& fi, float3& fj,
+                                             double* w) {
+  fi.x = fmaf(fOverR, dx, fi.x), fi.y = fmaf(fOverR, dy, fi.y), fi.z = fmaf(fOverR, dz, fi.z);
+  fj.x = fmaf(-fOverR, dx, fj.x), fj.y = fmaf(-fOverR, dy, fj.y), fj.z = fmaf(-fOverR, dz, fj.z);
+  if constexpr (kEnergy) {
+    const float fx = fOverR * dx, fy = fOverR * dy, fz = fOverR * dz;
+    w[0] += double(fx * dx), w[1] += double(fy * dy), w[2] += double(fz * dz);
+    w[3] += double(fx * dy), w[4] += double(fx * dz), w[5] += double(fy * dz);
+  }
+}
+
 /// The 32 pair-steps of one tile. kDiagonal: the tile pairs a block with itself, each pair
 /// once. kMasks: the tile has exclusion bits (one more value rotates). kImage: displacements
 /// by minimum image per pair; otherwise i and j were moved to the images nearest the block's
 /// centre once per tile, which keeps every pair within the cutoff in one image (tile()), and
-/// the pair needs no rounding to an image. Forces add by fused multiply-adds.
+/// the pair needs no rounding to an image. Forces add by fused multiply-adds. With masks and
+/// Coulomb, an excluded pair of one slot group (gi == gj >= 0; `groups`: gj rotates with j)
+/// gets its exclusion correction whatever its distance.
 template <bool kEnergy, bool kCoulomb, bool kTyped, bool kDiagonal, bool kMasks, bool kImage>
 __device__ __forceinline__ void tilePairs(const TileArgs& a, const float4* pairRow, bool iValid, float4 pi, float4 pj,
                                           int tj, std::uint32_t mj, int lane, float3& fi, float3& fj, double& eLj,
-                                          double& eCoulomb, double* w) {
+                                          double& eCoulomb, double* w, bool groups, int gi, int gj, double& eExcl) {
   const int next = (lane + 1) & 31;
 #pragma unroll 4
   for (int k = 0; k < 32; ++k) {
     // One image per tile: an absent i or j sits far away (tile()), beyond any cutoff.
-    bool active = kImage ? iValid && tj >= 0 : true;
+    bool pairOk = kImage ? iValid && tj >= 0 : true;
     // Diagonal tiles: pair (l, l + k) for k = 1..15, and for k = 16 the lower half only.
-    if constexpr (kDiagonal) active = active && k > 0 && (k < 16 || (k == 16 && lane < 16));
-    if constexpr (kMasks) active = active && ((mj >> lane) & 1u) == 0u;
+    if constexpr (kDiagonal) pairOk = pairOk && k > 0 && (k < 16 || (k == 16 && lane < 16));
+    bool active = pairOk, excluded = false;
+    if constexpr (kMasks) {
+      excluded = ((mj >> lane) & 1u) != 0u;
+      active = active && !excluded;
+    }
     float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
     if constexpr (kImage) {
       dx -= a.length.x * rintf(dx * a.invLength.x);
@@ -106,13 +152,16 @@ __device__ __forceinline__ void tilePairs(const TileArgs& a, const float4* pairR
         eLj += double(r.lj);
         if constexpr (kCoulomb) eCoulomb += double(r.coulomb) - double(qq) * double(a.coulombShift);
       }
-      fi.x = fmaf(fOverR, dx, fi.x), fi.y = fmaf(fOverR, dy, fi.y), fi.z = fmaf(fOverR, dz, fi.z);
-      fj.x = fmaf(-fOverR, dx, fj.x), fj.y = fmaf(-fOverR, dy, fj.y), fj.z = fmaf(-fOverR, dz, fj.z);
-      if constexpr (kEnergy) {
-        const float fx = fOverR * dx, fy = fOverR * dy, fz = fOverR * dz;
-        w[0] += double(fx * dx), w[1] += double(fy * dy), w[2] += double(fz * dz);
-        w[3] += double(fx * dy), w[4] += double(fx * dz), w[5] += double(fy * dz);
+      addPairForce<kEnergy>(fOverR, dx, dy, dz, fi, fj, w);
+    }
+    if constexpr (kMasks && kCoulomb) {
+      if (pairOk && excluded && gi == gj && gi >= 0 && r2 > 0.f) {
+        float energy, fOverR;
+        exclusionCorrection(r2, pi.w * pj.w, a.beta, energy, fOverR);
+        if constexpr (kEnergy) eExcl += double(energy);
+        addPairForce<kEnergy>(fOverR, dx, dy, dz, fi, fj, w);
       }
+      if (groups) gj = __shfl_sync(kFull, gj, next);
     }
     // j's data and force move one lane down: at step k lane l holds the j of lane l + k.
     pj.x = __shfl_sync(kFull, pj.x, next);
@@ -174,15 +223,24 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
     if (!iValid) pi = make_float4(1e6f, 1e6f, 1e6f, 0.f);
     if (!jOwn) pj = make_float4(-1e6f, -1e6f, -1e6f, 0.f);
   }
+  // The groups of i and j, for the exclusion correction of masked tiles (distinct negative
+  // values for absent atoms and where there are no groups).
+  const bool groups = kExclusions && kCoulomb && masks && a.groups.groupOfAtom != nullptr;
+  int gi = -1, gj = -2;
+  if (groups) {
+    if (iValid) gi = a.groups.groupOfAtom[a.groups.atomOfSlot[i]];
+    if (jOwn) gj = a.groups.groupOfAtom[a.groups.atomOfSlot[j]];
+  }
   float3 fi = make_float3(0.f, 0.f, 0.f), fj = make_float3(0.f, 0.f, 0.f);
   // Energies and virial (only in the energy variant) add up in double per lane: their sum
   // then does not depend on the tiles' composition beyond the pairs' own float rounding.
-  double eLj = 0, eCoulomb = 0, w[6] = {0, 0, 0, 0, 0, 0};
+  double eLj = 0, eCoulomb = 0, eExcl = 0, w[6] = {0, 0, 0, 0, 0, 0};
   const float4* pairRow = table + ti * a.types;
   // The branches are uniform over the warp (one tile, one block).
   const auto pairs = [&](auto diagonalTag, auto masksTag, auto imageTag) {
     tilePairs<kEnergy, kCoulomb, kTyped, decltype(diagonalTag)::value, decltype(masksTag)::value,
-              decltype(imageTag)::value>(a, pairRow, iValid, pi, pj, tj, mj, lane, fi, fj, eLj, eCoulomb, w);
+              decltype(imageTag)::value>(a, pairRow, iValid, pi, pj, tj, mj, lane, fi, fj, eLj, eCoulomb, w, groups,
+                                         gi, gj, eExcl);
   };
   using Yes = std::true_type;
   using No = std::false_type;
@@ -206,8 +264,8 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
     addFixed(a.force + 2 * a.stride + j, fj.z);
   }
   if constexpr (kEnergy) {
-    const double s[kNonbondedSums] = {warpSum(eLj),  warpSum(eCoulomb), warpSum(w[0]), warpSum(w[1]),
-                                      warpSum(w[2]), warpSum(w[3]),     warpSum(w[4]), warpSum(w[5])};
+    const double s[kNonbondedSums] = {warpSum(eLj),  warpSum(eCoulomb), warpSum(w[0]), warpSum(w[1]), warpSum(w[2]),
+                                      warpSum(w[3]), warpSum(w[4]),     warpSum(w[5]), warpSum(eExcl)};
     if (lane < kNonbondedSums) {
       double v = s[0];
 #pragma unroll
@@ -278,7 +336,7 @@ void CudaNonbonded::setUp(int types, const std::vector<float4>& t) {
 
 void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& list, const float4* posq,
                             const int* type, const Box& box, unsigned long long* force, std::size_t stride,
-                            unsigned long long* sums, const WorkShare& share) const {
+                            unsigned long long* sums, const WorkShare& share, const TileGroupExclusions& groups) const {
   const Vec3 L = box.lengths();
   // Rounded down by a few float ulps of L: the comparison is made in float.
   const double margin = params_.cutoff + 0.5 * list.params().buffer;
@@ -307,7 +365,8 @@ void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& li
              force,
              stride,
              sums,
-             share};
+             share,
+             params_.ewaldBeta > 0 ? groups : TileGroupExclusions{}};
   const std::size_t shared = std::size_t(types_) * types_ * sizeof(float4);
   const bool coulomb = params_.ewaldBeta > 0;
   const auto kernel = kernelFor(energies, coulomb, list.hasExclusions(), typed_);

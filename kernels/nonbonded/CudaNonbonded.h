@@ -14,8 +14,22 @@
 namespace faraday {
 
 /// Fixed-point energy and virial slots of the short-range kernel (fixed::kEnergyScale);
-/// kSumLj holds the typed pair energy when the kernel runs the typed force.
-enum NonbondedSum { kSumLj = 0, kSumCoulomb, kSumWxx, kSumWyy, kSumWzz, kSumWxy, kSumWxz, kSumWyz, kNonbondedSums };
+/// kSumLj holds the typed pair energy when the kernel runs the typed force;
+/// kSumExclusionCorrection the Ewald exclusion correction of the excluded pairs inside slot
+/// groups (TileGroupExclusions), which the kernel computes in their tiles.
+enum NonbondedSum {
+  kSumLj = 0, kSumCoulomb, kSumWxx, kSumWyy, kSumWzz, kSumWxy, kSumWxz, kSumWyz, kSumExclusionCorrection, kNonbondedSums
+};
+
+/// The excluded pairs whose Ewald exclusion correction, -k_C q_i q_j erf(beta r) / r, the tile
+/// kernel adds: both atoms of one slot group (kernels/neighbor/SlotGroups.h: a hydrogen and
+/// its heavy atom, two hydrogens of one atom). Such pairs sit a few slots apart and always
+/// within cutoff + buffer (CudaTileList checks the groups' extent at every build), so each is
+/// in exactly one tile; the bonded exclusion-correction kernel leaves them out. Null: none.
+struct TileGroupExclusions {
+  const int* atomOfSlot = nullptr;
+  const int* groupOfAtom = nullptr;  ///< per particle: its group's anchor
+};
 
 /// What the tile kernel computes.
 struct CudaNonbondedParams {
@@ -38,10 +52,11 @@ class CudaNonbonded {
   /// (kNonbondedSums entries, fixed::kEnergyScale). Also records the list's counts in its
   /// "needed" maxima. posq: wrapped positions (nm) and k_C^(1/2) q (so that k_C q_i q_j is
   /// the product of two w components); type: atom type per slot. `share`: the tiles of this
-  /// GPU when several share the step (WorkShare.h).
+  /// GPU when several share the step (WorkShare.h); `groups`: the excluded pairs whose
+  /// exclusion correction the kernel adds (TileGroupExclusions; with Coulomb only).
   void enqueue(cudaStream_t stream, bool energies, CudaTileList& list, const float4* posq, const int* type,
                const Box& box, unsigned long long* force, std::size_t stride, unsigned long long* sums,
-               const WorkShare& share = WorkShare{}) const;
+               const WorkShare& share = WorkShare{}, const TileGroupExclusions& groups = {}) const;
 
  private:
   /// Uploads the per-type-pair table of `types` x `types` entries.
