@@ -60,6 +60,17 @@ struct MdOptions {
 /// NaCl melt and argon and each config's own.
 constexpr double kAutoBuffer = -1, kOwnBuffer = -2;
 
+/// The non-empty items of a comma-separated list.
+std::vector<std::string> commaItems(const std::string& text) {
+  std::vector<std::string> items;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    if (comma > at) items.push_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return items;
+}
+
 bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   BenchOptions parser("md",
                       "Whole-step MD throughput (ns/day) of the NaCl melt (PME, Langevin 1300 K, dt 2 fs) and liquid\n"
@@ -86,10 +97,7 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
     o.deviceCounts.push_back(int(v));
   }
   if (o.buffer.empty()) o.buffers = {kOwnBuffer};
-  for (std::size_t at = 0; at < o.buffer.size();) {
-    const std::size_t comma = std::min(o.buffer.find(',', at), o.buffer.size());
-    const std::string item = o.buffer.substr(at, comma - at);
-    at = comma + 1;
+  for (const std::string& item : commaItems(o.buffer)) {
     if (item == "auto") {
       o.buffers.push_back(kAutoBuffer);
       continue;
@@ -104,11 +112,7 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
     for (double v : parser.numberList("nacl", o.nacl)) o.naclSizes.push_back((long long)v);
   if (!o.argon.empty())
     for (double v : parser.numberList("argon", o.argon)) o.argonSizes.push_back((long long)v);
-  for (std::size_t at = 0; at < o.configs.size();) {
-    const std::size_t comma = std::min(o.configs.find(',', at), o.configs.size());
-    if (comma > at) o.configList.push_back(o.configs.substr(at, comma - at));
-    at = comma + 1;
-  }
+  o.configList = commaItems(o.configs);
   return true;
 }
 
