@@ -252,7 +252,7 @@ struct CudaBackend::Impl final : CudaStepWork {
 
   /// A rebuild at the current positions: they become the reference, then enqueueSortAndBuild.
   void enqueueRebuild(cudaStream_t s) override {
-    CudaDeviceState::copyInto(dev->ref, dev->pos, s);
+    dev->ref.copyFrom(dev->pos, s);
     enqueueSortAndBuild(s);
   }
 

@@ -191,13 +191,13 @@ void CudaDeviceState::enqueuePermute(cudaStream_t stream, const int* newToOld) {
                 posq2.data(), atom2.data(), type2.data(),  charge2.data(), slotOfAtom.data()};
   permuteKernel<<<blocksFor(n, kThreads), kThreads, 0, stream>>>(p);
   FARADAY_CUDA_CHECK_LAUNCH("permuteKernel");
-  copyInto(pos, pos2, stream);
-  copyInto(vel, vel2, stream);
-  copyInto(ref, ref2, stream);
-  copyInto(posq, posq2, stream);
-  copyInto(atom, atom2, stream);
-  copyInto(type, type2, stream);
-  copyInto(charge, charge2, stream);
+  pos.copyFrom(pos2, stream);
+  vel.copyFrom(vel2, stream);
+  ref.copyFrom(ref2, stream);
+  posq.copyFrom(posq2, stream);
+  atom.copyFrom(atom2, stream);
+  type.copyFrom(type2, stream);
+  charge.copyFrom(charge2, stream);
 }
 
 void CudaDeviceState::enqueueFinalize(cudaStream_t stream, const double* pmeSums) {
@@ -220,12 +220,12 @@ void CudaDeviceState::forEachSaved(F&& f) {
 }
 
 void CudaDeviceState::save(cudaStream_t stream) {
-  forEachSaved([stream](const auto& live, auto& saved) { copyInto(saved, live, stream); });
+  forEachSaved([stream](const auto& live, auto& saved) { saved.copyFrom(live, stream); });
   savedStatus = readStatus(stream);
 }
 
 void CudaDeviceState::restore(cudaStream_t stream) {
-  forEachSaved([stream](auto& live, const auto& saved) { copyInto(live, saved, stream); });
+  forEachSaved([stream](auto& live, const auto& saved) { live.copyFrom(saved, stream); });
   StepStatus s = savedStatus;
   s.firstBad = INT_MAX;
   s.constraintFailure = kNoConstraintFailure;

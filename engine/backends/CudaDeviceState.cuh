@@ -81,11 +81,6 @@ class CudaDeviceState {
   /// Back to the saved arrays and flags (the non-finite and PME bin flags cleared).
   void restore(cudaStream_t stream);
 
-  template <typename T>
-  static void copyInto(DeviceBuffer<T>& to, const DeviceBuffer<T>& from, cudaStream_t stream) {
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), from.bytes(), cudaMemcpyDeviceToDevice, stream));
-  }
-
   int n;
   std::size_t stride;  ///< per plane of the force buffer: n rounded up to 32
   DeviceBuffer<double4_32a> pos, vel, ref;

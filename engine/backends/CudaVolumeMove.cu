@@ -50,7 +50,7 @@ Energies CudaBackend::scaleVolume(const Box& newBox) {
   {
     ScopedTimer t(m.timers, "neighbor");
     m.list->enqueueKeep(m.stream());
-    CudaDeviceState::copyInto(m.dev->ref, m.dev->pos, m.stream());
+    m.dev->ref.copyFrom(m.dev->pos, m.stream());
     m.buildFirstList();
     launchWrapPositions(m.stream(), m.atoms(), m.integ);
   }

@@ -57,6 +57,12 @@ class DeviceBuffer {
     if (count) FARADAY_CUDA_CHECK(cudaMemcpyAsync(ptr_, host, count * sizeof(T), cudaMemcpyHostToDevice, stream));
   }
   void upload(const std::vector<T>& host, cudaStream_t stream = nullptr) { upload(host.data(), host.size(), stream); }
+  /// Device-to-device copy of all of `from` on `stream`, resized to match first (a no-op when
+  /// the sizes agree, as in captured graphs).
+  void copyFrom(const DeviceBuffer& from, cudaStream_t stream) {
+    resize(from.count_);
+    if (count_) FARADAY_CUDA_CHECK(cudaMemcpyAsync(ptr_, from.ptr_, bytes(), cudaMemcpyDeviceToDevice, stream));
+  }
   void download(T* host, std::size_t count, cudaStream_t stream = nullptr) const {
     if (count) FARADAY_CUDA_CHECK(cudaMemcpyAsync(host, ptr_, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
   }

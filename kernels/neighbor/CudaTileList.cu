@@ -80,6 +80,11 @@ struct GroupView {
   const int* slotOfAtom;
 };
 
+GroupView groupView(const DeviceBuffer<int>& anchor, const DeviceBuffer<int>& rank, bool grouped, const int* atomOfSlot,
+                    const int* slotOfAtom) {
+  return GroupView{grouped ? anchor.data() : nullptr, rank.data(), atomOfSlot, slotOfAtom};
+}
+
 /// The slot whose reference position places slot s in the sort and the cells: its anchor's.
 __device__ __forceinline__ int placingSlot(const GroupView& v, int s) {
   return v.anchor ? v.slotOfAtom[v.anchor[v.atomOfSlot[s]]] : s;
@@ -359,7 +364,7 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int p
   const bool wrapPairs = 2.f * (reach + 2.f * h.x) > b.length.x || 2.f * (reach + 2.f * h.y) > b.length.y ||
                          2.f * (reach + 2.f * h.z) > b.length.z;
   const float cellReach = groupReach ? reach + __uint_as_float(*groupReach) : reach;
-  const float cellReach2 = groupReach ? cellReach * cellReach : reach2;
+  const float cellReach2 = cellReach * cellReach;
   int3 first, count;
   cellSpan(c.x, h.x + cellReach, b.length.x, cells.x, first.x, count.x);
   cellSpan(c.y, h.y + cellReach, b.length.y, cells.y, first.y, count.y);
@@ -566,18 +571,6 @@ void CudaTileList::reserve(int tiles, int exclusionTiles) {
 
 void CudaTileList::reserveExactlyForTesting(int tiles) { allocateTiles(tiles); }
 
-namespace {
-
-/// Device-to-device copy of all of `from` into `to` (resized to match) on `stream`.
-template <typename T>
-void copyAll(DeviceBuffer<T>& to, const DeviceBuffer<T>& from, cudaStream_t stream) {
-  to.resize(from.size());
-  if (from.size() > 0)
-    FARADAY_CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), from.bytes(), cudaMemcpyDeviceToDevice, stream));
-}
-
-}  // namespace
-
 template <typename F>
 void CudaTileList::forEachKept(F&& f) {
   f(info_, keptInfo_);
@@ -592,7 +585,7 @@ void CudaTileList::forEachKept(F&& f) {
 void CudaTileList::enqueueKeep(cudaStream_t stream) {
   // resize() may free and allocate: after the stream's earlier work.
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
-  forEachKept([stream](const auto& live, auto& kept) { copyAll(kept, live, stream); });
+  forEachKept([stream](const auto& live, auto& kept) { kept.copyFrom(live, stream); });
   keptTileCapacity_ = tileCapacity_;
   keptExclusionCapacity_ = exclusionCapacity_;
 }
@@ -601,7 +594,7 @@ bool CudaTileList::enqueuePutBack(cudaStream_t stream) {
   const bool same = keptTileCapacity_ == tileCapacity_ && keptExclusionCapacity_ == exclusionCapacity_;
   keptTileCapacity_ = keptExclusionCapacity_ = -1;
   if (!same) return false;
-  forEachKept([stream](auto& live, const auto& kept) { copyAll(live, kept, stream); });
+  forEachKept([stream](auto& live, const auto& kept) { live.copyFrom(kept, stream); });
   return true;
 }
 
@@ -617,7 +610,7 @@ void CudaTileList::enqueueSort(cudaStream_t stream, const double4_32a* ref, cons
                                const int* slotOfAtom) {
   const Vec3 L = box_.lengths();
   const CellGrid g{make_int3(nCells_[0], nCells_[1], nCells_[2]), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
-  const GroupView v{grouped_ ? groupAnchor_.data() : nullptr, groupRank_.data(), atomOfSlot, slotOfAtom};
+  const GroupView v = groupView(groupAnchor_, groupRank_, grouped_, atomOfSlot, slotOfAtom);
   keysKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, ref, g, curveBits_, subCellBits_, v, keys_.data(),
                                                                slots_.data());
   FARADAY_CUDA_CHECK_LAUNCH("keysKernel");
@@ -630,7 +623,7 @@ void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, con
                                 const int* slotOfAtom, const WorkShare& share) {
   const Vec3 L = box_.lengths();
   const CellGrid g{make_int3(nCells_[0], nCells_[1], nCells_[2]), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
-  const GroupView v{grouped_ ? groupAnchor_.data() : nullptr, groupRank_.data(), atomOfSlot, slotOfAtom};
+  const GroupView v = groupView(groupAnchor_, groupRank_, grouped_, atomOfSlot, slotOfAtom);
   if (grouped_) FARADAY_CUDA_CHECK(cudaMemsetAsync(groupReach_.data(), 0, sizeof(unsigned), stream));
   cellOfSlotKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, ref, g, v, make_double3(L.x, L.y, L.z),
                                                                      cellOfSlot_.data(), groupReach_.data());
