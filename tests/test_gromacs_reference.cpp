@@ -129,7 +129,7 @@ TEST(GromacsReferenceGpu, ExclusionCorrectionSplitBetweenTilesAndBondedMatchesTh
         fillPositionRestraintReferences(setup.system.topology, readGro(ref.folder / ref.restraintCoordinates).positions);
       auto backend = makeBackend(config, setup.system, nullptr);
       backend->setState(setup.state, {});
-      correction[k++] = backend->computeForces().bonded[kExclusionCorrectionSlot];
+      correction[k++] = backend->computeForces().coulombExclusion;
     }
     const double cpu = correction[0], gpu = correction[1];
     EXPECT_NE(cpu, 0.0) << name;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstddef>
 #include <cstdio>
 
 #include "engine/backends/CudaBackend.h"
@@ -485,30 +486,33 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// again; else keeps this state as the roll-back point.
   void check() {
     const StepStatus s = readStatus();
-    if (constraints) constraints->throwIfFailed(s.constraintFailure);  // stops the run (StepFailure)
     phases.collect();
     const TileCounters c = readCounters();
+    statusReadAt = step;
+    // Steps run with a list or PME bins that overflowed their storage lacked pairs, masks or
+    // charges: they run again with more storage before anything they did counts (a constraint
+    // that failed there, a hydrogen that flew off, a non-finite value).
+    const bool listOverflow = c.tilesNeeded > list->tileCapacity() || c.exclusionNeeded > list->exclusionCapacity();
+    const bool binOverflow = pme && s.pmeBinsNeeded > pme->binCapacity();
+    if (anyGpu(listOverflow || binOverflow)) {
+      if (listOverflow) list->reserve(c.tilesNeeded, c.exclusionNeeded);
+      if (binOverflow) pme->growBins(s.pmeBinsNeeded + s.pmeBinsNeeded / 4 + 4);
+      graph.reset();
+      const std::vector<bool> replay = energyAt;
+      restore();
+      for (bool e : replay) launchStep(e);
+      stepsRedone += (long long)replay.size();
+      check();
+      return;
+    }
+    if (constraints) constraints->throwIfFailed(s.constraintFailure);  // stops the run (StepFailure)
     if (c.groupsTooWide && groupOfAtom.size() > 0)
       throw StepFailure("a hydrogen moved more than half of cutoff + buffer (" +
                         std::to_string(0.5 * (cutoff + buffer)) +
                         " nm) from the heavy atom it is bonded to: the molecule came apart (step " +
                         std::to_string(stateStep + step) + " or before)");
     if (s.firstBad != INT_MAX && firstBad < 0) firstBad = s.firstBad;
-    statusReadAt = step;
-    const bool listOverflow = c.tilesNeeded > list->tileCapacity() || c.exclusionNeeded > list->exclusionCapacity();
-    const bool binOverflow = pme && s.pmeBinsNeeded > pme->binCapacity();
-    if (!anyGpu(listOverflow || binOverflow)) {
-      save();
-      return;
-    }
-    if (listOverflow) list->reserve(c.tilesNeeded, c.exclusionNeeded);
-    if (binOverflow) pme->growBins(s.pmeBinsNeeded + s.pmeBinsNeeded / 4 + 4);
-    graph.reset();
-    const std::vector<bool> replay = energyAt;
-    restore();
-    for (bool e : replay) launchStep(e);
-    stepsRedone += (long long)replay.size();
-    check();
+    save();
   }
 
   void save() {
@@ -525,10 +529,12 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (constraints) constraints->enqueueOrder(stream(), dev->atom.data());
     launchWrapPositions(stream(), atoms(), integ);
     if (!listKept) list->enqueueBuild(stream(), dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data(), work());
-    TileCounters zero{};
+    // The maxima and the flag of the undone steps go with them (the saved state passed check()).
+    static_assert(offsetof(TileCounters, groupsTooWide) == offsetof(TileCounters, tilesNeeded) + 2 * sizeof(int));
+    const int zero[3] = {0, 0, 0};
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
-    FARADAY_CUDA_CHECK(cudaMemcpy(reinterpret_cast<int*>(list->counters()) + 2, &zero.tilesNeeded, 2 * sizeof(int),
-                                  cudaMemcpyHostToDevice));
+    FARADAY_CUDA_CHECK(cudaMemcpy(reinterpret_cast<char*>(list->counters()) + offsetof(TileCounters, tilesNeeded), zero,
+                                  sizeof zero, cudaMemcpyHostToDevice));
     step = savedStep;
     energyAt.clear();
   }

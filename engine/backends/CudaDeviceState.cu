@@ -155,6 +155,7 @@ void CudaDeviceState::upload(const State& state, const std::vector<Vec3>& listRe
   ref.upload(r, stream);
   posq.upload(pq, stream);
   atom.upload(a, stream);
+  slotOfAtom.upload(a, stream);  // slot i holds particle i until the first sort (whose keys read it)
   type.upload(t, stream);
   charge.upload(q, stream);
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));

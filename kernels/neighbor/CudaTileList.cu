@@ -277,24 +277,28 @@ __device__ std::uint32_t exclusionMask(const TileStore& t, int block, int slot) 
 }
 
 /// Writes one tile of block `block` whose lane l holds `slot` (kNoAtom: empty). Whole warp.
+/// A tile beyond the capacity is counted, not written, and so is its exclusion-mask tile: the
+/// host then grows both to the counts and builds again once.
 __device__ void emitTile(const TileStore& t, int block, bool diagonal, int slot, int lane) {
   int tile = 0;
   if (lane == 0) tile = atomicAdd(&t.counters->tiles, 1);
   tile = __shfl_sync(kFull, tile, 0);
-  if (tile >= t.capacity) return;  // counted: the host grows the list and builds again
-  if (lane == 0) t.info[tile] = 2 * block + (diagonal ? 1 : 0);
-  t.lanes[std::size_t(tile) * 32 + lane] = slot;
+  const bool stored = tile < t.capacity;
+  if (stored) {
+    if (lane == 0) t.info[tile] = 2 * block + (diagonal ? 1 : 0);
+    t.lanes[std::size_t(tile) * 32 + lane] = slot;
+  }
   int index = -1;
   if (t.exclusionOffsets) {
     const std::uint32_t m = exclusionMask(t, block, slot);
     if (__any_sync(kFull, m != 0)) {
       if (lane == 0) index = atomicAdd(&t.counters->exclusionTiles, 1);
       index = __shfl_sync(kFull, index, 0);
-      if (index < t.exclusionCapacity) t.masks[std::size_t(index) * 32 + lane] = m;
-      else index = -1;  // counted beyond the capacity: the list is built again
+      if (stored && index < t.exclusionCapacity) t.masks[std::size_t(index) * 32 + lane] = m;
+      else index = -1;
     }
   }
-  if (lane == 0) t.exclusionIndex[tile] = index;
+  if (stored && lane == 0) t.exclusionIndex[tile] = index;
 }
 
 /// Gap (nm, >= 0) along one dimension between the box [c - h, c + h] and cell k of edge
