@@ -14,7 +14,10 @@
 //           candidates (slots in later blocks, in the cells whose gap to I's box is within
 //           cutoff + buffer), 32 at a time; a candidate within cutoff + buffer of I's box
 //           and of one of I's atoms is appended (ballot and prefix count), and every 32
-//           appended atoms make a tile.
+//           appended atoms make a tile. Where the blocks are fewer than the GPU wants
+//           warps, several warps share a block's candidates and a second kernel packs their
+//           last (partial) runs into tiles, so the block gets no more tiles than from one warp
+//           but one.
 //           Tile slots come from an integer counter: the order of the tiles varies, their
 //           contents do not. A count beyond the capacity is recorded (TileCounters), never
 //           written.
@@ -35,9 +38,10 @@ namespace {
 constexpr int kThreads = 128;
 constexpr int kWarpsPerBlock = kThreads / 32;
 constexpr int kSubCellBits = 11;
-/// Warps the tile search wants at least (an H100 holds 132 SMs x 64 warps): a system of fewer
-/// blocks shares each block among several warps.
-constexpr int kSearchWarps = 4096;
+/// Warps the tile search wants at least (an H100 holds 132 SMs x 40 of these warps, by their
+/// registers; two waves): a system of fewer blocks shares each block among several warps.
+constexpr int kSearchWarps = 10560;
+constexpr int kMaxParts = 8;
 /// Atoms per cell above which the cells get finer (see the constructor).
 constexpr double kAtomsPerCell = 64;
 constexpr unsigned kFull = 0xffffffffu;
@@ -301,6 +305,18 @@ __device__ void emitTile(const TileStore& t, int block, bool diagonal, int slot,
   if (stored && lane == 0) t.exclusionIndex[tile] = index;
 }
 
+/// After a pass appended to a warp's buffer (`held` slots, below 64): a tile of the first 32
+/// once there are 32, the rest moved down. Whole warp.
+__device__ void emitFullTile(const TileStore& t, int block, int* buf, int& held, int lane) {
+  __syncwarp();
+  if (held < 32) return;
+  emitTile(t, block, false, buf[lane], lane);
+  __syncwarp();
+  if (lane < held - 32) buf[lane] = buf[lane + 32];
+  held -= 32;
+  __syncwarp();
+}
+
 /// Gap (nm, >= 0) along one dimension between the box [c - h, c + h] and cell k of edge
 /// `edge`, by minimum image.
 __device__ float gapToCell(float c, float h, int k, float edge, float length, float invLength) {
@@ -334,14 +350,15 @@ __device__ void cellSpan(float center, float reach, float length, int cells, int
 /// Candidates are taken in a fixed order (cells, then slots), so the tiles' contents are fixed.
 /// With slot groups a member sits in its anchor's cell, up to *groupReach from it: the cells
 /// are scanned to reach + *groupReach (the candidates' own tests stay at reach).
-/// Small systems have few blocks for the GPU's warps: there `parts` warps share a block I,
+/// Systems of fewer blocks than the GPU wants warps: there `parts` warps share a block I,
 /// part p taking the passes of 32 candidates numbered p, p + parts, ... (and part 0 the
-/// diagonal tile), each with its own tiles.
+/// diagonal tile), each emitting its full tiles and leaving its last candidates to
+/// leftoversKernel.
 __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int parts, const double4_32a* __restrict__ ref,
                                                        const float4* __restrict__ center, const float4* __restrict__ half,
                                                        const int2* __restrict__ range, int3 cells, BoxF b, float reach2,
                                                        float reach, const unsigned* __restrict__ groupReach, WorkShare share,
-                                                       TileStore t) {
+                                                       TileStore t, int* __restrict__ leftover) {
   __shared__ int buffer[kWarpsPerBlock][64];
   __shared__ float4 atomsOfI[kWarpsPerBlock][32];
   const int warpInBlock = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -450,15 +467,37 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int p
       const unsigned mask = __ballot_sync(kFull, near);
       if (near) buf[held + __popc(mask & ((1u << lane) - 1))] = s;
       held += __popc(mask);
-      __syncwarp();
-      if (held >= 32) {
-        emitTile(t, block, false, buf[lane], lane);
-        __syncwarp();
-        if (lane < held - 32) buf[lane] = buf[lane + 32];
-        held -= 32;
-        __syncwarp();
-      }
+      emitFullTile(t, block, buf, held, lane);
     }
+  }
+  if (parts == 1) {
+    if (held > 0) emitTile(t, block, false, lane < held ? buf[lane] : kNoAtom, lane);
+  } else {
+    // The part's last candidates (fewer than 32) go to leftoversKernel, which packs those of
+    // the block's parts into full tiles: sharing a block among warps costs no tile.
+    int* mine = leftover + (std::size_t(block) * parts + part) * 33;
+    if (lane < held) mine[1 + lane] = buf[lane];
+    if (lane == 0) mine[0] = held;
+  }
+}
+
+/// One warp per block I of a shared search: the parts' last candidates, in part order, into
+/// tiles (full ones, then one partial), so the block has the tiles of an unshared search but
+/// one at most.
+__global__ void __launch_bounds__(kThreads) leftoversKernel(int blocks, int parts, WorkShare share, TileStore t,
+                                                           const int* __restrict__ leftover) {
+  __shared__ int buffer[kWarpsPerBlock][64];
+  const int warpInBlock = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int block = blockIdx.x * kWarpsPerBlock + warpInBlock;
+  if (block >= blocks || !share.ownsBlock(block)) return;  // a whole warp
+  int* buf = buffer[warpInBlock];
+  int held = 0;
+  for (int part = 0; part < parts; ++part) {
+    const int* from = leftover + (std::size_t(block) * parts + part) * 33;
+    const int count = from[0];
+    if (lane < count) buf[held + lane] = from[1 + lane];
+    held += count;
+    emitFullTile(t, block, buf, held, lane);
   }
   if (held > 0) emitTile(t, block, false, lane < held ? buf[lane] : kNoAtom, lane);
 }
@@ -533,6 +572,8 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
                                                       slots_.data(), sortedSlots_.data(), n, 0, keyBits_));
   sortTemp_ = DeviceBuffer<unsigned char>("tile list sort scratch", std::max<std::size_t>(sortTempBytes_, 1));
   cellOfSlot_ = DeviceBuffer<int>("tile list cell of slot", n);
+  const int parts = std::clamp(kSearchWarps / blocks_, 1, kMaxParts);
+  leftover_ = DeviceBuffer<int>("tile list search leftovers", parts > 1 ? std::size_t(blocks_) * parts * 33 : 0);
   cellRange_ = DeviceBuffer<int2>("tile list cell ranges", std::size_t(total));
   boxCenter_ = DeviceBuffer<float4>("tile list block centers", blocks_);
   boxHalf_ = DeviceBuffer<float4>("tile list block extents", blocks_);
@@ -603,7 +644,7 @@ bool CudaTileList::enqueuePutBack(cudaStream_t stream) {
 }
 
 std::size_t CudaTileList::deviceBytes() const {
-  return groupAnchor_.bytes() + groupRank_.bytes() + groupReach_.bytes() + keys_.bytes() + sortedKeys_.bytes() + slots_.bytes() + sortedSlots_.bytes() + sortTemp_.bytes() +
+  return groupAnchor_.bytes() + groupRank_.bytes() + groupReach_.bytes() + leftover_.bytes() + keys_.bytes() + sortedKeys_.bytes() + slots_.bytes() + sortedSlots_.bytes() + sortTemp_.bytes() +
          cellOfSlot_.bytes() + cellRange_.bytes() + boxCenter_.bytes() + boxHalf_.bytes() + info_.bytes() +
          lanes_.bytes() + exclusionIndex_.bytes() + masks_.bytes() + exclusionOffsets_.bytes() + exclusions_.bytes() +
          exclusionBlocks_.bytes() + keptInfo_.bytes() + keptLanes_.bytes() + keptExclusionIndex_.bytes() +
@@ -657,11 +698,17 @@ void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, con
     FARADAY_CUDA_CHECK_LAUNCH("exclusionBlocksKernel");
   }
   // Warps for every block, several for each where blocks are few (at least ~4 per SM scheduler).
-  const int parts = std::clamp(kSearchWarps / blocks_, 1, 8);
+  const int parts = std::clamp(kSearchWarps / blocks_, 1, kMaxParts);
   tilesKernel<<<blocksFor((long long)blocks_ * parts, kWarpsPerBlock), kThreads, 0, stream>>>(
       n_, blocks_, parts, ref, boxCenter_.data(), boxHalf_.data(), cellRange_.data(),
-      make_int3(nCells_[0], nCells_[1], nCells_[2]), b, reach * reach, reach, grouped_ ? groupReach_.data() : nullptr, share, t);
+      make_int3(nCells_[0], nCells_[1], nCells_[2]), b, reach * reach, reach, grouped_ ? groupReach_.data() : nullptr, share, t,
+      leftover_.data());
   FARADAY_CUDA_CHECK_LAUNCH("tilesKernel");
+  if (parts > 1) {
+    leftoversKernel<<<blocksFor(blocks_, kWarpsPerBlock), kThreads, 0, stream>>>(blocks_, parts, share, t,
+                                                                                 leftover_.data());
+    FARADAY_CUDA_CHECK_LAUNCH("leftoversKernel");
+  }
 }
 
 HostTileList CudaTileList::toHost(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot) {

@@ -110,6 +110,7 @@ class CudaTileList {
   DeviceBuffer<int> slots_, sortedSlots_;
   DeviceBuffer<unsigned char> sortTemp_;
   DeviceBuffer<int> cellOfSlot_;
+  DeviceBuffer<int> leftover_;  ///< per block and search part: its last (< 32) candidates, count first
   DeviceBuffer<int2> cellRange_;
   DeviceBuffer<float4> boxCenter_, boxHalf_;
   DeviceBuffer<int> info_, lanes_, exclusionIndex_;
