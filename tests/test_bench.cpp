@@ -86,5 +86,37 @@ TEST(BenchMd, BufferSweepGivesARowPerBuffer) {
   EXPECT_THROW(benchMd({"--platforms=cpu", "--nacl=", "--argon=4000", "--buffer=2", "--csv="}), Error);
 }
 
+/// A system whose run stops (here rigid water at 200 fs: SETTLE cannot meet its lengths) gets
+/// a line naming it and the reason, and no CSV row; the systems after it still run, and the
+/// bench ends with an error that counts the stopped runs.
+TEST(BenchMd, AStoppedRunGetsItsLineAndTheOtherSystemsStillRun) {
+  test::TempDir dir;
+  const std::string water = test::sourceDir() + "/systems/water/";
+  std::string cfg = test::readText(water + "sim.cfg");
+  const auto set = [&](const std::string& key, const std::string& value) {
+    const std::size_t at = cfg.find("\n" + key + " = ");
+    ASSERT_NE(at, std::string::npos) << key;
+    cfg.replace(at + 1, cfg.find('\n', at + 1) - at - 1, key + " = " + value);
+  };
+  set("coordinates", water + "conf.gro");
+  set("topology", water + "topol.top");
+  set("dt", "0.2");
+  const std::string bad = (dir / "bad.cfg").string(), csv = (dir / "md.csv").string();
+  test::writeText(bad, cfg);
+  testing::internal::CaptureStdout();
+  try {
+    benchMd({"--platforms=cpu", "--nacl=", "--argon=4000", "--configs=" + bad + "," + bad, "--steps=2", "--threads=1",
+             "--csv=" + csv});
+    ADD_FAILURE() << "bench md returned although two runs stopped";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("2 runs stopped"), std::string::npos) << e.what();
+  }
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("cpu   failed: constraints failed at step"), std::string::npos) << out;
+  const std::vector<std::string> rows = test::lines(test::readText(csv));
+  ASSERT_EQ(rows.size(), 2u) << "the header and argon's row";
+  EXPECT_EQ(rows[1].rfind("argon,4000,cpu,", 0), 0u) << rows[1];
+}
+
 }  // namespace
 }  // namespace faraday

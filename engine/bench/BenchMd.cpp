@@ -331,6 +331,9 @@ int benchMd(const std::vector<std::string>& args) {
   std::printf("%-8s %8s %5s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s %8s %8s %8s | %8s %8s %7s %9s %9s\n", "system",
               "atoms", "buf", "plat", "steps", "ms/step", "ns/day", "builds/k", "neighbor", "nonbond", "bonded", "excl", "pme",
               "integr", "constr", "build ms", "tiles ms", "useful", "pairs/s", "useful/s");
+  // A system whose dynamics fail (StepFailure: constraints that cannot be met) gets a line
+  // saying so and no CSV row; the others still run, and the bench exits non-zero at the end.
+  int failed = 0;
   const auto bench = [&](const BenchSystem& s, const std::string& groName) {
     if (!o.groDir.empty()) {
       std::filesystem::create_directories(o.groDir);
@@ -338,8 +341,15 @@ int benchMd(const std::vector<std::string>& args) {
       writeGro(std::filesystem::path(o.groDir) / groName, coordinatesOf(s.built.system, st, s.name + " benchmark start"));
     }
     for (const std::string& p : platforms)
-      for (int gpus : p == "cuda" ? o.deviceCounts : std::vector<int>{1})
-        printRow(runOne(s, p, o, gpus), s.config.integrator.dt, csv);
+      for (int gpus : p == "cuda" ? o.deviceCounts : std::vector<int>{1}) {
+        try {
+          printRow(runOne(s, p, o, gpus), s.config.integrator.dt, csv);
+        } catch (const StepFailure& e) {
+          ++failed;
+          std::printf("%-8s %8zu %5s %-5s failed: %s\n", s.name.c_str(), s.built.system.size(), "", p.c_str(), e.what());
+          std::fflush(stdout);
+        }
+      }
   };
   for (const double buffer : o.buffers) {
     for (const std::string system : {"nacl", "argon"})
@@ -351,6 +361,9 @@ int benchMd(const std::vector<std::string>& args) {
       bench(s, s.name + "_" + std::to_string(s.built.system.size()) + ".gro");
     }
   }
+  if (failed > 0)
+    throw Error("faraday bench md: " + std::to_string(failed) + " run" + (failed > 1 ? "s" : "") +
+                " stopped (see the table); the other rows are complete");
   return 0;
 }
 
