@@ -221,6 +221,11 @@ double timeSteps(Backend& backend, long long steps, MonteCarloBarostat* barostat
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+/// A run's platform column: cuda, cpu, or cuda and the GPU count (cuda2) on several GPUs.
+std::string platformLabel(const std::string& platform, int gpus) {
+  return gpus > 1 ? platform + std::to_string(gpus) : platform;
+}
+
 Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o, int gpus = 1) {
   Config config = s.config;
   config.run.platform = platform;
@@ -229,7 +234,7 @@ Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o
   const bool gpu = platform == "cuda";
   Row r;
   r.system = s.name;
-  r.platform = gpus > 1 ? platform + std::to_string(gpus) : platform;
+  r.platform = platformLabel(platform, gpus);
   r.atoms = s.built.system.size();
   r.bufferNm = pairListBuffer(config, s.built.system, gpu);
   r.steps = stepsFor(r.atoms, gpu, o);
@@ -346,7 +351,8 @@ int benchMd(const std::vector<std::string>& args) {
           printRow(runOne(s, p, o, gpus), s.config.integrator.dt, csv);
         } catch (const StepFailure& e) {
           ++failed;
-          std::printf("%-8s %8zu %5s %-5s failed: %s\n", s.name.c_str(), s.built.system.size(), "", p.c_str(), e.what());
+          std::printf("%-8s %8zu %5s %-5s failed: %s\n", s.name.c_str(), s.built.system.size(), "",
+                      platformLabel(p, gpus).c_str(), e.what());
           std::fflush(stdout);
         }
       }
