@@ -84,6 +84,32 @@ TEST(PairEvaluators, FloatAgreesWithDouble) {
   }
 }
 
+/// The tile kernel's force-only evaluator: in double its rearranged formulas equal ljPair +
+/// ewaldRealPairFast to rounding; in float (the kernel's) it stays within the fast erfc's
+/// bound of the exact double force, over the real-space range and for like and unlike charges.
+TEST(PairEvaluators, ForceOnlyLjEwaldMatchesTheEnergyEvaluators) {
+  const double beta = 3.123;
+  const LjParams<double> lj = mixLorentzBerthelot(0.2159538, 1.4754532, 0.4830453, 0.0534924, 1.0, true);
+  const LjForceParams<double> pd{6 * lj.c6, 12 * lj.c12};
+  const LjForceParams<float> pf{float(6 * lj.c6), float(12 * lj.c12)};
+  const auto cd = EwaldForceConstants<double>::of(beta);
+  const auto cf = EwaldForceConstants<float>::of(beta);
+  for (double qq : {138.935458, -57.3}) {
+    for (int k = 0; k <= 400; ++k) {
+      const double r = 0.2 + 0.8 * k / 400.0, r2 = r * r;
+      const PairResult<double> l = ljPair(r2, lj), fast = ewaldRealPairFast(r2, qq, beta);
+      const double lScale = (12 * lj.c12 / std::pow(r, 12) + 6 * lj.c6 / std::pow(r, 6)) / r2;
+      const double cScale = std::fabs(qq) / (r2 * r);
+      EXPECT_NEAR((ljEwaldForceFast<double, true>(r2, pd, qq, cd)), l.fOverR + fast.fOverR,
+                  tol::kDoubleSum * (lScale + cScale)) << r;
+      EXPECT_NEAR((ljEwaldForceFast<double, false>(r2, pd, qq, cd)), l.fOverR, tol::kDoubleSum * lScale) << r;
+      const double exact = l.fOverR + ewaldRealPair(r2, qq, beta, 0.0).fOverR;
+      EXPECT_NEAR((ljEwaldForceFast<float, true>(float(r2), pf, float(qq), cf)), exact,
+                  tol::kFastErfcAbsolute * cScale + tol::kFloatPair * (lScale + cScale)) << r;
+    }
+  }
+}
+
 /// LJ + real-space Coulomb in the CPU pair loop (potential-shifted, the default) against a
 /// direct minimum-image pair sum.
 TEST(CpuNonbonded, RealSpaceCoulombMatchesDirectPairSum) {

@@ -34,13 +34,15 @@ struct TileArgs {
   TileCounters* counters;
   const float4* posq;  ///< wrapped x, y, z (nm) and k_C^(1/2) q
   const int* type;
-  const float4* table;
+  const float4* table;       ///< per type pair: c6, c12, shift (LJ) or c1, c2, c3, shift (typed)
+  const float2* forceTable;  ///< per type pair: 6 c6, 12 c12 (LJ; the steps without energies)
   float3 length, invLength;
   float cutoff2, beta, coulombShift;
   /// Per dimension, L/2 - cutoff - buffer/2 (nm): a block whose half extent is below it keeps
   /// every interacting pair in one image around its centre (see tile()).
   float3 imageReach;
   float typedRmin2;  ///< nm^2 (typed force)
+  EwaldForceConstants<float> ewald;
   unsigned long long* force;
   std::size_t stride;
   unsigned long long* sums;
@@ -56,6 +58,11 @@ __device__ __forceinline__ double warpSum(double v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
   return v;
 }
+
+/// The shared-memory table entry of a kernel variant: the force-only LJ steps read 6 c6 and
+/// 12 c12 (ljEwaldForceFast); energy steps and the typed force read the four-value entry.
+template <bool kEnergy, bool kTyped>
+using TableEntry = std::conditional_t<kEnergy || kTyped, float4, float2>;
 
 /// One pair: LJ (p = c6, c12, shift) or the typed force (p = c1, c2, c3, shift), plus the
 /// real-space Coulomb of qq = k_C q_i q_j; energies apart (the short-range term in `lj`).
@@ -122,7 +129,8 @@ __device__ __forceinline__ void addPairForce(float fOverR, float dx, float dy, f
 /// Coulomb, an excluded pair of one slot group (gi == gj >= 0; `groups`: gj rotates with j)
 /// gets its exclusion correction whatever its distance.
 template <bool kEnergy, bool kCoulomb, bool kTyped, bool kDiagonal, bool kMasks, bool kImage>
-__device__ __forceinline__ void tilePairs(const TileArgs& a, const float4* pairRow, bool iValid, float4 pi, float4 pj,
+__device__ __forceinline__ void tilePairs(const TileArgs& a, const TableEntry<kEnergy, kTyped>* pairRow, bool iValid,
+                                          float4 pi, float4 pj,
                                           int tj, std::uint32_t mj, int lane, float3& fi, float3& fj, double& eLj,
                                           double& eCoulomb, double* w, bool groups, int gi, int gj, double& eExcl) {
   const int next = (lane + 1) & 31;
@@ -146,13 +154,18 @@ __device__ __forceinline__ void tilePairs(const TileArgs& a, const float4* pairR
     const float r2 = dx * dx + dy * dy + dz * dz;
     if (active && r2 < a.cutoff2) {
       const float qq = pi.w * pj.w;
-      const PairResult2<float> r = shortRangePair<kCoulomb, kTyped>(r2, pairRow[tj], qq, a.beta, a.typedRmin2);
-      const float fOverR = r.fOverR;
-      if constexpr (kEnergy) {
-        eLj += double(r.lj);
-        if constexpr (kCoulomb) eCoulomb += double(r.coulomb) - double(qq) * double(a.coulombShift);
+      if constexpr (kEnergy || kTyped) {
+        const PairResult2<float> r = shortRangePair<kCoulomb, kTyped>(r2, pairRow[tj], qq, a.beta, a.typedRmin2);
+        if constexpr (kEnergy) {
+          eLj += double(r.lj);
+          if constexpr (kCoulomb) eCoulomb += double(r.coulomb) - double(qq) * double(a.coulombShift);
+        }
+        addPairForce<kEnergy>(r.fOverR, dx, dy, dz, fi, fj, w);
+      } else {
+        const float2 p = pairRow[tj];
+        const float fOverR = ljEwaldForceFast<float, kCoulomb>(r2, LjForceParams<float>{p.x, p.y}, qq, a.ewald);
+        addPairForce<false>(fOverR, dx, dy, dz, fi, fj, w);
       }
-      addPairForce<kEnergy>(fOverR, dx, dy, dz, fi, fj, w);
     }
     if constexpr (kMasks && kCoulomb) {
       if (pairOk && excluded && gi == gj && gi >= 0 && r2 > 0.f) {
@@ -193,7 +206,7 @@ __device__ __forceinline__ float4 imageNear(float4 x, float4 c, const TileArgs& 
 /// once instead of rounding every pair. A pair beyond the cutoff may then be measured in
 /// another image, never closer than its minimum image, so it is still skipped.
 template <bool kEnergy, bool kCoulomb, bool kExclusions, bool kTyped>
-__device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
+__device__ void tile(const TileArgs& a, const TableEntry<kEnergy, kTyped>* table, int t, int lane) {
   const int info = a.info[t];
   const int block = tileBlock(info);
   const bool diagonal = tileIsDiagonal(info);
@@ -235,7 +248,7 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
   // Energies and virial (only in the energy variant) add up in double per lane: their sum
   // then does not depend on the tiles' composition beyond the pairs' own float rounding.
   double eLj = 0, eCoulomb = 0, eExcl = 0, w[6] = {0, 0, 0, 0, 0, 0};
-  const float4* pairRow = table + ti * a.types;
+  const TableEntry<kEnergy, kTyped>* pairRow = table + ti * a.types;
   // The branches are uniform over the warp (one tile, one block).
   const auto pairs = [&](auto diagonalTag, auto masksTag, auto imageTag) {
     tilePairs<kEnergy, kCoulomb, kTyped, decltype(diagonalTag)::value, decltype(masksTag)::value,
@@ -277,7 +290,12 @@ __device__ void tile(const TileArgs& a, const float4* table, int t, int lane) {
 
 template <bool kEnergy, bool kCoulomb, bool kExclusions, bool kTyped>
 __global__ void __launch_bounds__(kThreads) tileKernel(TileArgs a) {
-  extern __shared__ float4 table[];
+  using Entry = TableEntry<kEnergy, kTyped>;
+  extern __shared__ float4 shared[];
+  Entry* table = reinterpret_cast<Entry*>(shared);
+  const Entry* source;
+  if constexpr (std::is_same_v<Entry, float4>) source = a.table;
+  else source = a.forceTable;
   const TileCounters c = *a.counters;
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     atomicMax(&a.counters->tilesNeeded, c.tiles);
@@ -285,7 +303,7 @@ __global__ void __launch_bounds__(kThreads) tileKernel(TileArgs a) {
   }
   const int tiles = min(c.tiles, a.capacity);
   if (blockIdx.x * (kThreads / 32) >= tiles) return;  // the whole block: no tile of this list
-  for (int k = threadIdx.x; k < a.types * a.types; k += blockDim.x) table[k] = a.table[k];
+  for (int k = threadIdx.x; k < a.types * a.types; k += blockDim.x) table[k] = source[k];
   __syncthreads();
   // The grid has a warp for every tile the storage holds (CudaNonbonded::enqueue).
   const int t = (blockIdx.x * kThreads + threadIdx.x) >> 5;
@@ -309,8 +327,12 @@ TileKernel kernelFor(bool energies, bool coulomb, bool exclusions, bool typed) {
 
 CudaNonbonded::CudaNonbonded(const LjTable& table, const CudaNonbondedParams& params) : params_(params) {
   std::vector<float4> t(table.pairs.size());
-  for (std::size_t k = 0; k < t.size(); ++k)
+  std::vector<float2> f(table.pairs.size());
+  for (std::size_t k = 0; k < t.size(); ++k) {
     t[k] = make_float4(float(table.pairs[k].c6), float(table.pairs[k].c12), float(table.pairs[k].shift), 0.f);
+    f[k] = make_float2(float(6 * table.pairs[k].c6), float(12 * table.pairs[k].c12));
+  }
+  forceTable_.upload(f);
   setUp(table.types, t);
 }
 
@@ -355,6 +377,7 @@ void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& li
              posq,
              type,
              table_.data(),
+             forceTable_.data(),
              make_float3(float(L.x), float(L.y), float(L.z)),
              make_float3(float(1 / L.x), float(1 / L.y), float(1 / L.z)),
              float(params_.cutoff * params_.cutoff),
@@ -362,12 +385,13 @@ void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& li
              float(params_.coulombShift),
              reach,
              typedRmin2_,
+             EwaldForceConstants<float>::of(params_.ewaldBeta),
              force,
              stride,
              sums,
              share,
              params_.ewaldBeta > 0 ? groups : TileGroupExclusions{}};
-  const std::size_t shared = std::size_t(types_) * types_ * sizeof(float4);
+  const std::size_t shared = std::size_t(types_) * types_ * (energies || typed_ ? sizeof(float4) : sizeof(float2));
   const bool coulomb = params_.ewaldBeta > 0;
   const auto kernel = kernelFor(energies, coulomb, list.hasExclusions(), typed_);
   // One tile per warp, blocks for the whole capacity (those past the count return at once):

@@ -67,6 +67,7 @@ class CudaNonbonded {
   float typedRmin2_ = 0;  ///< nm^2
   int types_ = 0;
   DeviceBuffer<float4> table_;  ///< per type pair: c6, c12, shift (LJ) or c1, c2, c3, shift (typed)
+  DeviceBuffer<float2> forceTable_;  ///< per type pair: 6 c6, 12 c12 (LJ; steps without energies)
 };
 
 }  // namespace faraday

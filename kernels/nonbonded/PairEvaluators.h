@@ -28,9 +28,13 @@ FARADAY_HD float erfcT(float x) { return erfcf(x); }
 FARADAY_HD double erfcT(double x) { return erfc(x); }
 // The fast evaluators' hardware approximations on the device (rsqrt, reciprocal and exp2
 // units: a few ulp); exact on the host and in double.
+// The device's are the flush-to-zero forms: no operand here is subnormal (r^2 and 1 + p x of
+// a pair), and the non-ftz forms add four instructions each to scale such operands.
 FARADAY_HD float rsqrtFast(float x) {
 #if defined(__CUDA_ARCH__)
-  return rsqrtf(x);
+  float y;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
 #else
   return 1.0f / sqrtf(x);
 #endif
@@ -38,7 +42,9 @@ FARADAY_HD float rsqrtFast(float x) {
 FARADAY_HD double rsqrtFast(double x) { return 1.0 / sqrt(x); }
 FARADAY_HD float rcpFast(float x) {
 #if defined(__CUDA_ARCH__)
-  return __fdividef(1.0f, x);
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
 #else
   return 1.0f / x;
 #endif
@@ -183,6 +189,50 @@ FARADAY_HD PairResult2<T> ljEwaldPairFast(T r2, const LjParams<T>& p, T qq, T be
   }
   out.fOverR = rf * ir2;
   return out;
+}
+
+/// The force alone of LJ and real-space Ewald Coulomb (the tile kernel's steps without
+/// energies): ljEwaldPairFast's formulas rearranged so that each operation serves the force,
+///   F/r = [ir6 (12 c12 ir6 - 6 c6) + qq e (t P(t) / r + 2 beta / sqrt(pi))] / r^2,
+/// e = exp(-beta^2 r^2), t = 1 / (1 + p beta r), erfc(beta r) = t P(t) e (Abramowitz-Stegun
+/// 7.1.26, P of degree 4). P = a5 Q with Q monic, and a5 goes into the exponential
+/// (a5 e = 2^(log2(a5) - beta^2 log2(e) r^2), one fused multiply-add), so Q's innermost step
+/// is an addition; the LJ coefficients and the Coulomb constants are multiplied out
+/// beforehand: 17 floating-point operations and three special-function ones (46 for
+/// ljEwaldPairFast in the compiled loop). Tested against the double evaluators.
+template <typename T>
+struct LjForceParams {
+  T c6x6;    ///< 6 c6 (kJ/mol nm^6)
+  T c12x12;  ///< 12 c12 (kJ/mol nm^12)
+};
+/// The Coulomb constants of ljEwaldForceFast for one beta (1/nm).
+template <typename T>
+struct EwaldForceConstants {
+  T pBeta;       ///< p beta, p = 0.3275911 (1/nm)
+  T expScale;    ///< -beta^2 log2(e) (1/nm^2)
+  T expOffset;   ///< log2(a5): a5 exp(-beta^2 r^2) = 2^(expScale r^2 + expOffset)
+  T gaussOverA5; ///< 2 beta / (sqrt(pi) a5) (1/nm)
+  static EwaldForceConstants of(double beta) {
+    return {T(0.3275911 * beta), T(-beta * beta * 1.44269504088896340736), T(log2(1.061405429)),
+            T(1.12837916709551257390 * beta / 1.061405429)};
+  }
+};
+template <typename T, bool kCoulomb>
+FARADAY_HD T ljEwaldForceFast(T r2, const LjForceParams<T>& p, T qq, const EwaldForceConstants<T>& c) {
+  const T ir = pairmath::rsqrtFast(r2);
+  const T ir2 = ir * ir;
+  const T ir6 = ir2 * ir2 * ir2;
+  T rf = ir6 * (p.c12x12 * ir6 - p.c6x6);
+  if constexpr (kCoulomb) {
+    // Q = P / a5, its coefficients a_k / a5 of A-S 7.1.26.
+    constexpr T b0 = T(0.254829592 / 1.061405429), b1 = T(-0.284496736 / 1.061405429),
+                b2 = T(1.421413741 / 1.061405429), b3 = T(-1.453152027 / 1.061405429);
+    const T e = pairmath::exp2Fast(c.expScale * r2 + c.expOffset);  // a5 exp(-beta^2 r^2)
+    const T t = pairmath::rcpFast((c.pBeta * r2) * ir + T(1));
+    const T q = b0 + t * (b1 + t * (b2 + t * (b3 + t)));
+    rf += (qq * e) * (q * (t * ir) + c.gaussOverA5);
+  }
+  return rf * ir2;
 }
 
 /// Plummer-softened gravity with gmm = G m_i m_j (kJ/mol nm) and softening eps2 = eps^2 (nm^2):
