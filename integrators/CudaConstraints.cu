@@ -23,8 +23,10 @@ namespace {
 using namespace cuda_update;
 
 // 64 threads a block: a water's or a star's thread is a long chain of dependent double
-// arithmetic, so the kernels are latency-bound and gain from spreading over every SM.
+// arithmetic, so the kernels are latency-bound and gain from spreading over every SM. The
+// water kernels ask for 8 blocks per SM (at most 128 registers: 16 warps instead of 12).
 constexpr int kThreads = 64;
+constexpr int kWaterBlocksPerSm = 8;
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kStarAtoms = kMaxStarArms + 1;
 
@@ -283,7 +285,7 @@ __device__ void addWarpVirial(const ConstraintArgs& c, const double w6[6]) {
   }
 }
 
-__global__ void __launch_bounds__(kThreads) waterFirstHalfKernel(ConstraintArgs c) {
+__global__ void __launch_bounds__(kThreads, kWaterBlocksPerSm) waterFirstHalfKernel(ConstraintArgs c) {
   const int i = int(blockIdx.x) * kThreads + int(threadIdx.x);
   if (i < c.waterCount) waterFirstHalf(c, c.waterOrder[i]);
 }
@@ -301,7 +303,7 @@ __global__ void __launch_bounds__(kThreads) clusterFirstHalfKernel(ConstraintArg
 }
 
 template <bool kVirial>
-__global__ void __launch_bounds__(kThreads) waterSecondHalfKernel(ConstraintArgs c, bool kick) {
+__global__ void __launch_bounds__(kThreads, kWaterBlocksPerSm) waterSecondHalfKernel(ConstraintArgs c, bool kick) {
   const int i = int(blockIdx.x) * kThreads + int(threadIdx.x);
   double w6[6] = {0, 0, 0, 0, 0, 0};
   if (i < c.waterCount) waterSecondHalf(c, c.waterOrder[i], kick, kVirial, w6);

@@ -93,9 +93,22 @@ CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
   FARADAY_CUDA_CHECK(cudaEventRecord(e[2].get(), m.stream()));
   FARADAY_CUDA_CHECK(cudaEventSynchronize(e[2].get()));
   const double build = CudaEvent::elapsedMs(e[0], e[1]), tiles = CudaEvent::elapsedMs(e[1], e[2]);
+  double constraints = 0;
+  if (m.constraints) {
+    d.save(m.stream());
+    FARADAY_CUDA_CHECK(cudaEventRecord(e[0].get(), m.stream()));
+    for (int r = 0; r < repeats; ++r) {
+      m.enqueueConstraints(m.stream(), true, false);
+      m.enqueueConstraints(m.stream(), false, false);
+    }
+    FARADAY_CUDA_CHECK(cudaEventRecord(e[1].get(), m.stream()));
+    FARADAY_CUDA_CHECK(cudaEventSynchronize(e[1].get()));
+    constraints = CudaEvent::elapsedMs(e[0], e[1]) / repeats;
+    d.restore(m.stream());
+  }
   m.buildFirstList();  // grows the storage if these positions need more tiles
   m.computeForces();
-  return {build / repeats, tiles / repeats};
+  return {build / repeats, tiles / repeats, constraints};
 }
 
 long long CudaBackend::stepsRedone() const { return impl_->stepsRedone; }

@@ -59,11 +59,13 @@ class CudaBackend : public Backend {
   /// The tile list of the last build, for the CPU walker and tests.
   HostTileList tileList();
   TileListStats tileListStats();
-  /// The list build (sort, permutation, cells, bounds, tiles) and the short-range kernel
-  /// (forces only) alone, ms per call, each averaged over `repeats` calls timed by CUDA
-  /// events. The list is rebuilt at the current positions; the forces are evaluated again.
+  /// The list build (sort, permutation, cells, bounds, tiles), the short-range kernel
+  /// (forces only) and the constraint kernels of a step (both halves; 0 without constraints)
+  /// alone, ms per call, each averaged over `repeats` calls timed by CUDA events. The list
+  /// is rebuilt at the current positions; the constraint kernels run on a saved state, put
+  /// back after them; the forces are evaluated again.
   struct KernelTimes {
-    double buildMs = 0, tilesMs = 0;
+    double buildMs = 0, tilesMs = 0, constraintsMs = 0;
   };
   KernelTimes timeKernels(int repeats);
   /// Steps rolled back and run again after an overflow, so far.

@@ -172,7 +172,7 @@ struct Row {
   long long steps = 0, builds = 0;
   double seconds = 0;
   std::map<std::string, double> phaseMs;  ///< ms per step
-  double buildMs = 0, tilesMs = 0, pairsEvaluated = 0, pairsInCutoff = 0;
+  double buildMs = 0, tilesMs = 0, constraintKernelsMs = 0, pairsEvaluated = 0, pairsInCutoff = 0;
   long long tiles = 0;
   std::string barostat;  ///< the barostat's summary of the timed run ("" without one)
 };
@@ -272,6 +272,7 @@ Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o
     const CudaBackend::KernelTimes k = cuda->timeKernels(20);
     r.buildMs = k.buildMs;
     r.tilesMs = k.tilesMs;
+    r.constraintKernelsMs = k.constraintsMs;
     const TileListStats t = cuda->tileListStats();
     r.tiles = t.tiles;
     r.pairsEvaluated = double(t.pairsEvaluated);
@@ -299,8 +300,8 @@ void printRow(const Row& r, double dt, std::ofstream& csv) {
               phase("neighbor"), phase("nonbonded"), phase("bonded"), phase("exclusion correction"), pme,
               phase("integrate"), phase("constraints"));
   if (r.tiles > 0)
-    std::printf(" | %8.4f %8.4f %6.1f%% %9.3g %9.3g", r.buildMs, r.tilesMs, 100 * useful,
-                r.pairsEvaluated / (1e-3 * r.tilesMs), r.pairsInCutoff / (1e-3 * r.tilesMs));
+    std::printf(" | %8.4f %8.4f %6.1f%% %9.3g %9.3g %8.4f", r.buildMs, r.tilesMs, 100 * useful,
+                r.pairsEvaluated / (1e-3 * r.tilesMs), r.pairsInCutoff / (1e-3 * r.tilesMs), r.constraintKernelsMs);
   std::printf("\n");
   if (!r.barostat.empty()) std::printf("  %s%s", r.barostat.c_str(), r.barostat.back() == '\n' ? "" : "\n");
   std::fflush(stdout);
@@ -310,7 +311,7 @@ void printRow(const Row& r, double dt, std::ofstream& csv) {
         << phase("nonbonded") << ',' << phase("bonded") << ',' << phase("exclusion correction") << ',' << pme << ','
         << phase("integrate") << ',' << phase("constraints") << ',' << r.buildMs << ',' << r.tilesMs
         << ',' << (long long)r.pairsEvaluated << ',' << (long long)r.pairsInCutoff << ',' << useful << ','
-        << r.bufferNm << '\n';
+        << r.constraintKernelsMs << ',' << r.bufferNm << '\n';
 }
 
 }  // namespace
@@ -327,15 +328,15 @@ int benchMd(const std::vector<std::string>& args) {
   std::ofstream csv = BenchOptions::openCsv(o.csv);
   if (csv)
     csv << "system,atoms,platform,steps,ms_per_step,ns_per_day,builds_per_1000_steps,neighbor_ms,nonbonded_ms,"
-           "bonded_ms,exclusion_ms,pme_ms,integrate_ms,constraints_ms,list_build_ms,tile_kernel_ms,pairs_evaluated,pairs_in_cutoff,useful_fraction,buffer_nm\n";
+           "bonded_ms,exclusion_ms,pme_ms,integrate_ms,constraints_ms,list_build_ms,tile_kernel_ms,pairs_evaluated,pairs_in_cutoff,useful_fraction,constraint_kernels_ms,buffer_nm\n";
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
   std::printf("faraday bench md: Langevin BAOAB, cutoff 1.0 nm + buffer %s, dispersion correction; NaCl: PME "
               "(rtol 1e-5, 0.12 nm, order 4), dt 2 fs; argon: dt 4 fs. CPU backend: %d threads.\n"
               "Phase columns are ms per step (GPU: CUDA events around the phases of every 10th step).\n",
               o.buffer.empty() ? "auto (configs: their own)" : (o.buffer + " nm").c_str(), threads);
-  std::printf("%-8s %8s %5s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s %8s %8s %8s | %8s %8s %7s %9s %9s\n", "system",
+  std::printf("%-8s %8s %5s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s %8s %8s %8s | %8s %8s %7s %9s %9s %8s\n", "system",
               "atoms", "buf", "plat", "steps", "ms/step", "ns/day", "builds/k", "neighbor", "nonbond", "bonded", "excl", "pme",
-              "integr", "constr", "build ms", "tiles ms", "useful", "pairs/s", "useful/s");
+              "integr", "constr", "build ms", "tiles ms", "useful", "pairs/s", "useful/s", "cons ms");
   // A system whose dynamics fail (StepFailure: constraints that cannot be met) gets a line
   // saying so and no CSV row; the others still run, and the bench exits non-zero at the end.
   int failed = 0;

@@ -152,7 +152,15 @@ __device__ __forceinline__ void tilePairs(const TileArgs& a, const TableEntry<kE
       dz -= a.length.z * rintf(dz * a.invLength.z);
     }
     const float r2 = dx * dx + dy * dy + dz * dz;
-    if (active && r2 < a.cutoff2) {
+    if constexpr (!kEnergy && !kTyped && !kImage) {
+      // Every pair-step evaluates the force and keeps it where the pair is in reach: some lane
+      // of the warp almost always is, and without the branch the compiler overlaps the
+      // steps (every j is a real atom or far away, so the force is finite; a select, never a
+      // product, drops it).
+      const float2 p = pairRow[tj];
+      const float f = ljEwaldForceFast<float, kCoulomb>(r2, LjForceParams<float>{p.x, p.y}, pi.w * pj.w, a.ewald);
+      addPairForce<false>(active && r2 < a.cutoff2 ? f : 0.f, dx, dy, dz, fi, fj, w);
+    } else if (active && r2 < a.cutoff2) {
       const float qq = pi.w * pj.w;
       if constexpr (kEnergy || kTyped) {
         const PairResult2<float> r = shortRangePair<kCoulomb, kTyped>(r2, pairRow[tj], qq, a.beta, a.typedRmin2);
@@ -217,7 +225,7 @@ __device__ void tile(const TileArgs& a, const TableEntry<kEnergy, kTyped>* table
   const int j = a.lanes[std::size_t(t) * 32 + lane];
   const bool jOwn = j != kNoAtom;
   float4 pj = jOwn ? a.posq[j] : make_float4(0.f, 0.f, 0.f, 0.f);
-  const int tj = jOwn ? a.type[j] : -1;  // -1: an empty lane
+  int tj = jOwn ? a.type[j] : -1;  // -1: an empty lane
   std::uint32_t mj = 0u;
   bool masks = false;
   if constexpr (kExclusions) {
@@ -234,7 +242,10 @@ __device__ void tile(const TileArgs& a, const TableEntry<kEnergy, kTyped>* table
     // Absent atoms far from every other (r^2 ~ 1e12 nm^2: finite in float, never in reach), so
     // that the pair loop needs no check for them.
     if (!iValid) pi = make_float4(1e6f, 1e6f, 1e6f, 0.f);
-    if (!jOwn) pj = make_float4(-1e6f, -1e6f, -1e6f, 0.f);
+    // Type 0 outside the diagonal tile: the pair step without a branch reads a table entry
+    // for every lane. The diagonal tile rounds every pair to its minimum image, which would
+    // bring an absent atom back into reach: there tj = -1 keeps marking it absent.
+    if (!jOwn) pj = make_float4(-1e6f, -1e6f, -1e6f, 0.f), tj = diagonal ? -1 : 0;
   }
   // The groups of i and j, for the exclusion correction of masked tiles (distinct negative
   // values for absent atoms and where there are no groups).
