@@ -34,14 +34,16 @@ __device__ __forceinline__ bool finite3(double x, double y, double z) {
 /// posq (wrapped, float) and PME fractions of slot s at position p.
 __device__ __forceinline__ void writeWrapped(const DeviceAtoms& a, const CudaIntegratorParams& q, int s,
                                              double4_32a p) {
-  const double x = p.x - q.length[0] * floor(p.x / q.length[0]);
-  const double y = p.y - q.length[1] * floor(p.y / q.length[1]);
-  const double z = p.z - q.length[2] * floor(p.z / q.length[2]);
+  const Vec3 L = q.box->image.length;
+  const double x = p.x - L.x * floor(p.x / L.x);
+  const double y = p.y - L.y * floor(p.y / L.y);
+  const double z = p.z - L.z * floor(p.z / L.z);
   a.posq[s] = make_float4(float(x), float(y), float(z), a.posq[s].w);
   if (a.fractions) {
-    a.fractions[3 * std::size_t(s)] = pme::fractionalFixedPoint(p.x, q.fractionScale[0]);
-    a.fractions[3 * std::size_t(s) + 1] = pme::fractionalFixedPoint(p.y, q.fractionScale[1]);
-    a.fractions[3 * std::size_t(s) + 2] = pme::fractionalFixedPoint(p.z, q.fractionScale[2]);
+    const double* scale = q.box->fractionScale;
+    a.fractions[3 * std::size_t(s)] = pme::fractionalFixedPoint(p.x, scale[0]);
+    a.fractions[3 * std::size_t(s) + 1] = pme::fractionalFixedPoint(p.y, scale[1]);
+    a.fractions[3 * std::size_t(s) + 2] = pme::fractionalFixedPoint(p.z, scale[2]);
   }
 }
 
@@ -51,9 +53,10 @@ __device__ __forceinline__ bool movedTooFar(const DeviceAtoms& a, const CudaInte
                                             double4_32a x) {
   const double4_32a r = a.ref[s];
   double dx = x.x - r.x, dy = x.y - r.y, dz = x.z - r.z;
-  dx -= q.length[0] * rint(dx / q.length[0]);
-  dy -= q.length[1] * rint(dy / q.length[1]);
-  dz -= q.length[2] * rint(dz / q.length[2]);
+  const Vec3 L = q.box->image.length;
+  dx -= L.x * rint(dx / L.x);
+  dy -= L.y * rint(dy / L.y);
+  dz -= L.z * rint(dz / L.z);
   return !(dx * dx + dy * dy + dz * dz <= q.halfBuffer2);
 }
 

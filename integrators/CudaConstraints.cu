@@ -36,7 +36,6 @@ struct ConstraintArgs {
   CudaIntegratorParams q;
   StepStatus* status;
   const int* slotOfAtom;
-  MinimumImage box;
   double tolerance;
   long long waterCodes;  ///< failure code of water 0
   const SettleGeometry* geometries;
@@ -101,8 +100,9 @@ __device__ void waterFirstHalf(const ConstraintArgs& c, int i) {
   }
   Vec3 delta[3];
   const Vec3 now0 = xyz(x[0]);
-  if (!settlePositions(c.geometries[water.geometry], c.box.apply(old[1] - old[0]), c.box.apply(old[2] - old[0]),
-                       c.box.apply(xyz(x[1]) - now0), c.box.apply(xyz(x[2]) - now0), delta)) {
+  const MinimumImage box = c.q.box->image;
+  if (!settlePositions(c.geometries[water.geometry], box.apply(old[1] - old[0]), box.apply(old[2] - old[0]),
+                       box.apply(xyz(x[1]) - now0), box.apply(xyz(x[2]) - now0), delta)) {
     flagFailure(c, c.waterCodes + i, 0);
     delta[0] = delta[1] = delta[2] = Vec3{};
   }
@@ -128,7 +128,8 @@ __device__ void waterSecondHalf(const ConstraintArgs& c, int i, bool kick, bool 
     u[k] = xyz(v);
     inverseMass[k] = v.w;
   }
-  const Vec3 r[3] = {c.box.apply(x[0] - x[1]), c.box.apply(x[0] - x[2]), c.box.apply(x[1] - x[2])};
+  const MinimumImage box = c.q.box->image;
+  const Vec3 r[3] = {box.apply(x[0] - x[1]), box.apply(x[0] - x[2]), box.apply(x[1] - x[2])};
   double tau[3];
   if (kick) {
     const double zero[3] = {0, 0, 0};
@@ -203,8 +204,9 @@ struct GeneralStore {
 template <int kAtoms, int kConstraints, typename Store>
 __device__ void clusterFirstHalf(const ConstraintArgs& c, Store& st) {
   const std::uint64_t step = std::uint64_t(c.status->step);
+  const MinimumImage box = c.q.box->image;
   forEachConstraint<kAtoms>(st.atomCount(), [&](int e) { st.x(e) = xyz(c.a.pos[c.slotOfAtom[st.atom(e)]]); });
-  forEachConstraint<kConstraints>(st.count(), [&](int k) { st.setR0(k) = c.box.apply(st.x(st.a(k)) - st.x(st.b(k))); });
+  forEachConstraint<kConstraints>(st.count(), [&](int k) { st.setR0(k) = box.apply(st.x(st.a(k)) - st.x(st.b(k))); });
   forEachConstraint<kAtoms>(st.atomCount(), [&](int e) {
     const int p = st.atom(e), s = c.slotOfAtom[p];
     double4_32a x = make_double4_32a(st.x(e).x, st.x(e).y, st.x(e).z, 1.0), v = c.a.vel[s];
@@ -215,7 +217,7 @@ __device__ void clusterFirstHalf(const ConstraintArgs& c, Store& st) {
     st.u(e) = xyz(v);
     st.w(e) = v.w;
   });
-  const ClusterSolve solve = shakeCluster<kConstraints>(st, c.box, c.tolerance, kMaxConstraintSweeps);
+  const ClusterSolve solve = shakeCluster<kConstraints>(st, box, c.tolerance, kMaxConstraintSweeps);
   if (solve.failed >= 0) flagFailure(c, st.code(solve.failed), 0);
   const double invDt = 1 / c.q.dt;  // the drift of the whole step, as the CPU's
   forEachConstraint<kAtoms>(st.atomCount(), [&](int e) {
@@ -229,6 +231,7 @@ __device__ void clusterFirstHalf(const ConstraintArgs& c, Store& st) {
 /// constraint forces' virial of the final state into w6.
 template <int kAtoms, int kConstraints, typename Store>
 __device__ void clusterSecondHalf(const ConstraintArgs& c, Store& st, bool kick, bool virial, double w6[6]) {
+  const MinimumImage box = c.q.box->image;
   forEachConstraint<kAtoms>(st.atomCount(), [&](int e) {
     const int s = c.slotOfAtom[st.atom(e)];
     double4_32a v = c.a.vel[s];
@@ -239,7 +242,7 @@ __device__ void clusterSecondHalf(const ConstraintArgs& c, Store& st, bool kick,
   });
   if (kick) {
     forEachConstraint<kConstraints>(st.count(), [&](int k) { st.target(k) = 0; });
-    const ClusterSolve solve = rattleCluster<kConstraints>(st, c.box, c.tolerance, c.q.dt, kMaxConstraintSweeps);
+    const ClusterSolve solve = rattleCluster<kConstraints>(st, box, c.tolerance, c.q.dt, kMaxConstraintSweeps);
     if (solve.failed >= 0) flagFailure(c, st.code(solve.failed), kVelocityHalf);
     forEachConstraint<kAtoms>(st.atomCount(), [&](int e) {
       const int p = st.atom(e);
@@ -255,9 +258,9 @@ __device__ void clusterSecondHalf(const ConstraintArgs& c, Store& st, bool kick,
       const double3 f = forceOf(c.a, c.slotOfAtom[st.atom(e)]);
       st.u(e) = Vec3{f.x, f.y, f.z} * st.w(e);
     });
-    rattleCluster<kConstraints>(st, c.box, c.tolerance, c.q.dt * c.q.dt, kMaxConstraintSweeps);
+    rattleCluster<kConstraints>(st, box, c.tolerance, c.q.dt * c.q.dt, kMaxConstraintSweeps);
     forEachConstraint<kConstraints>(st.count(), [&](int k) {
-      const Vec3 r = c.box.apply(st.x(st.a(k)) - st.x(st.b(k)));
+      const Vec3 r = box.apply(st.x(st.a(k)) - st.x(st.b(k)));
       addPairVirial(w6, r, r * st.tau(k));
     });
   }
@@ -423,7 +426,6 @@ CudaConstraints::Launch CudaConstraints::launch(const DeviceAtoms& atoms, const 
   c.q = params;
   c.status = status;
   c.slotOfAtom = slotOfAtom;
-  c.box = MinimumImage::fromBox(Box::rectangular(params.length[0], params.length[1], params.length[2]));
   c.tolerance = tolerance_;
   c.waterCodes = set_.waterCode(0);
   c.geometries = geometries_.data();

@@ -9,7 +9,16 @@
 
 #include <cstdint>
 
+#include "kernels/neighbor/MinimumImage.h"
+
 namespace faraday {
+
+/// The box as the integrator's and the constraints' kernels read it, from device memory, so
+/// that a captured step stays valid when the box changes.
+struct IntegratorBox {
+  MinimumImage image;           ///< edges (nm) and their inverses
+  double fractionScale[3] = {0, 0, 0};  ///< PME fixedPointScale per edge
+};
 
 /// The per-atom device arrays of the state, in slot order (see TileList.h).
 struct DeviceAtoms {
@@ -47,9 +56,8 @@ struct CudaIntegratorParams {
   double a = 1;             ///< exp(-gamma dt)
   double noiseVariance = 0; ///< (1 - a^2) kT, kJ/mol: v noise variance times m
   std::uint64_t seed = 0;
-  double length[3] = {0, 0, 0};  ///< box edges, nm
+  const IntegratorBox* box = nullptr;  ///< in device memory
   double halfBuffer2 = 0;   ///< (buffer / 2)^2, nm^2
-  double fractionScale[3] = {0, 0, 0};  ///< PME fixedPointScale per edge
 };
 
 /// First half of a step (B A, or B A O A), then the wrapped float positions, the PME

@@ -88,7 +88,7 @@ CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
   for (int r = 0; r < repeats; ++r) m.enqueueRebuild(m.stream());
   FARADAY_CUDA_CHECK(cudaEventRecord(e[1].get(), m.stream()));
   for (int r = 0; r < repeats; ++r)
-    m.nonbonded->enqueue(m.stream(), false, *m.list, d.posq.data(), d.type.data(), m.box, d.force.data(),
+    m.nonbonded->enqueue(m.stream(), false, *m.list, d.posq.data(), d.type.data(), d.force.data(),
                          d.stride, d.nbSums.data(), m.work(), m.groupExclusions());
   FARADAY_CUDA_CHECK(cudaEventRecord(e[2].get(), m.stream()));
   FARADAY_CUDA_CHECK(cudaEventSynchronize(e[2].get()));

@@ -59,8 +59,8 @@ struct CudaBackend::Impl final : CudaStepWork {
   EwaldSetup ewald;
   CudaIntegratorParams integ;
   double cutoff, buffer;
-  /// The current box. The step graph's kernels take its edges as arguments, so a change of
-  /// box (setState, an accepted volume move) captures the graph again.
+  /// The current box. The step graph's kernels read it from device copies (writeBox), so a
+  /// change of box (setState, a volume move) keeps the captured graphs.
   Box box;
   bool typed = false;  ///< the typed pair force instead of LJ (its energy in Energies::pair)
   DispersionCorrection dispersionAtUnitVolume;
@@ -70,6 +70,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   CudaStream mainStream, pmeStream{cuda_backend::highestPriority()}, bondedStream;
   CudaEvent fork{cudaEventDisableTiming}, join{cudaEventDisableTiming};  ///< PME beside the tiles
   CudaEvent bondedJoin{cudaEventDisableTiming};                         ///< the bonded kernels beside them
+  DeviceValue<IntegratorBox> integratorBox{"integrator box"};           ///< integ.box
   CudaPhaseTimer phases{timers, CudaStepGraph::phases(cuda_backend::hasBondedWork(system.topology),
                                                             cuda_backend::hasConstraints(system.topology))};
   std::array<CudaEvent, 3> kernelEvents = makeCudaEvents<3>();  ///< timeKernels()
@@ -148,7 +149,8 @@ struct CudaBackend::Impl final : CudaStepWork {
       integ.noiseVariance = (1 - integ.a * integ.a) * (units::kBoltzmann * ic.temperature);
     }
     integ.seed = ic.seed;
-    setBoxParams(system.box);
+    integ.box = integratorBox.data();
+    box = system.box;
     integ.halfBuffer2 = 0.25 * buffer * buffer;
     for (std::size_t i = 0; i < system.size(); ++i)
       if (!(system.mass[i] > 0))
@@ -206,29 +208,33 @@ struct CudaBackend::Impl final : CudaStepWork {
       pme = makeCudaPmeOnDevice(ewald.pme, system.size());
       pme->setBox(system.box);
     }
+    writeBox(system.box);
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
   }
 
-  /// The box's edges in the integrator's parameters (wrapping, PME fractions).
-  void setBoxParams(const Box& b) {
+  /// The box, and the device copies of it that the step's kernels read (the integrator's and
+  /// constraints', the tile kernel's, the bonded terms', the list's): ordered writes on the
+  /// main stream, so that captured graphs read the new box at their next launch.
+  void writeBox(const Box& b) {
     box = b;
-    const Vec3 L = b.lengths();
-    for (int d = 0; d < 3; ++d) {
-      integ.length[d] = L[d];
-      integ.fractionScale[d] = pme::fixedPointScale(L[d]);
-    }
+    IntegratorBox ib{MinimumImage::fromBox(b)};
+    for (int d = 0; d < 3; ++d) ib.fractionScale[d] = pme::fixedPointScale(b.lengths()[d]);
+    integratorBox.set(ib, stream());
+    nonbonded->setBox(b, buffer, stream());
+    if (bonded) bonded->setBox(b, stream());
+    list->setBox(b, stream());
   }
 
   /// A new box for everything that depends on it, after the stream's work (PME's box terms
-  /// are written on its own stream). The captured graph still holds the old edges: the caller
-  /// drops it (graph.reset()) unless the old box comes back before the next step.
+  /// are written on its own stream). The captured graphs stay valid.
   void applyBox(const Box& b) {
+    if (b.lengths() == box.lengths()) return;
     if (!b.isValid()) throw Error("the box must be rectangular with positive edges");
     if (!(2 * cutoff < b.shortestEdge()))
       throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
                                              std::to_string(0.5 * b.shortestEdge()) + " nm)");
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
-    setBoxParams(b);
-    list->setBox(b);
+    writeBox(b);
     if (pme) pme->setBox(b);
   }
 
@@ -275,7 +281,7 @@ struct CudaBackend::Impl final : CudaStepWork {
       pme->enqueue(on, n, dev->fractions.data(), dev->charge.data(), dev->force.data(), dev->stride);
     };
     const auto enqueueBonded = [&](cudaStream_t on, int part) {
-      bonded->enqueue(on, energies, dev->pos.data(), dev->slotOfAtom.data(), box, dev->force.data(),
+      bonded->enqueue(on, energies, dev->pos.data(), dev->slotOfAtom.data(), dev->force.data(),
                       dev->stride, dev->nbSums.data() + kBondedSumsAt, part, work());
     };
     const bool besidePme = concurrent && pme, besideBonded = concurrent && bonded;
@@ -290,7 +296,7 @@ struct CudaBackend::Impl final : CudaStepWork {
       enqueueBonded(bondedStream.get(), kAllBondedParts);
       FARADAY_CUDA_CHECK(cudaEventRecord(bondedJoin.get(), bondedStream.get()));
     }
-    nonbonded->enqueue(s, energies, *list, dev->posq.data(), dev->type.data(), box, dev->force.data(),
+    nonbonded->enqueue(s, energies, *list, dev->posq.data(), dev->type.data(), dev->force.data(),
                        dev->stride, dev->nbSums.data(), work(), groupExclusions());
     int event = CudaStepGraph::kFirstForceEvent;
     if (timer) timer->recordInCapture(event++, s);
@@ -352,10 +358,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (!listReference.empty() && listReference.size() != std::size_t(n))
       throw Error("state: the neighbor-list reference must have one entry per particle");
     const Box stateBox = state.box.lengths() == Vec3{} ? system.box : state.box;
-    if (!(stateBox.lengths() == box.lengths())) {
-      applyBox(stateBox);
-      graph.reset();
-    }
+    if (!(stateBox.lengths() == box.lengths())) applyBox(stateBox);
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
     stateStep = state.step;
     stateTime = state.time;
@@ -396,12 +399,26 @@ struct CudaBackend::Impl final : CudaStepWork {
       ScopedTimer t(timers, "nonbonded");
       enqueueForces(stream(), true, nullptr, false);
     }
-    enqueueEnergiesOutsideSteps();
+    enqueueEnergiesOutsideSteps(stream());
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    evaluated();
+  }
+
+  /// After an evaluation's work: PME's bins checked (grown and evaluated again on overflow),
+  /// the forces and energies those of the current state.
+  void evaluated() {
     checkPmeBins(true);
     energiesStep = step;
     forcesValid = true;
     hostForces.clear();
+  }
+
+  void enqueueKeepList(cudaStream_t s) override { list->enqueueKeepCopies(s); }
+
+  void enqueueEvaluation(cudaStream_t s) override {
+    dev->force.zero(s);
+    enqueueForces(s, true, nullptr, /*concurrent=*/true);
+    enqueueEnergiesOutsideSteps(s);
   }
 
   /// A PME bin overflow outside the graph: grow and evaluate again.
@@ -415,17 +432,17 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (!redo) return;
     dev->force.zero(stream());
     enqueueForces(stream(), true, nullptr, false);
-    enqueueEnergiesOutsideSteps();
+    enqueueEnergiesOutsideSteps(stream());
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
   }
 
   /// Kinetic energy and constraint virial, then the energies summed (after enqueueForces, outside steps).
-  void enqueueEnergiesOutsideSteps() {
+  void enqueueEnergiesOutsideSteps(cudaStream_t s) {
     if (constraints)
-      constraints->enqueueSecondHalf(stream(), atoms(), integ, dev->status.data(), dev->slotOfAtom.data(),
+      constraints->enqueueSecondHalf(s, atoms(), integ, dev->status.data(), dev->slotOfAtom.data(),
                                      dev->nbSums.data() + kConstraintSumsAt, false);
-    launchKineticEnergy(stream(), atoms(), dev->keParts.data());
-    dev->enqueueFinalize(stream(), pmeSums());
+    launchKineticEnergy(s, atoms(), dev->keParts.data());
+    dev->enqueueFinalize(s, pmeSums());
   }
 
   Energies readEnergies() {
@@ -523,20 +540,26 @@ struct CudaBackend::Impl final : CudaStepWork {
 
   /// Back to the saved state; the list is built again from the saved reference positions
   /// (no sort: the slots are those of the saved state), so the steps run again exactly, unless
-  /// `listKept`: the list of the saved state was put back already (CudaTileList::enqueuePutBack).
+  /// `listKept`: the list of the saved state was put back already (CudaTileList::takeKept, enqueuePutBackCopies).
   void restore(bool listKept = false) {
-    dev->restore(stream());
-    if (constraints) constraints->enqueueOrder(stream(), dev->atom.data());
-    launchWrapPositions(stream(), atoms(), integ);
-    if (!listKept) list->enqueueBuild(stream(), dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data(), work());
-    // The maxima and the flag of the undone steps go with them (the saved state passed check()).
-    static_assert(offsetof(TileCounters, groupsTooWide) == offsetof(TileCounters, tilesNeeded) + 2 * sizeof(int));
-    const int zero[3] = {0, 0, 0};
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
-    FARADAY_CUDA_CHECK(cudaMemcpy(reinterpret_cast<char*>(list->counters()) + offsetof(TileCounters, tilesNeeded), zero,
-                                  sizeof zero, cudaMemcpyHostToDevice));
+    enqueueRestore(stream(), listKept);
+    restored();
+  }
+  void restored() {
     step = savedStep;
     energyAt.clear();
+  }
+  void enqueueRestore(cudaStream_t s, bool listKept) {
+    dev->restore(s);
+    if (constraints) constraints->enqueueOrder(s, dev->atom.data());
+    launchWrapPositions(s, atoms(), integ);
+    if (!listKept) list->enqueueBuild(s, dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data(), work());
+    // The maxima and the flag of the undone steps go with them (the saved state passed check()).
+    list->enqueueClearNeeded(s);
+  }
+  void enqueueUndo(cudaStream_t s) override {
+    list->enqueuePutBackCopies(s);
+    enqueueRestore(s, true);
   }
 
   // ---- Copies back --------------------------------------------------------------------

@@ -222,16 +222,17 @@ void CudaDeviceState::forEachSaved(F&& f) {
 
 void CudaDeviceState::save(cudaStream_t stream) {
   forEachSaved([stream](const auto& live, auto& saved) { saved.copyFrom(live, stream); });
-  savedStatus = readStatus(stream);
+  restoredStatusHost = readStatus(stream);
+  restoredStatusHost.firstBad = INT_MAX;
+  restoredStatusHost.constraintFailure = kNoConstraintFailure;
+  restoredStatusHost.pmeBinsNeeded = 0;
+  FARADAY_CUDA_CHECK(cudaMemcpyAsync(restoredStatus.data(), &restoredStatusHost, sizeof restoredStatusHost,
+                                     cudaMemcpyHostToDevice, stream));
 }
 
 void CudaDeviceState::restore(cudaStream_t stream) {
   forEachSaved([stream](auto& live, const auto& saved) { live.copyFrom(saved, stream); });
-  StepStatus s = savedStatus;
-  s.firstBad = INT_MAX;
-  s.constraintFailure = kNoConstraintFailure;
-  s.pmeBinsNeeded = 0;
-  FARADAY_CUDA_CHECK(cudaMemcpyAsync(status.data(), &s, sizeof s, cudaMemcpyHostToDevice, stream));
+  status.copyFrom(restoredStatus, stream);
 }
 
 }  // namespace faraday

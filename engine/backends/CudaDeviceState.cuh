@@ -78,7 +78,8 @@ class CudaDeviceState {
 
   /// Keeps the current state (and the flags) as the roll-back point.
   void save(cudaStream_t stream);
-  /// Back to the saved arrays and flags (the non-finite and PME bin flags cleared).
+  /// Back to the saved arrays and flags (the non-finite and PME bin flags cleared): device
+  /// copies only, which a graph may capture.
   void restore(cudaStream_t stream);
 
   int n;
@@ -110,7 +111,9 @@ class CudaDeviceState {
   DeviceBuffer<int> savedAtom, savedType, savedSlotOfAtom;
   DeviceBuffer<double> savedCharge;
   DeviceBuffer<unsigned long long> savedForce;
-  StepStatus savedStatus{};
+  /// The flags restore() puts back, on the device, and the host copy they were written from.
+  DeviceBuffer<StepStatus> restoredStatus{"restored step status", 1};
+  StepStatus restoredStatusHost{};
 };
 
 }  // namespace faraday

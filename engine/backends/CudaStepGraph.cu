@@ -23,6 +23,22 @@ void CudaStepGraph::launch(cudaStream_t stream, bool energies, bool timed) {
   graphs_[variant].launch(stream);
 }
 
+void CudaStepGraph::launchTrial(cudaStream_t stream) {
+  if (!trial_.captured())
+    trial_.capture(stream, [&] {
+      work_.enqueueKeepList(stream);
+      work_.enqueueRebuild(stream);
+      work_.enqueueEvaluation(stream);
+    }, cudaGraphInstantiateFlagUseNodePriority);
+  trial_.launch(stream);
+}
+
+void CudaStepGraph::launchUndo(cudaStream_t stream) {
+  if (!undo_.captured())
+    undo_.capture(stream, [&] { work_.enqueueUndo(stream); }, cudaGraphInstantiateFlagUseNodePriority);
+  undo_.launch(stream);
+}
+
 /// Captures one step: the integrator's first half sets the condition of the list build.
 void CudaStepGraph::capture(int variant, cudaStream_t stream) {
   const bool energies = (variant & 1) != 0;

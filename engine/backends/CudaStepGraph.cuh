@@ -34,6 +34,12 @@ class CudaStepWork {
   virtual void enqueueForces(cudaStream_t stream, bool energies, CudaPhaseTimer* timer, bool concurrent) = 0;
   /// The integrator's second half [and the energies].
   virtual void enqueueSecondHalf(cudaStream_t stream, bool energies) = 0;
+  /// Forces and energies at the current positions, outside steps (into the cleared forces).
+  virtual void enqueueEvaluation(cudaStream_t stream) = 0;
+  /// A copy of the list, which a rejected volume move puts back (its storage prepared).
+  virtual void enqueueKeepList(cudaStream_t stream) = 0;
+  /// A rejected volume move's roll-back: the kept list put back, the saved state restored.
+  virtual void enqueueUndo(cudaStream_t stream) = 0;
 
  protected:
   ~CudaStepWork() = default;
@@ -57,9 +63,17 @@ class CudaStepGraph {
   void launch(cudaStream_t stream, bool energies, bool timed);
   /// Whether the next launch of this variant captures it first.
   bool needsCapture(bool energies, bool timed) const { return !graphs_[(energies ? 1 : 0) + (timed ? 2 : 0)].captured(); }
+  /// A volume move's trial as one graph (captured on first use): the list's copy
+  /// (enqueueKeepList), the list built at the current positions (enqueueRebuild), then
+  /// enqueueEvaluation. The box is read from device memory, so one capture serves every move.
+  void launchTrial(cudaStream_t stream);
+  /// A rejected move's enqueueUndo as one graph (captured on first use).
+  void launchUndo(cudaStream_t stream);
   /// Drops the captured graphs (after the list or the PME bins grew: they hold the old storage).
   void reset() {
     for (auto& g : graphs_) g.reset();
+    trial_.reset();
+    undo_.reset();
   }
 
  private:
@@ -70,6 +84,7 @@ class CudaStepGraph {
   CudaPhaseTimer& timer_;
   CudaStream bodyStream_;  ///< captures the conditional list build
   std::array<CudaGraphExec, 4> graphs_;  ///< by variant: energies (bit 0), timed (bit 1)
+  CudaGraphExec trial_, undo_;
   cudaGraphConditionalHandle handles_[4] = {};
 };
 

@@ -2,9 +2,8 @@
 // move is the roll-back copy (the move starts from a checked step), so a rejection is the
 // roll-back: the saved arrays (positions, velocities, slots, forces) come back bit for bit, and
 // so does the list, kept on the device before the trial build (the list a build from the saved
-// reference in the old box would give). The graph takes the box's
-// edges as kernel arguments: an accepted move captures it again at the next step; a rejected one
-// leaves the box, and so the captured graph, as it was.
+// reference in the old box would give). The step graph reads the box from device memory
+// (Impl::writeBox), so it stays captured whether the move is accepted or not.
 #include "engine/backends/CudaBackendImpl.cuh"
 #include "integrators/CudaBoxScaling.h"
 
@@ -40,22 +39,27 @@ Energies CudaBackend::scaleVolume(const Box& newBox) {
   const BoxScalingParams params = boxScaling(m.box, newBox);
   {
     ScopedTimer t(m.timers, "barostat.scale");
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
+    m.applyBox(newBox);  // the stream is idle after the check: its sync costs nothing
     launchScaleMolecules(m.stream(), m.dev->pos.data(), m.dev->slotOfAtom.data(), m.moleculeStarts.data(),
                          m.moleculeMass.data(), m.molecules, m.largeMolecules.data(), m.largeMoleculeCount, params);
-    m.applyBox(newBox);
   }
   // The scaled positions become the list's reference: sorted, permuted and built as a rebuild
-  // inside a step would (storage grown if they need more tiles).
-  {
-    ScopedTimer t(m.timers, "neighbor");
-    m.list->enqueueKeep(m.stream());
-    m.dev->ref.copyFrom(m.dev->pos, m.stream());
+  // inside a step would, then the forces and energies, all in one graph (the box is in device
+  // memory, so one capture serves every move). Storage that the build or PME's bins outgrew is
+  // grown, and the trial done again outside the graph.
+  ScopedTimer t(m.timers, "barostat.trial");
+  if (m.list->prepareKeep(m.stream())) m.graph.reset();
+  m.graph.launchTrial(m.stream());
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
+  const TileCounters c = m.readCounters();
+  if (c.tiles > m.list->tileCapacity() || c.exclusionTiles > m.list->exclusionCapacity()) {
+    m.list->reserve(c.tiles, c.exclusionTiles);
+    m.graph.reset();
     m.buildFirstList();
-    launchWrapPositions(m.stream(), m.atoms(), m.integ);
+    m.evaluate();
+  } else {
+    m.evaluated();
   }
-  ScopedTimer t(m.timers, "barostat.energy");
-  m.evaluate();
   return m.readEnergies();
 }
 
@@ -65,12 +69,16 @@ void CudaBackend::finishVolumeMove(bool accept) {
   m.moveOpen = false;
   if (accept) {
     m.save();  // the scaled state is the roll-back point now
-    m.graph.reset();
     return;
   }
   ScopedTimer t(m.timers, "barostat.undo");
   m.applyBox(m.keptBox);
-  m.restore(m.list->enqueuePutBack(m.stream()));
+  if (m.list->takeKept()) {
+    m.graph.launchUndo(m.stream());
+    m.restored();
+  } else {
+    m.restore();
+  }
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
   m.lastEnergies = m.keptEnergies;
   m.kinetic = m.keptKinetic;

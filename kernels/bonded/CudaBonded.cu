@@ -26,7 +26,7 @@ constexpr unsigned kFull = 0xffffffffu;
 struct TermArgs {
   const double4_32a* pos;  ///< x, y, z (nm) per slot
   const int* slotOfAtom;
-  MinimumImage box;
+  const MinimumImage* box;  ///< in device memory
   BondedView view;
   unsigned long long* force;
   std::size_t stride;
@@ -66,7 +66,8 @@ __device__ __forceinline__ void termOnThread(const Term* terms, int count, int t
       return Vec3{p.x, p.y, p.z};
     };
     Vec3 x[N];
-    relativePositions(term, atoms, position, a.box, x);
+    const MinimumImage box = *a.box;
+    relativePositions(term, atoms, position, box, x);
     const TermForces<N> r = evaluateTerm(term, x, a.view);
     for (int k = 0; k < N; ++k) {
       addFixed(a.force + slots[k], r.f[k].x);
@@ -184,12 +185,18 @@ bool CudaBonded::empty() const {
          0;
 }
 
+void CudaBonded::setBox(const Box& box, cudaStream_t stream) {
+  boxTerms_.set(MinimumImage::fromBox(box), stream);
+  boxSet_ = true;
+}
+
 void CudaBonded::enqueue(cudaStream_t stream, bool energies, const double4_32a* pos, const int* slotOfAtom,
-                         const Box& box, unsigned long long* force, std::size_t stride, unsigned long long* sums,
+                         unsigned long long* force, std::size_t stride, unsigned long long* sums,
                          int parts, const WorkShare& share) const {
+  if (!boxSet_) throw Error("CudaBonded: setBox() before enqueue()");
   const TermArgs a{pos,
                    slotOfAtom,
-                   MinimumImage::fromBox(box),
+                   boxTerms_.data(),
                    BondedView{CmapView{cmapCoefficients_.data(), cmapFirstCell_.data(), cmapSize_.data()}, ewaldBeta_},
                    force,
                    stride,
@@ -243,7 +250,8 @@ class CudaBondedOnHost : public BondedForces {
     force_.zero(s);
     sums_.resize(kBondedSums);
     sums_.zero(s);
-    kernels_.enqueue(s, energies, pos_.data(), slots_.data(), box, force_.data(), stride, sums_.data());
+    kernels_.setBox(box, s);
+    kernels_.enqueue(s, energies, pos_.data(), slots_.data(), force_.data(), stride, sums_.data());
     const std::vector<unsigned long long> f = force_.toHost(s), e = sums_.toHost(s);
     for (std::size_t a = 0; a < n; ++a) {
       const std::size_t slot = std::size_t(slotOfAtom[a]);

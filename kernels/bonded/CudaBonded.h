@@ -34,12 +34,16 @@ class CudaBonded {
   /// Adds the forces of every term to `force` (fixed::kScale, planes x, y, z of `stride`
   /// entries, indexed by slot) and, with `energies`, adds the energies and virial to `sums`
   /// (kBondedSums entries, fixed::kEnergyScale; the caller clears them). `pos`: x, y, z (nm)
-  /// per slot; slotOfAtom: the slot of each particle; box: rectangular, for minimum images.
+  /// per slot; slotOfAtom: the slot of each particle; the box (minimum images) is setBox's.
   /// Kernel launches only, no synchronisation: capturable into a graph. `parts`: BondedParts.
   /// `share`: the warps of terms of this GPU when several share the step (WorkShare.h).
-  void enqueue(cudaStream_t stream, bool energies, const double4_32a* pos, const int* slotOfAtom, const Box& box,
+  void enqueue(cudaStream_t stream, bool energies, const double4_32a* pos, const int* slotOfAtom,
                unsigned long long* force, std::size_t stride, unsigned long long* sums,
                int parts = kAllBondedParts, const WorkShare& share = WorkShare{}) const;
+
+  /// The rectangular box of the next launches (and of captured ones): an ordered write on
+  /// `stream` to the device copy the kernels read, never inside a capture.
+  void setBox(const Box& box, cudaStream_t stream);
 
   /// Whether there is nothing to compute.
   bool empty() const;
@@ -60,6 +64,8 @@ class CudaBonded {
   DeviceBuffer<ExclusionPair> exclusions_;
   DeviceBuffer<double> cmapCoefficients_;
   DeviceBuffer<int> cmapFirstCell_, cmapSize_;
+  DeviceValue<MinimumImage> boxTerms_{"bonded box"};
+  bool boxSet_ = false;
   double ewaldBeta_ = 0;
 };
 

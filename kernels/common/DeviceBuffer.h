@@ -94,6 +94,26 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
+/// One T in device memory that kernels read through its pointer, with the host copy it was
+/// written from: values that change between launches of a captured graph (the box's terms)
+/// live here rather than in kernel arguments, so the graph stays valid. set() is an ordered
+/// copy on `stream`, never inside a capture.
+template <typename T>
+class DeviceValue {
+ public:
+  explicit DeviceValue(std::string name) : buffer_(std::move(name), 1) {}
+  void set(const T& value, cudaStream_t stream) {
+    host_ = value;
+    FARADAY_CUDA_CHECK(cudaMemcpyAsync(buffer_.data(), &host_, sizeof(T), cudaMemcpyHostToDevice, stream));
+  }
+  const T* data() const { return buffer_.data(); }
+  const T& host() const { return host_; }
+
+ private:
+  DeviceBuffer<T> buffer_;
+  T host_{};
+};
+
 /// A device copy of `host`, named `name` (uploaded on the default stream).
 template <typename T>
 DeviceBuffer<T> deviceCopy(const char* name, const std::vector<T>& host) {

@@ -66,8 +66,8 @@ __device__ unsigned long long morton3(unsigned x, unsigned y, unsigned z) {
 }
 
 struct CellGrid {
-  int3 n;          ///< cells per dimension
-  double3 invLength;  ///< 1/nm
+  int3 n;                 ///< cells per dimension
+  const TileListBox* box;  ///< the box, in device memory
 };
 
 /// Cell and sub-cell of a position along one dimension.
@@ -98,9 +98,10 @@ __device__ __forceinline__ int placingSlot(const GroupView& v, int s) {
 }
 
 __device__ void cellsOf(const double4_32a& r, const CellGrid& g, int c[3], int f[3]) {
-  cellOf(r.x, g.invLength.x, g.n.x, c[0], f[0]);
-  cellOf(r.y, g.invLength.y, g.n.y, c[1], f[1]);
-  cellOf(r.z, g.invLength.z, g.n.z, c[2], f[2]);
+  const double3 inv = g.box->invLengthD;
+  cellOf(r.x, inv.x, g.n.x, c[0], f[0]);
+  cellOf(r.y, inv.y, g.n.y, c[1], f[1]);
+  cellOf(r.z, inv.z, g.n.z, c[2], f[2]);
 }
 
 /// The Hilbert index of the point x (each coordinate below 2^bits) as its "transpose": after
@@ -152,7 +153,7 @@ __global__ void keysKernel(int n, const double4_32a* __restrict__ ref, CellGrid 
 /// Each slot's cell (a member's is its anchor's); with groups, the largest member-anchor
 /// distance (minimum image, rounded up to float) into *groupReach as its bits (a float >= 0
 /// orders as its bits): the maximum, so the same whatever the order.
-__global__ void cellOfSlotKernel(int n, const double4_32a* __restrict__ ref, CellGrid g, GroupView v, double3 length,
+__global__ void cellOfSlotKernel(int n, const double4_32a* __restrict__ ref, CellGrid g, GroupView v,
                                  int* __restrict__ cellOfSlot, unsigned* __restrict__ groupReach) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned reach = 0;
@@ -163,6 +164,7 @@ __global__ void cellOfSlotKernel(int n, const double4_32a* __restrict__ ref, Cel
     cellOfSlot[s] = (c[0] * g.n.y + c[1]) * g.n.z + c[2];
     if (p != s) {
       const double4_32a a = ref[p], r = ref[s];
+      const double3 length = g.box->lengthD;
       double dx = r.x - a.x, dy = r.y - a.y, dz = r.z - a.z;
       dx -= length.x * rint(dx / length.x);
       dy -= length.y * rint(dy / length.y);
@@ -187,15 +189,10 @@ __global__ void cellRangeKernel(int n, const int* __restrict__ cellOfSlot, int2*
 
 __device__ float minimumImage(float d, float length, float invLength) { return d - length * rintf(d * invLength); }
 
-struct BoxF {
-  float3 length, invLength;
-  double3 lengthD, invLengthD;
-};
-
 /// x (nm, unwrapped: it may lie far outside the box) from the box center c by minimum
 /// image, taken in double before the rounding to float (float(x) alone loses ~1e-3 nm at
 /// |x| ~ 10^4 nm).
-__device__ float3 offsetFrom(const double4_32a& x, float4 c, const BoxF& b) {
+__device__ float3 offsetFrom(const double4_32a& x, float4 c, const TileListBox& b) {
   double dx = x.x - double(c.x), dy = x.y - double(c.y), dz = x.z - double(c.z);
   dx -= b.lengthD.x * rint(dx * b.invLengthD.x);
   dy -= b.lengthD.y * rint(dy * b.invLengthD.y);
@@ -205,11 +202,12 @@ __device__ float3 offsetFrom(const double4_32a& x, float4 c, const BoxF& b) {
 
 /// One warp per block: bounding box of its atoms, around the first atom by minimum image
 /// (in double, then rounded outwards to float).
-__global__ void boundsKernel(int n, int blocks, const double4_32a* __restrict__ ref, double3 length,
+__global__ void boundsKernel(int n, int blocks, const double4_32a* __restrict__ ref, const TileListBox* __restrict__ box,
                              float4* __restrict__ center, float4* __restrict__ half) {
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   if (warp >= blocks) return;
   const int s = warp * 32 + lane;
+  const double3 length = box->lengthD;
   const double4_32a r0 = ref[warp * 32];
   double3 p = make_double3(r0.x, r0.y, r0.z);
   if (s < n) {
@@ -359,7 +357,7 @@ __device__ void cellSpan(float center, float reach, float length, int cells, int
 /// leftoversKernel.
 __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int parts, const double4_32a* __restrict__ ref,
                                                        const float4* __restrict__ center, const float4* __restrict__ half,
-                                                       const int2* __restrict__ range, int3 cells, BoxF b, float reach2,
+                                                       const int2* __restrict__ range, int3 cells, const TileListBox* __restrict__ box, float reach2,
                                                        float reach, const unsigned* __restrict__ groupReach, WorkShare share,
                                                        TileStore t, int* __restrict__ leftover) {
   __shared__ int buffer[kWarpsPerBlock][64];
@@ -372,6 +370,7 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int p
   if (warp == 0 && lane == 0 && groupReach && !(2.f * __uint_as_float(*groupReach) < reach))
     atomicMax(&t.counters->groupsTooWide, 1);
   if (block >= blocks || !share.ownsBlock(block)) return;  // a whole warp
+  const TileListBox b = *box;
   int* buf = buffer[warpInBlock];
   const int own = block * 32 + lane;
   if (part == 0) emitTile(t, block, true, own < n ? own : kNoAtom, lane);
@@ -516,7 +515,7 @@ __global__ void __launch_bounds__(kThreads) leftoversKernel(int blocks, int part
 CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
                            const std::vector<int>& exclusionOffsets, const std::vector<int>& exclusions,
                            const SlotGroups& groups)
-    : params_(params), n_(n), blocks_((n + 31) / 32), box_(box), hasExclusions_(!exclusions.empty()),
+    : params_(params), n_(n), blocks_((n + 31) / 32), hasExclusions_(!exclusions.empty()),
       grouped_(!groups.empty()) {
   if (n < 1) throw Error("tile list: no atoms");
   if (grouped_ && (groups.anchor.size() != std::size_t(n) || groups.rank.size() != std::size_t(n)))
@@ -603,9 +602,18 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
   const double boxEdge = std::cbrt(32.0 / std::max(density, 1e-9));
   const double candidates = std::min(double(n), density * std::pow(boxEdge + 2 * reach, 3.0) * 0.5);
   reserve(int(std::min(1e9, blocks_ * (2.0 + candidates / 32.0))), hasExclusions_ ? blocks_ : 0);
+  setBox(box, nullptr);
   // The uploads above ran on the default stream; the list's work runs on the caller's streams.
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(nullptr));
 }
+
+TileListBox TileListBox::of(const Box& box) {
+  const Vec3 L = box.lengths();
+  return {make_float3(float(L.x), float(L.y), float(L.z)), make_float3(float(1 / L.x), float(1 / L.y), float(1 / L.z)),
+          make_double3(L.x, L.y, L.z), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
+}
+
+void CudaTileList::setBox(const Box& box, cudaStream_t stream) { boxTerms_.set(TileListBox::of(box), stream); }
 
 void CudaTileList::allocateTiles(int capacity) {
   tileCapacity_ = capacity;
@@ -636,20 +644,37 @@ void CudaTileList::forEachKept(F&& f) {
   f(counters_, keptCounters_);
 }
 
-void CudaTileList::enqueueKeep(cudaStream_t stream) {
-  // resize() may free and allocate: after the stream's earlier work.
-  FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
-  forEachKept([stream](const auto& live, auto& kept) { kept.copyFrom(live, stream); });
-  keptTileCapacity_ = tileCapacity_;
-  keptExclusionCapacity_ = exclusionCapacity_;
+void CudaTileList::enqueueClearNeeded(cudaStream_t stream) {
+  static_assert(offsetof(TileCounters, groupsTooWide) == offsetof(TileCounters, tilesNeeded) + 2 * sizeof(int));
+  FARADAY_CUDA_CHECK(cudaMemsetAsync(reinterpret_cast<char*>(counters_.data()) + offsetof(TileCounters, tilesNeeded), 0,
+                                     3 * sizeof(int), stream));
 }
 
-bool CudaTileList::enqueuePutBack(cudaStream_t stream) {
+bool CudaTileList::prepareKeep(cudaStream_t stream) {
+  bool sized = true;
+  forEachKept([&sized](const auto& live, const auto& kept) { sized = sized && live.size() == kept.size(); });
+  if (!sized) {
+    // resize() may free and allocate: after the stream's earlier work.
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    forEachKept([](const auto& live, auto& kept) { kept.resize(live.size()); });
+  }
+  keptTileCapacity_ = tileCapacity_;
+  keptExclusionCapacity_ = exclusionCapacity_;
+  return !sized;
+}
+
+void CudaTileList::enqueueKeepCopies(cudaStream_t stream) {
+  forEachKept([stream](const auto& live, auto& kept) { kept.copyFrom(live, stream); });
+}
+
+bool CudaTileList::takeKept() {
   const bool same = keptTileCapacity_ == tileCapacity_ && keptExclusionCapacity_ == exclusionCapacity_;
   keptTileCapacity_ = keptExclusionCapacity_ = -1;
-  if (!same) return false;
+  return same;
+}
+
+void CudaTileList::enqueuePutBackCopies(cudaStream_t stream) {
   forEachKept([stream](auto& live, const auto& kept) { live.copyFrom(kept, stream); });
-  return true;
 }
 
 std::size_t CudaTileList::deviceBytes() const {
@@ -662,8 +687,7 @@ std::size_t CudaTileList::deviceBytes() const {
 
 void CudaTileList::enqueueSort(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot,
                                const int* slotOfAtom) {
-  const Vec3 L = box_.lengths();
-  const CellGrid g{make_int3(nCells_[0], nCells_[1], nCells_[2]), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
+  const CellGrid g{make_int3(nCells_[0], nCells_[1], nCells_[2]), boxTerms_.data()};
   const GroupView v = groupView(groupAnchor_, groupRank_, grouped_, atomOfSlot, slotOfAtom);
   keysKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, ref, g, curveBits_, subCellBits_, v, keys_.data(),
                                                                slots_.data());
@@ -675,24 +699,20 @@ void CudaTileList::enqueueSort(cudaStream_t stream, const double4_32a* ref, cons
 
 void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot,
                                 const int* slotOfAtom, const WorkShare& share) {
-  const Vec3 L = box_.lengths();
-  const CellGrid g{make_int3(nCells_[0], nCells_[1], nCells_[2]), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
+  const CellGrid g{make_int3(nCells_[0], nCells_[1], nCells_[2]), boxTerms_.data()};
   const GroupView v = groupView(groupAnchor_, groupRank_, grouped_, atomOfSlot, slotOfAtom);
   if (grouped_) FARADAY_CUDA_CHECK(cudaMemsetAsync(groupReach_.data(), 0, sizeof(unsigned), stream));
-  cellOfSlotKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, ref, g, v, make_double3(L.x, L.y, L.z),
-                                                                     cellOfSlot_.data(), groupReach_.data());
+  cellOfSlotKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, ref, g, v, cellOfSlot_.data(),
+                                                                     groupReach_.data());
   FARADAY_CUDA_CHECK_LAUNCH("cellOfSlotKernel");
   FARADAY_CUDA_CHECK(cudaMemsetAsync(cellRange_.data(), 0, cellRange_.bytes(), stream));
   cellRangeKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(n_, cellOfSlot_.data(), cellRange_.data());
   FARADAY_CUDA_CHECK_LAUNCH("cellRangeKernel");
   boundsKernel<<<blocksFor(32LL * blocks_, kThreads), kThreads, 0, stream>>>(
-      n_, blocks_, ref, make_double3(L.x, L.y, L.z), boxCenter_.data(), boxHalf_.data());
+      n_, blocks_, ref, boxTerms_.data(), boxCenter_.data(), boxHalf_.data());
   FARADAY_CUDA_CHECK_LAUNCH("boundsKernel");
   // Only the per-build counts are cleared; the "needed" maxima stay for the host to read.
   FARADAY_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, 2 * sizeof(int), stream));
-  const BoxF b{make_float3(float(L.x), float(L.y), float(L.z)),
-               make_float3(float(1 / L.x), float(1 / L.y), float(1 / L.z)), make_double3(L.x, L.y, L.z),
-               make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
   // Float rounding of the distances (~1e-6 of the box) must not drop a pair: a small margin.
   const float reach = float((params_.cutoff + params_.buffer) * (1 + 1e-5) + 1e-5);
   const TileStore t{tileCapacity_,        exclusionCapacity_,
@@ -710,7 +730,7 @@ void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, con
   const int parts = std::clamp(kSearchWarps / blocks_, 1, kMaxParts);
   tilesKernel<<<blocksFor((long long)blocks_ * parts, kWarpsPerBlock), kThreads, 0, stream>>>(
       n_, blocks_, parts, ref, boxCenter_.data(), boxHalf_.data(), cellRange_.data(),
-      make_int3(nCells_[0], nCells_[1], nCells_[2]), b, reach * reach, reach, grouped_ ? groupReach_.data() : nullptr, share, t,
+      make_int3(nCells_[0], nCells_[1], nCells_[2]), boxTerms_.data(), reach * reach, reach, grouped_ ? groupReach_.data() : nullptr, share, t,
       leftover_.data());
   FARADAY_CUDA_CHECK_LAUNCH("tilesKernel");
   if (parts > 1) {

@@ -27,6 +27,14 @@ struct TileCounters {
   int groupsTooWide;
 };
 
+/// The box as the list's kernels read it, from device memory (CudaTileList::setBox), so that
+/// a captured build stays valid when the box changes.
+struct TileListBox {
+  float3 length, invLength;     ///< nm, 1/nm
+  double3 lengthD, invLengthD;  ///< the same in double
+  static TileListBox of(const Box& box);
+};
+
 class CudaTileList {
  public:
   /// `n` atoms in a rectangular `box` (setBox changes it); `exclusionOffsets`/`exclusions`: CSR lists of
@@ -48,20 +56,27 @@ class CudaTileList {
   void enqueueBuild(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot, const int* slotOfAtom,
                     const WorkShare& share = {});
 
-  /// A new box for the next sort and build: the cell grid keeps its cell counts, so the cells'
-  /// edges follow the box (the scan's span is computed from them).
-  void setBox(const Box& box) { box_ = box; }
+  /// A new box for the next sort and build, written to the list's device copy on `stream`
+  /// (never inside a capture): the cell grid keeps its cell counts, so the cells' edges follow
+  /// the box (the scan's span is computed from them).
+  void setBox(const Box& box, cudaStream_t stream);
 
   /// Grows the storage to hold at least the counts asked for (contents are lost).
   void reserve(int tiles, int exclusionTiles);
   /// A device copy of the last build's tiles (and block boxes and counts), made before a trial
-  /// build that may be undone (a volume move): enqueuePutBack restores it instead of building
-  /// again. The tiles' contents depend only on the reference positions, the slots and the box,
-  /// so the copy is the list a build from the same state would give.
-  void enqueueKeep(cudaStream_t stream);
-  /// Puts the kept copy back; false (nothing enqueued) when the storage has grown since
-  /// enqueueKeep, or nothing was kept: then build again.
-  bool enqueuePutBack(cudaStream_t stream);
+  /// build that may be undone (a volume move) and put back instead of building again. The
+  /// tiles' contents depend only on the reference positions, the slots and the box, so the
+  /// copy is the list a build from the same state would give. In two parts each, so that a
+  /// graph may capture the copies: prepareKeep sizes the copy's storage as the live list's
+  /// (true where it had to be allocated again: a graph holding the copies is then stale);
+  /// takeKept says whether the copy can be put back (false when the storage has grown since,
+  /// or nothing was kept: then build again), and takes it.
+  bool prepareKeep(cudaStream_t stream);
+  void enqueueKeepCopies(cudaStream_t stream);
+  bool takeKept();
+  void enqueuePutBackCopies(cudaStream_t stream);
+  /// Clears the "needed" maxima and the group flag (TileCounters), on `stream`.
+  void enqueueClearNeeded(cudaStream_t stream);
   /// Storage for exactly `tiles` tiles (tests of the list's growth).
   void reserveExactlyForTesting(int tiles);
   int tileCapacity() const { return tileCapacity_; }
@@ -89,13 +104,12 @@ class CudaTileList {
  private:
   /// Tile storage for exactly `capacity` tiles (contents lost).
   void allocateTiles(int capacity);
-  /// f(live, kept) for every array enqueueKeep copies.
+  /// f(live, kept) for every array the kept copy holds.
   template <typename F>
   void forEachKept(F&& f);
 
   TileListParams params_;
   int n_, blocks_;
-  Box box_;
   int nCells_[3];
   bool hasExclusions_;
   bool grouped_;
@@ -103,6 +117,7 @@ class CudaTileList {
   int subCellBits_ = 11;  ///< sub-cell levels per cell in the sort keys
   int curveBits_ = 21;    ///< bits per dimension of the keys' Hilbert curve (cells and sub-cells)
   int keyBits_ = 63;      ///< significant bits of the sort keys
+  DeviceValue<TileListBox> boxTerms_{"tile list box"};
   DeviceBuffer<int> groupAnchor_{"tile list group anchors", 0}, groupRank_{"tile list group ranks", 0};
   DeviceBuffer<unsigned> groupReach_;  ///< float bits: the largest member-anchor distance at the last build
   std::size_t sortTempBytes_ = 0;
@@ -118,7 +133,7 @@ class CudaTileList {
   DeviceBuffer<int> exclusionOffsets_, exclusions_;
   DeviceBuffer<int2> exclusionBlocks_;  ///< per slot: the blocks of its excluded partners (first, last)
   DeviceBuffer<TileCounters> counters_;
-  // enqueueKeep's copy, and the capacities it was made at (-1: none).
+  // The kept copy, and the capacities it was made at (-1: none).
   DeviceBuffer<int> keptInfo_{"tile list kept tiles", 0}, keptLanes_{"tile list kept tile atoms", 0},
       keptExclusionIndex_{"tile list kept exclusion index", 0};
   DeviceBuffer<std::uint32_t> keptMasks_{"tile list kept exclusion masks", 0};

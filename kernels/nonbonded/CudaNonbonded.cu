@@ -36,11 +36,8 @@ struct TileArgs {
   const int* type;
   const float4* table;       ///< per type pair: c6, c12, shift (LJ) or c1, c2, c3, shift (typed)
   const float2* forceTable;  ///< per type pair: 6 c6, 12 c12 (LJ; the steps without energies)
-  float3 length, invLength;
+  const TileBox* box;  ///< edges, their inverses and the one-image reach, in device memory
   float cutoff2, beta, coulombShift;
-  /// Per dimension, L/2 - cutoff - buffer/2 (nm): a block whose half extent is below it keeps
-  /// every interacting pair in one image around its centre (see tile()).
-  float3 imageReach;
   float typedRmin2;  ///< nm^2 (typed force)
   EwaldForceConstants<float> ewald;
   unsigned long long* force;
@@ -134,6 +131,8 @@ __device__ __forceinline__ void tilePairs(const TileArgs& a, const TableEntry<kE
                                           int tj, std::uint32_t mj, int lane, float3& fi, float3& fj, double& eLj,
                                           double& eCoulomb, double* w, bool groups, int gi, int gj, double& eExcl) {
   const int next = (lane + 1) & 31;
+  float3 L{}, invL{};
+  if constexpr (kImage) L = a.box->length, invL = a.box->invLength;
 #pragma unroll 4
   for (int k = 0; k < 32; ++k) {
     // One image per tile: an absent i or j sits far away (tile()), beyond any cutoff.
@@ -147,9 +146,9 @@ __device__ __forceinline__ void tilePairs(const TileArgs& a, const TableEntry<kE
     }
     float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
     if constexpr (kImage) {
-      dx -= a.length.x * rintf(dx * a.invLength.x);
-      dy -= a.length.y * rintf(dy * a.invLength.y);
-      dz -= a.length.z * rintf(dz * a.invLength.z);
+      dx -= L.x * rintf(dx * invL.x);
+      dy -= L.y * rintf(dy * invL.y);
+      dz -= L.z * rintf(dz * invL.z);
     }
     const float r2 = dx * dx + dy * dy + dz * dz;
     if constexpr (!kEnergy && !kTyped && !kImage) {
@@ -198,10 +197,10 @@ __device__ __forceinline__ void tilePairs(const TileArgs& a, const TableEntry<kE
 }
 
 /// x moved by whole box lengths to the image nearest c (per dimension).
-__device__ __forceinline__ float4 imageNear(float4 x, float4 c, const TileArgs& a) {
-  x.x -= a.length.x * rintf((x.x - c.x) * a.invLength.x);
-  x.y -= a.length.y * rintf((x.y - c.y) * a.invLength.y);
-  x.z -= a.length.z * rintf((x.z - c.z) * a.invLength.z);
+__device__ __forceinline__ float4 imageNear(float4 x, float4 c, float3 L, float3 invL) {
+  x.x -= L.x * rintf((x.x - c.x) * invL.x);
+  x.y -= L.y * rintf((x.y - c.y) * invL.y);
+  x.z -= L.z * rintf((x.z - c.z) * invL.z);
   return x;
 }
 
@@ -234,11 +233,13 @@ __device__ void tile(const TileArgs& a, const TableEntry<kEnergy, kTyped>* table
     mj = masks ? a.masks[std::size_t(x) * 32 + lane] : 0u;
   }
   const float4 h = a.blockHalf[block];
-  const bool oneImage = h.x < a.imageReach.x && h.y < a.imageReach.y && h.z < a.imageReach.z;
+  const float3 reach = a.box->reach;
+  const bool oneImage = h.x < reach.x && h.y < reach.y && h.z < reach.z;
   if (oneImage) {
     const float4 c = a.blockCenter[block];
-    pi = imageNear(pi, c, a);
-    pj = imageNear(pj, c, a);
+    const float3 L = a.box->length, invL = a.box->invLength;
+    pi = imageNear(pi, c, L, invL);
+    pj = imageNear(pj, c, L, invL);
     // Absent atoms far from every other (r^2 ~ 1e12 nm^2: finite in float, never in reach), so
     // that the pair loop needs no check for them.
     if (!iValid) pi = make_float4(1e6f, 1e6f, 1e6f, 0.f);
@@ -367,14 +368,24 @@ void CudaNonbonded::setUp(int types, const std::vector<float4>& t) {
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(nullptr));
 }
 
-void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& list, const float4* posq,
-                            const int* type, const Box& box, unsigned long long* force, std::size_t stride,
-                            unsigned long long* sums, const WorkShare& share, const TileGroupExclusions& groups) const {
+void CudaNonbonded::setBox(const Box& box, double buffer, cudaStream_t stream) {
   const Vec3 L = box.lengths();
   // Rounded down by a few float ulps of L: the comparison is made in float.
-  const double margin = params_.cutoff + 0.5 * list.params().buffer;
+  const double margin = params_.cutoff + 0.5 * buffer;
   const auto reachOf = [&](double length) { return float((0.5 * length - margin) * (1 - 1e-6) - 1e-6 * length); };
-  const float3 reach = make_float3(reachOf(L.x), reachOf(L.y), reachOf(L.z));
+  boxTerms_.set(TileBox{make_float3(float(L.x), float(L.y), float(L.z)),
+                        make_float3(float(1 / L.x), float(1 / L.y), float(1 / L.z)),
+                        make_float3(reachOf(L.x), reachOf(L.y), reachOf(L.z))},
+                stream);
+  boxBuffer_ = buffer;
+  boxSet_ = true;
+}
+
+void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& list, const float4* posq,
+                            const int* type, unsigned long long* force, std::size_t stride,
+                            unsigned long long* sums, const WorkShare& share, const TileGroupExclusions& groups) const {
+  if (!boxSet_ || boxBuffer_ != list.params().buffer)
+    throw Error("CudaNonbonded: setBox() with the list's buffer before enqueue()");
   TileArgs a{list.atoms(),
              types_,
              list.tileCapacity(),
@@ -389,12 +400,10 @@ void CudaNonbonded::enqueue(cudaStream_t stream, bool energies, CudaTileList& li
              type,
              table_.data(),
              forceTable_.data(),
-             make_float3(float(L.x), float(L.y), float(L.z)),
-             make_float3(float(1 / L.x), float(1 / L.y), float(1 / L.z)),
+             boxTerms_.data(),
              float(params_.cutoff * params_.cutoff),
              float(params_.ewaldBeta),
              float(params_.coulombShift),
-             reach,
              typedRmin2_,
              EwaldForceConstants<float>::of(params_.ewaldBeta),
              force,

@@ -38,6 +38,16 @@ struct CudaNonbondedParams {
   double coulombShift = 0;   ///< 1/nm: erfc(beta rc)/rc subtracted per k_C q_i q_j (0: unshifted)
 };
 
+/// The box as the tile kernel reads it, from device memory (CudaNonbonded::setBox), so that a
+/// captured step stays valid when the box changes.
+struct TileBox {
+  float3 length, invLength;  ///< nm, 1/nm
+  /// Per dimension, L/2 - cutoff - buffer/2 (nm), rounded down by a few float ulps of L: a
+  /// block whose half extent is below it keeps every interacting pair in one image around
+  /// its centre.
+  float3 reach;
+};
+
 class CudaNonbonded {
  public:
   /// At most kMaxTypes atom types (their LJ table sits in shared memory).
@@ -47,6 +57,10 @@ class CudaNonbonded {
   /// instead of LJ; its table (c1, c2, c3, shift per type pair) sits in shared memory.
   CudaNonbonded(const TypedPairTable& table, const CudaNonbondedParams& params);
 
+  /// The box of the next launches (and of captured ones), for a list of `buffer` nm: an ordered
+  /// write on `stream`, never inside a capture.
+  void setBox(const Box& box, double buffer, cudaStream_t stream);
+
   /// Adds the forces of every tile to `force` (x, y, z planes of `stride` entries, fixed
   /// point, fixed::kScale); with `energies`, adds the energies and virial to `sums`
   /// (kNonbondedSums entries, fixed::kEnergyScale). Also records the list's counts in its
@@ -55,7 +69,7 @@ class CudaNonbonded {
   /// GPU when several share the step (WorkShare.h); `groups`: the excluded pairs whose
   /// exclusion correction the kernel adds (TileGroupExclusions; with Coulomb only).
   void enqueue(cudaStream_t stream, bool energies, CudaTileList& list, const float4* posq, const int* type,
-               const Box& box, unsigned long long* force, std::size_t stride, unsigned long long* sums,
+               unsigned long long* force, std::size_t stride, unsigned long long* sums,
                const WorkShare& share = WorkShare{}, const TileGroupExclusions& groups = {}) const;
 
  private:
@@ -68,6 +82,9 @@ class CudaNonbonded {
   int types_ = 0;
   DeviceBuffer<float4> table_;  ///< per type pair: c6, c12, shift (LJ) or c1, c2, c3, shift (typed)
   DeviceBuffer<float2> forceTable_;  ///< per type pair: 6 c6, 12 c12 (LJ; steps without energies)
+  DeviceValue<TileBox> boxTerms_{"tile kernel box"};
+  double boxBuffer_ = 0;
+  bool boxSet_ = false;
 };
 
 }  // namespace faraday

@@ -178,7 +178,7 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
     growBinsTo(needed);
   }
   void setBox(const Box& box) override {
-    updateBox(box);
+    updateBox(box, /*wait=*/false);
     // On PME's stream and waited for: the legacy default stream does not order the backend's
     // non-blocking streams, whose next spreading reads these counts.
     FARADAY_CUDA_CHECK(cudaMemsetAsync(binCount_.data(), 0, binCount_.size() * sizeof(int), stream_.get()));
@@ -336,8 +336,9 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
     bins_.cap = cap;
   }
 
-  /// Influence-function factors for the box (recomputed when the box changes).
-  void updateBox(const Box& box) {
+  /// Influence-function factors and box terms for `box` (recomputed when the box changes), on
+  /// PME's stream, waited for unless `wait` is false (the caller waits for the stream later).
+  void updateBox(const Box& box, bool wait = true) {
     const Vec3 L = box.lengths();
     if (haveBox_ && L == boxLengths_) return;
     // Host copies kept in members until the stream is waited for, once for all four.
@@ -353,7 +354,7 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
     t.piOverBeta2 = float(units::kPi * units::kPi / (params_.beta * params_.beta));
     t.scale = make_float3(float(dims_.k[0] / L.x), float(dims_.k[1] / L.y), float(dims_.k[2] / L.z));
     FARADAY_CUDA_CHECK(cudaMemcpyAsync(boxTerms_.data(), &t, sizeof(t), cudaMemcpyHostToDevice, stream_.get()));
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    if (wait) FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
     boxLengths_ = L;
     haveBox_ = true;
   }
