@@ -37,7 +37,9 @@ namespace {
 
 constexpr int kThreads = 128;
 constexpr int kWarpsPerBlock = kThreads / 32;
-constexpr int kSubCellBits = 11;
+/// Sub-cell levels per cell edge in the sort keys: a sub-cell's diagonal stays below the
+/// closest approach of two keyed atoms, and more levels only add radix passes (NOTES.md).
+constexpr int kSubCellBits = 5;
 /// Warps the tile search wants at least (an H100 holds 132 SMs x 40 of these warps, by their
 /// registers; two waves): a system of fewer blocks shares each block among several warps.
 constexpr int kSearchWarps = 10560;
@@ -556,9 +558,8 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
     total /= 2;
   }
   // The keys' significant bits: 3 per level of the fine grid. Sorting only those saves
-  // radix passes (110k atoms: 45 bits, 6 passes instead of 8). Groups add the rank's bits
-  // below, and keep the whole key within 64 bits by taking one sub-cell level less where
-  // the cells need 10 (a sub-cell edge still below 1e-3 of the cell's).
+  // radix passes (110k atoms: 27 bits, 4 passes instead of 8). Groups add the rank's bits
+  // below.
   int cellBits = 0;
   for (int d = 0; d < 3; ++d)
     while ((1 << cellBits) < nCells_[d]) ++cellBits;
