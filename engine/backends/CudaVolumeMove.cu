@@ -52,8 +52,9 @@ Energies CudaBackend::scaleVolume(const Box& newBox) {
   m.graph.launchTrial(m.stream());
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
   const TileCounters c = m.readCounters();
-  if (c.tiles > m.list->tileCapacity() || c.exclusionTiles > m.list->exclusionCapacity()) {
-    m.list->reserve(c.tiles, c.exclusionTiles);
+  const bool overflow = c.tiles > m.list->tileCapacity() || c.exclusionTiles > m.list->exclusionCapacity();
+  if (m.anyGpu(overflow)) {  // every GPU of the step evaluates again: the evaluation sums over them
+    if (overflow) m.list->reserve(c.tiles, c.exclusionTiles);
     m.graph.reset();
     m.buildFirstList();
     m.evaluate();
