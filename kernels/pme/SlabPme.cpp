@@ -1,0 +1,254 @@
+#include "kernels/pme/SlabPme.h"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+#include "core/Error.h"
+#include "core/Units.h"
+#include "core/Virial.h"
+#include "kernels/pme/BSpline.h"
+#include "kernels/pme/FftwSupport.h"
+
+namespace faraday {
+
+namespace {
+
+using Complex = std::complex<double>;
+
+/// The four transforms: one (y, z) plane r2c and c2r, one x line forward and backward.
+/// FFTW_ESTIMATE (the same plans, and bits, every run); FFTW_UNALIGNED (run on any plane).
+struct Plans {
+  fftw_plan planeForward = nullptr, planeInverse = nullptr, lineForward = nullptr, lineInverse = nullptr;
+
+  explicit Plans(const std::array<int, 3>& K) {
+    std::vector<double> real(std::size_t(K[1]) * K[2]);
+    std::vector<Complex> plane(static_cast<std::size_t>(K[1]) * (K[2] / 2 + 1)), line(static_cast<std::size_t>(K[0]));
+    auto* p = reinterpret_cast<fftw_complex*>(plane.data());
+    auto* l = reinterpret_cast<fftw_complex*>(line.data());
+    const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+    std::lock_guard<std::mutex> lock(fftwPlannerMutex());
+    planeForward = fftw_plan_dft_r2c_2d(K[1], K[2], real.data(), p, flags);
+    planeInverse = fftw_plan_dft_c2r_2d(K[1], K[2], p, real.data(), flags);
+    lineForward = fftw_plan_dft_1d(K[0], l, l, FFTW_FORWARD, flags);
+    lineInverse = fftw_plan_dft_1d(K[0], l, l, FFTW_BACKWARD, flags);
+    if (!planeForward || !planeInverse || !lineForward || !lineInverse) {
+      release();
+      throw Error("slab PME: FFTW could not plan the grid");
+    }
+  }
+  ~Plans() {
+    std::lock_guard<std::mutex> lock(fftwPlannerMutex());
+    release();
+  }
+  Plans(const Plans&) = delete;
+  Plans& operator=(const Plans&) = delete;
+
+ private:
+  void release() {
+    for (fftw_plan plan : {planeForward, planeInverse, lineForward, lineInverse})
+      if (plan) fftw_destroy_plan(plan);
+    planeForward = planeInverse = lineForward = lineInverse = nullptr;
+  }
+};
+
+/// One charged atom's spline: the first grid index and the weights and derivatives per dimension.
+struct Spline {
+  int atom;
+  double q;
+  int first[3];
+  double theta[3][pme::kMaxSplineOrder], dtheta[3][pme::kMaxSplineOrder];
+};
+
+/// What one rank holds: its x planes, real and half-complex, and its m_y rows of every x.
+struct Rank {
+  int x0, x1, y0, y1;
+  std::vector<double> real;      ///< (x1 - x0) planes of K_y K_z
+  std::vector<Complex> planes;   ///< (x1 - x0) planes of K_y (K_z / 2 + 1)
+  std::vector<Complex> rows;     ///< K_x x (y1 - y0) rows of K_z / 2 + 1, x slowest
+  std::array<double, 7> sums{};  ///< energy, W_xx, W_yy, W_zz, W_xy, W_xz, W_yz
+};
+
+}  // namespace
+
+std::pair<int, int> slabRange(int count, int ranks, int rank) {
+  const int base = count / ranks, extra = count % ranks;
+  const int first = rank * base + std::min(rank, extra);
+  return {first, first + base + (rank < extra ? 1 : 0)};
+}
+
+ReciprocalResult slabPme(const PmeParams& params, int ranks, const std::vector<Vec3>& positions,
+                         const std::vector<double>& charges, const Box& box, std::vector<Vec3>& forces) {
+  const std::array<int, 3> K = params.grid;
+  const int n = params.order;
+  if (n < pme::kMinSplineOrder || n > pme::kMaxSplineOrder) throw Error("slab PME: order outside 4..8");
+  for (int d = 0; d < 3; ++d)
+    if (K[d] < n) throw Error("slab PME: a grid dimension is smaller than the order");
+  if (!(params.beta > 0)) throw Error("slab PME: beta must be > 0");
+  if (!box.isValid()) throw Error("slab PME: the box must be rectangular with positive edges");
+  if (ranks < 1 || ranks > K[0] || ranks > K[1])
+    throw Error("slab PME: " + std::to_string(ranks) + " ranks for " + std::to_string(K[0]) + " x planes and " +
+                std::to_string(K[1]) + " y rows (1 to the smaller of them)");
+  if (charges.size() != positions.size() || forces.size() != positions.size())
+    throw Error("slab PME: positions, charges and forces differ in size");
+
+  const int cz = K[2] / 2 + 1;
+  const std::size_t realPlane = std::size_t(K[1]) * K[2], complexPlane = std::size_t(K[1]) * cz;
+  const Vec3 L = box.lengths();
+  std::array<std::vector<double>, 3> moduli;
+  for (int d = 0; d < 3; ++d) moduli[d] = pme::bsplineModuli(K[d], n);
+  const Plans plans(K);
+
+  // Every rank computes every charged atom's spline (the replicated state): one list here.
+  std::vector<Spline> splines;
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (charges[i] == 0.0) continue;
+    Spline s{int(i), charges[i], {}, {}, {}};
+    for (int d = 0; d < 3; ++d) {
+      double f = positions[i][d] / L[d];
+      f -= std::floor(f);
+      double w;
+      pme::splitGridCoordinate(f * K[d], K[d], n, s.first[d], w);
+      pme::bsplineWeights<double>(w, n, s.theta[d], s.dtheta[d]);
+    }
+    splines.push_back(s);
+  }
+  const auto wrapped = [&](int first, int c, int d) { return first + c < K[d] ? first + c : first + c - K[d]; };
+
+  std::vector<Rank> rank(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    Rank& R = rank[std::size_t(r)];
+    std::tie(R.x0, R.x1) = slabRange(K[0], ranks, r);
+    std::tie(R.y0, R.y1) = slabRange(K[1], ranks, r);
+    R.real.assign(std::size_t(R.x1 - R.x0) * realPlane, 0.0);
+    R.planes.assign(std::size_t(R.x1 - R.x0) * complexPlane, Complex{});
+    R.rows.assign(std::size_t(K[0]) * (R.y1 - R.y0) * cz, Complex{});
+  }
+
+  // Spreading: each rank adds every atom's charge to those of its planes the stencil reaches.
+  for (Rank& R : rank)
+    for (const Spline& s : splines)
+      for (int i = 0; i < n; ++i) {
+        const int ix = wrapped(s.first[0], i, 0);
+        if (ix < R.x0 || ix >= R.x1) continue;
+        double* plane = &R.real[std::size_t(ix - R.x0) * realPlane];
+        for (int j = 0; j < n; ++j) {
+          const double qxy = s.q * s.theta[0][i] * s.theta[1][j];
+          double* row = plane + std::size_t(wrapped(s.first[1], j, 1)) * K[2];
+          for (int c = 0; c < n; ++c) row[wrapped(s.first[2], c, 2)] += qxy * s.theta[2][c];
+        }
+      }
+
+  // The planes' transforms, then the all-to-all.
+  for (Rank& R : rank)
+    for (int x = 0; x < R.x1 - R.x0; ++x)
+      fftw_execute_dft_r2c(plans.planeForward, &R.real[std::size_t(x) * realPlane],
+                           reinterpret_cast<fftw_complex*>(&R.planes[std::size_t(x) * complexPlane]));
+  // Forward: rank p's planes, the rows of rank q, to q; back: the reverse.
+  const auto allToAll = [&](bool forward) {
+    for (Rank& p : rank)
+      for (Rank& q : rank)
+        for (int x = p.x0; x < p.x1; ++x)
+          for (int y = q.y0; y < q.y1; ++y) {
+            Complex* plane = &p.planes[std::size_t(x - p.x0) * complexPlane + std::size_t(y) * cz];
+            Complex* row = &q.rows[(std::size_t(x) * (q.y1 - q.y0) + (y - q.y0)) * cz];
+            if (forward) std::copy(plane, plane + cz, row);
+            else std::copy(row, row + cz, plane);
+          }
+  };
+  allToAll(true);
+
+  // Each rank's x lines, forward, the convolution (CpuPme::convolve's terms), backward.
+  const double volume = box.volume();
+  const double piOverBeta2 = units::kPi * units::kPi / (params.beta * params.beta);
+  const double prefactor = units::kCoulomb / (units::kPi * volume);
+  std::vector<Complex> line(static_cast<std::size_t>(K[0]));
+  auto* l = reinterpret_cast<fftw_complex*>(line.data());
+  for (Rank& R : rank) {
+    const int ny = R.y1 - R.y0;
+    const auto at = [&](int x, int y, int z) -> Complex& { return R.rows[(std::size_t(x) * ny + (y - R.y0)) * cz + z]; };
+    const auto lines = [&](fftw_plan plan) {
+      for (int y = R.y0; y < R.y1; ++y)
+        for (int z = 0; z < cz; ++z) {
+          for (int x = 0; x < K[0]; ++x) line[std::size_t(x)] = at(x, y, z);
+          fftw_execute_dft(plan, l, l);
+          for (int x = 0; x < K[0]; ++x) at(x, y, z) = line[std::size_t(x)];
+        }
+    };
+    lines(plans.lineForward);
+    for (int ix = 0; ix < K[0]; ++ix) {
+      const double mx = (ix <= K[0] / 2 ? ix : ix - K[0]) / L[0];
+      for (int iy = R.y0; iy < R.y1; ++iy) {
+        const double my = (iy <= K[1] / 2 ? iy : iy - K[1]) / L[1];
+        for (int iz = 0; iz < cz; ++iz) {
+          Complex& S = at(ix, iy, iz);
+          if (ix == 0 && iy == 0 && iz == 0) {
+            S = 0.0;
+            continue;
+          }
+          const double mz = iz / L[2];
+          const double m2 = mx * mx + my * my + mz * mz;
+          const double eterm =
+              prefactor * std::exp(-piOverBeta2 * m2) / m2 * moduli[0][ix] * moduli[1][iy] * moduli[2][iz];
+          const double weight = (iz == 0 || 2 * iz == K[2]) ? 1.0 : 2.0;
+          const double e = 0.5 * weight * eterm * std::norm(S);
+          const double vfac = 2.0 * (1.0 + piOverBeta2 * m2) / m2;
+          R.sums[0] += e;
+          R.sums[1] += e * (1.0 - vfac * mx * mx);
+          R.sums[2] += e * (1.0 - vfac * my * my);
+          R.sums[3] += e * (1.0 - vfac * mz * mz);
+          R.sums[4] -= e * vfac * mx * my;
+          R.sums[5] -= e * vfac * mx * mz;
+          R.sums[6] -= e * vfac * my * mz;
+          S *= eterm;
+        }
+      }
+    }
+    lines(plans.lineInverse);
+  }
+  allToAll(false);
+  for (Rank& R : rank)
+    for (int x = 0; x < R.x1 - R.x0; ++x)
+      fftw_execute_dft_c2r(plans.planeInverse, reinterpret_cast<fftw_complex*>(&R.planes[std::size_t(x) * complexPlane]),
+                           &R.real[std::size_t(x) * realPlane]);
+
+  // Gathering: each rank's part of every atom's force, from its own planes; added in rank order.
+  const double sx = K[0] / L[0], sy = K[1] / L[1], sz = K[2] / L[2];
+  for (const Rank& R : rank)
+    for (const Spline& s : splines) {
+      double gx = 0, gy = 0, gz = 0;
+      for (int i = 0; i < n; ++i) {
+        const int ix = wrapped(s.first[0], i, 0);
+        if (ix < R.x0 || ix >= R.x1) continue;
+        for (int j = 0; j < n; ++j) {
+          const double* row = &R.real[std::size_t(ix - R.x0) * realPlane + std::size_t(wrapped(s.first[1], j, 1)) * K[2]];
+          double sumT = 0, sumD = 0;
+          for (int c = 0; c < n; ++c) {
+            const double phi = row[wrapped(s.first[2], c, 2)];
+            sumT += phi * s.theta[2][c];
+            sumD += phi * s.dtheta[2][c];
+          }
+          gx += s.dtheta[0][i] * s.theta[1][j] * sumT;
+          gy += s.theta[0][i] * s.dtheta[1][j] * sumT;
+          gz += s.theta[0][i] * s.theta[1][j] * sumD;
+        }
+      }
+      forces[std::size_t(s.atom)] -= Vec3{s.q * sx * gx, s.q * sy * gy, s.q * sz * gz};
+    }
+
+  std::array<double, 7> sum{};
+  for (const Rank& R : rank)
+    for (int c = 0; c < 7; ++c) sum[c] += R.sums[c];
+  ReciprocalResult result;
+  result.energy = sum[0];
+  result.virial = symmetricTensor(sum.data() + 1);
+  return result;
+}
+
+}  // namespace faraday

@@ -1,0 +1,31 @@
+#pragma once
+// Smooth PME split over slabs of x planes, as several GPUs of one host are to run it
+// (kernels/multigpu/NOTES.md): the reference, in double precision on one thread, that the
+// split on the GPUs is tested against.
+#include <utility>
+#include <vector>
+
+#include "core/Box.h"
+#include "core/Vec3.h"
+#include "kernels/pme/ReciprocalSolver.h"
+
+namespace faraday {
+
+/// The part [first, last) of `count` planes (or rows) that rank `rank` of `ranks` owns:
+/// consecutive runs, the first count % ranks of them one longer.
+std::pair<int, int> slabRange(int count, int ranks, int rank);
+
+/// The reciprocal-space energy, virial and forces (added to `forces`) of smooth PME with
+/// the grid split over `ranks` slabs of x planes. Every rank holds every position (the
+/// replicated state), so it spreads every atom's charge into its own planes only and needs
+/// no halos. Each rank transforms its (y, z) planes; an all-to-all gives each rank every x
+/// of its m_y rows (its share of K_y); the x lines, the convolution (its energy and virial)
+/// and the inverse x lines; the all-to-all back; the inverse planes. Each rank then gathers,
+/// for every atom whose stencil reaches its planes, the force from those planes; the ranks'
+/// forces and sums are added in rank order. Equal to CpuPme to rounding for any rank count
+/// from 1 to K_x (slabs thinner than the spline order included). Throws Error on a bad
+/// rank count or invalid parameters.
+ReciprocalResult slabPme(const PmeParams& params, int ranks, const std::vector<Vec3>& positions,
+                         const std::vector<double>& charges, const Box& box, std::vector<Vec3>& forces);
+
+}  // namespace faraday
