@@ -12,6 +12,7 @@
 #include "core/Virial.h"
 #include "kernels/pme/BSpline.h"
 #include "kernels/pme/FftwSupport.h"
+#include "kernels/pme/PmeConvolution.h"
 
 namespace faraday {
 
@@ -207,22 +208,20 @@ void CpuPme::transform(bool forward) {
   }
 }
 
-// Multiplies S(m) = FFT(Q) by the influence function
-//   eterm(m) = k_C exp(-pi^2 m^2 / beta^2) / (pi V m^2) B(m),  B = |b_x|^2 |b_y|^2 |b_z|^2,
-// and sums the energy E = 1/2 sum_m eterm |S(m)|^2 and the virial (Essmann eq. 2.11)
-//   W_ab = sum_m 1/2 eterm |S|^2 [delta_ab - 2 (1 + pi^2 m^2 / beta^2) m_a m_b / m^2]
-// over the half-complex grid: planes 0 < m_z < K_z/2 stand for themselves and their
-// conjugates (weight 2); m_z = 0 and the Nyquist plane m_z = K_z/2 count once.
+// Multiplies S(m) = FFT(Q) by the influence function and sums the energy and the virial
+// (pme::convolvePoint) over the half-complex grid: planes 0 < m_z < K_z/2 stand for
+// themselves and their conjugates (weight 2); m_z = 0 and the Nyquist plane m_z = K_z/2
+// count once.
 ReciprocalResult CpuPme::convolve(const Box& box) {
   const Vec3 L = box.lengths();
   const double volume = box.volume();
   const double piOverBeta2 = units::kPi * units::kPi / (params_.beta * params_.beta);
   const double prefactor = units::kCoulomb / (units::kPi * volume);
   // Per-plane partial sums, added in plane order afterwards: deterministic.
-  std::vector<std::array<double, 7>> partial(K_[0]);
+  std::vector<pme::ConvolutionSums> partial(K_[0]);
 #pragma omp parallel for num_threads(threads_) schedule(static)
   for (int ix = 0; ix < K_[0]; ++ix) {
-    std::array<double, 7> acc{};  // energy, W_xx, W_yy, W_zz, W_xy, W_xz, W_yz
+    pme::ConvolutionSums acc{};
     const int mxi = ix <= K_[0] / 2 ? ix : ix - K_[0];
     const double mx = mxi / L[0];
     for (int iy = 0; iy < K_[1]; ++iy) {
@@ -231,30 +230,13 @@ ReciprocalResult CpuPme::convolve(const Box& box) {
       const double bxy = moduli_[0][ix] * moduli_[1][iy];
       std::complex<double>* row = &complexGrid_[(std::size_t(ix) * K_[1] + iy) * complexZ_];
       for (int iz = 0; iz < complexZ_; ++iz) {
-        if (ix == 0 && iy == 0 && iz == 0) {
-          row[iz] = 0.0;  // m = 0 is excluded (neutralising background handled separately)
-          continue;
-        }
-        const double mz = iz / L[2];
-        const double m2 = mx * mx + my * my + mz * mz;
-        const double eterm = prefactor * std::exp(-piOverBeta2 * m2) / m2 * bxy * moduli_[2][iz];
         const double weight = (iz == 0 || 2 * iz == K_[2]) ? 1.0 : 2.0;
-        const double s2 = std::norm(row[iz]);
-        const double e = 0.5 * weight * eterm * s2;
-        const double vfac = 2.0 * (1.0 + piOverBeta2 * m2) / m2;
-        acc[0] += e;
-        acc[1] += e * (1.0 - vfac * mx * mx);
-        acc[2] += e * (1.0 - vfac * my * my);
-        acc[3] += e * (1.0 - vfac * mz * mz);
-        acc[4] -= e * vfac * mx * my;
-        acc[5] -= e * vfac * mx * mz;
-        acc[6] -= e * vfac * my * mz;
-        row[iz] *= eterm;
+        pme::convolvePoint(row[iz], mx, my, iz / L[2], bxy, moduli_[2][iz], weight, piOverBeta2, prefactor, acc);
       }
     }
     partial[ix] = acc;
   }
-  std::array<double, 7> sum{};
+  pme::ConvolutionSums sum{};
   for (const auto& p : partial)
     for (int c = 0; c < 7; ++c) sum[c] += p[c];
   ReciprocalResult r;

@@ -15,6 +15,7 @@
 #include "core/Virial.h"
 #include "kernels/pme/BSpline.h"
 #include "kernels/pme/FftwSupport.h"
+#include "kernels/pme/PmeConvolution.h"
 
 namespace faraday {
 
@@ -72,7 +73,7 @@ struct Rank {
   std::vector<double> real;      ///< (x1 - x0) planes of K_y K_z
   std::vector<Complex> planes;   ///< (x1 - x0) planes of K_y (K_z / 2 + 1)
   std::vector<Complex> rows;     ///< K_x x (y1 - y0) rows of K_z / 2 + 1, x slowest
-  std::array<double, 7> sums{};  ///< energy, W_xx, W_yy, W_zz, W_xy, W_xz, W_yz
+  pme::ConvolutionSums sums{};
 };
 
 }  // namespace
@@ -186,27 +187,11 @@ ReciprocalResult slabPme(const PmeParams& params, int ranks, const std::vector<V
       const double mx = (ix <= K[0] / 2 ? ix : ix - K[0]) / L[0];
       for (int iy = R.y0; iy < R.y1; ++iy) {
         const double my = (iy <= K[1] / 2 ? iy : iy - K[1]) / L[1];
+        const double bxy = moduli[0][ix] * moduli[1][iy];
         for (int iz = 0; iz < cz; ++iz) {
-          Complex& S = at(ix, iy, iz);
-          if (ix == 0 && iy == 0 && iz == 0) {
-            S = 0.0;
-            continue;
-          }
-          const double mz = iz / L[2];
-          const double m2 = mx * mx + my * my + mz * mz;
-          const double eterm =
-              prefactor * std::exp(-piOverBeta2 * m2) / m2 * moduli[0][ix] * moduli[1][iy] * moduli[2][iz];
           const double weight = (iz == 0 || 2 * iz == K[2]) ? 1.0 : 2.0;
-          const double e = 0.5 * weight * eterm * std::norm(S);
-          const double vfac = 2.0 * (1.0 + piOverBeta2 * m2) / m2;
-          R.sums[0] += e;
-          R.sums[1] += e * (1.0 - vfac * mx * mx);
-          R.sums[2] += e * (1.0 - vfac * my * my);
-          R.sums[3] += e * (1.0 - vfac * mz * mz);
-          R.sums[4] -= e * vfac * mx * my;
-          R.sums[5] -= e * vfac * mx * mz;
-          R.sums[6] -= e * vfac * my * mz;
-          S *= eterm;
+          pme::convolvePoint(at(ix, iy, iz), mx, my, iz / L[2], bxy, moduli[2][iz], weight, piOverBeta2, prefactor,
+                             R.sums);
         }
       }
     }
@@ -242,7 +227,7 @@ ReciprocalResult slabPme(const PmeParams& params, int ranks, const std::vector<V
       forces[std::size_t(s.atom)] -= Vec3{s.q * sx * gx, s.q * sy * gy, s.q * sz * gz};
     }
 
-  std::array<double, 7> sum{};
+  pme::ConvolutionSums sum{};
   for (const Rank& R : rank)
     for (int c = 0; c < 7; ++c) sum[c] += R.sums[c];
   ReciprocalResult result;
