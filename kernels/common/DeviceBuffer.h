@@ -107,7 +107,6 @@ class DeviceValue {
     FARADAY_CUDA_CHECK(cudaMemcpyAsync(buffer_.data(), &host_, sizeof(T), cudaMemcpyHostToDevice, stream));
   }
   const T* data() const { return buffer_.data(); }
-  const T& host() const { return host_; }
 
  private:
   DeviceBuffer<T> buffer_;
