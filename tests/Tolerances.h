@@ -224,6 +224,14 @@ inline constexpr double kCudaPmeEnergyRounding = 1e-7;
 /// truncation for negative positions) plus the float rounding of both fractional parts
 /// w < 1 (<= 2 x 3e-8).
 inline constexpr double kCudaPmeFixedPointGridUnits = 2e-7;
+/// GPU PME split over several GPUs in slabs vs the same GPU PME on one: the same float
+/// splines, grid sums and line transforms; what differs is each atom's force, interpolated
+/// per slab in float (a sum of P^3 float terms split in two parts at most: ~1e-7 relative)
+/// and rounded to fixed point per slab (2^-32 kJ/mol/nm), the (y, z) transforms of a slab
+/// made by a plan of fewer planes, and the energy's partial sums added per GPU and rounded to
+/// 2^-24 kJ/mol. Relative RMS of the forces, and energy relative to |E_rec|: 1e-6, ten
+/// times below kCudaPmeForceRms, so that a lost or doubled plane (~1e-2) cannot pass.
+inline constexpr double kSlabPmeVsOneGpu = 1e-6;
 
 }  // namespace faraday::tol
 

@@ -1,11 +1,14 @@
 // MD of one system across several GPUs (engine/backends/CudaMultiBackend.h): the work split,
-// the ranks' threads and barrier (CPU), and on machines with two or more GPUs the trajectory
-// against one GPU's, bit for bit, for ions and for a protein with bonded terms, exclusions and
-// constraints, the Monte Carlo barostat's volume moves, and restarts from a checkpoint on
-// another GPU count.
+// the ranks' threads and barrier (CPU), and on machines with two or more GPUs: with PME on the
+// first GPU (run.pme_split = first) the trajectory against one GPU's, bit for bit, for ions
+// and for a protein with bonded terms, exclusions and constraints, the Monte Carlo barostat's
+// volume moves, and restarts from a checkpoint on another GPU count; with PME split in slabs
+// (the default) the forces and energies against one GPU's within float rounding, the same
+// bits in every run, volume moves, and exact restarts.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstring>
 
 #include "core/Error.h"
@@ -19,6 +22,7 @@
 #include "kernels/common/Device.h"
 #include "kernels/multigpu/WorkShare.h"
 #include "tests/TestSupport.h"
+#include "tests/Tolerances.h"
 
 namespace faraday::test {
 namespace {
@@ -48,6 +52,17 @@ TEST(MultiGpuMd, EveryBlockAndEveryBondedWarpBelongsToExactlyOneGpu) {
     }
   EXPECT_THROW(makeWorkShares(0, 1.0), Error);
   EXPECT_THROW(makeWorkShares(2, 1.5), Error);
+}
+
+TEST(MultiGpuMd, SlabSharesRunPmeOnEveryGpuWithEqualTiles) {
+  EXPECT_FALSE(makeSlabWorkShares(1)[0].pmeSlabs);
+  for (int ranks = 2; ranks <= 4; ++ranks) {
+    const std::vector<WorkShare> shares = makeSlabWorkShares(ranks);
+    for (const WorkShare& s : shares) {
+      EXPECT_TRUE(s.pme && s.pmeSlabs);
+      EXPECT_NEAR(s.end - s.begin, double(WorkShare::kPeriod) / ranks, 1.0);
+    }
+  }
 }
 
 TEST(MultiGpuMd, RankZerosTileWeightBalancesItsPmeAgainstTheOthersTiles) {
@@ -95,9 +110,10 @@ struct MdRun {
   Setup setup;
   std::unique_ptr<Backend> backend;
 };
-MdRun startRun(const std::string& name, const std::string& devices, const std::string& config = "sim.cfg") {
+MdRun startRun(const std::string& name, const std::string& devices, const std::string& config = "sim.cfg",
+               const std::string& pmeSplit = "first") {
   MdRun r;
-  std::vector<std::string> args = {"--run.platform=cuda"};
+  std::vector<std::string> args = {"--run.platform=cuda", "--run.pme_split=" + pmeSplit};
   if (!devices.empty()) args.push_back("--run.devices=" + devices);
   r.config = loadConfig(sourceDir() + "/systems/" + name + "/" + config, args);
   r.setup = buildSetup(r.config);
@@ -121,6 +137,31 @@ std::vector<double> advance(Backend& b, int steps) {
 bool sameBits(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Vec3)) == 0;
 }
+
+/// The same step, positions and velocities, bit for bit.
+void expectSameState(Backend& a, Backend& b, const std::string& what) {
+  State sa, sb;
+  a.getState(sa);
+  b.getState(sb);
+  EXPECT_EQ(sa.step, sb.step) << what;
+  EXPECT_TRUE(sameBits(sa.positions, sb.positions)) << what;
+  EXPECT_TRUE(sameBits(sa.velocities, sb.velocities)) << what;
+}
+
+/// 200 steps with a volume move every 10th; the volumes after each move.
+std::vector<double> advanceWithVolumeMoves(MdRun& r, MonteCarloBarostat& barostat, Box& box) {
+  std::vector<double> volumes;
+  for (int s = 1; s <= 200; ++s) {
+    const bool move = s % 10 == 0;
+    r.backend->advance(move);
+    if (move) {
+      barostat.attempt(*r.backend, box);
+      volumes.push_back(box.volume());
+    }
+  }
+  return volumes;
+}
+
 
 /// Skips unless the machine has two GPUs or more; "all" otherwise.
 #define FARADAY_REQUIRE_GPUS(n)                                                                   \
@@ -156,18 +197,7 @@ TEST(MultiGpuMdGpu, TrajectoryOnEveryGpuIsTheOneGpuTrajectoryBitForBit) {
 TEST(MultiGpuMdGpu, VolumeMovesOnSeveralGpusAreTheOneGpuMovesBitForBit) {
   FARADAY_REQUIRE_GPUS(2);
   MdRun one = startRun("protein", "", "npt.cfg"), many = startRun("protein", "0,1", "npt.cfg");
-  const auto run = [](MdRun& r, MonteCarloBarostat& barostat, Box& box) {
-    std::vector<double> volumes;
-    for (int s = 1; s <= 200; ++s) {
-      const bool move = s % 10 == 0;
-      r.backend->advance(move);
-      if (move) {
-        barostat.attempt(*r.backend, box);
-        volumes.push_back(box.volume());
-      }
-    }
-    return volumes;
-  };
+  const auto run = advanceWithVolumeMoves;
   auto b1 = makeBarostat(one.config, one.setup.system), bn = makeBarostat(many.config, many.setup.system);
   ASSERT_TRUE(b1 && bn);
   Box box1 = one.setup.state.box, boxn = many.setup.state.box;
@@ -187,6 +217,92 @@ TEST(MultiGpuMdGpu, VolumeMovesOnSeveralGpusAreTheOneGpuMovesBitForBit) {
               b1->state().accepted);
 }
 
+/// Relative RMS difference of two force arrays.
+double relativeRms(const std::vector<Vec3>& got, const std::vector<Vec3>& want) {
+  double d = 0, w = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) d += norm2(got[i] - want[i]), w += norm2(want[i]);
+  return std::sqrt(d / w);
+}
+
+TEST(MultiGpuMdGpu, PmeInSlabsGivesTheOneGpuForcesAndEnergiesToFloatRounding) {
+  FARADAY_REQUIRE_GPUS(2);
+  for (const std::string system : {"nacl_melt", "protein"}) {
+    MdRun one = startRun(system, "");
+    const Energies e1 = one.backend->computeForces();
+    const std::vector<Vec3> f1 = one.backend->forces();
+    ASSERT_NE(e1.coulombRecip, 0.0);
+    // Direct stores between the GPUs (peer access), and the same split by NCCL.
+    const std::vector<std::pair<std::string, std::string>> runs = {
+        {"0,1", "slabs"}, {"all", "slabs"}, {"all", "slabs-nccl"}};
+    for (const auto& [devices, split] : runs) {
+      MdRun many = startRun(system, devices, "sim.cfg", split);
+      ASSERT_NE(many.backend->name().find(split == "slabs" ? "in slabs" : "in slabs by NCCL"), std::string::npos)
+          << many.backend->name();
+      const Energies en = many.backend->computeForces();
+      const double rms = relativeRms(many.backend->forces(), f1);
+      EXPECT_LT(rms, tol::kSlabPmeVsOneGpu) << system << " on " << devices;
+      EXPECT_NEAR(en.coulombRecip, e1.coulombRecip, tol::kSlabPmeVsOneGpu * std::abs(e1.coulombRecip)) << system;
+      for (int a = 0; a < 3; ++a)
+        EXPECT_NEAR(en.virial.m[a][a], e1.virial.m[a][a], tol::kSlabPmeVsOneGpu * std::abs(e1.coulombRecip))
+            << system << " virial " << a;
+      // Everything but PME is summed exactly: the same bits.
+      EXPECT_EQ(en.coulombReal, e1.coulombReal) << system;
+      EXPECT_EQ(en.lj, e1.lj) << system;
+      std::printf("[ info ] %s on %s (%s): forces rel. RMS %.2e, E_rec %.9g vs %.9g\n", system.c_str(),
+                  devices.c_str(), many.backend->name().c_str(), rms, en.coulombRecip, e1.coulombRecip);
+      if (split == "slabs" && !allPeersReachable({0, 1}))
+        std::printf("[ info ] no peer access between GPUs 0 and 1: the split ran by NCCL\n");
+    }
+  }
+}
+
+TEST(MultiGpuMdGpu, PmeInSlabsRepeatsItsTrajectoryBitForBitAndRestartsExactly) {
+  FARADAY_REQUIRE_GPUS(2);
+  for (const std::string system : {"nacl_melt", "protein"}) {
+    MdRun a = startRun(system, "all", "sim.cfg", "slabs"), b = startRun(system, "all", "sim.cfg", "slabs");
+    const std::vector<double> ea = advance(*a.backend, 100), eb = advance(*b.backend, 100);
+    EXPECT_EQ(ea, eb) << system;
+    // b restarts from a snapshot of a at step 100 in a fresh run; both go on for 100 steps.
+    State s;
+    std::vector<Vec3> reference;
+    a.backend->snapshot(s, reference);
+    MdRun c = startRun(system, "all", "sim.cfg", "slabs");
+    c.backend->setState(s, reference);
+    advance(*a.backend, 100);
+    advance(*c.backend, 100);
+    expectSameState(*a.backend, *c.backend, system);
+    // And it stays near the one-GPU run: 100 steps from the same start.
+    MdRun one = startRun(system, "");
+    const std::vector<double> e1 = advance(*one.backend, 100);
+    ASSERT_EQ(e1.size(), ea.size());
+    for (std::size_t k = 0; k < e1.size(); ++k)
+      EXPECT_NEAR(ea[k], e1[k], 1e-5 * std::abs(e1[k])) << system << " energy row " << k;
+    std::printf("[ info ] %s, PME in slabs on all GPUs: two runs the same bits; restart exact; potential after 100 "
+                "steps %.9g vs %.9g on one GPU\n",
+                system.c_str(), ea.back(), e1.back());
+  }
+}
+
+TEST(MultiGpuMdGpu, VolumeMovesWithPmeInSlabsRepeatBitForBit) {
+  FARADAY_REQUIRE_GPUS(2);
+  const auto run = advanceWithVolumeMoves;
+  MdRun a = startRun("protein", "all", "npt.cfg", "slabs"), b = startRun("protein", "all", "npt.cfg", "slabs");
+  auto ba = makeBarostat(a.config, a.setup.system), bb = makeBarostat(b.config, b.setup.system);
+  ASSERT_TRUE(ba && bb);
+  Box boxA = a.setup.state.box, boxB = b.setup.state.box;
+  const std::vector<double> va = run(a, *ba, boxA), vb = run(b, *bb, boxB);
+  EXPECT_EQ(va, vb);
+  EXPECT_GT(ba->state().accepted, 0) << "no move was accepted: the test proves little";
+  EXPECT_LT(ba->state().accepted, ba->state().attempts) << "no move was rejected: the test proves little";
+  State sa, sb;
+  a.backend->getState(sa);
+  b.backend->getState(sb);
+  EXPECT_TRUE(sameBits(sa.positions, sb.positions));
+  EXPECT_EQ(a.backend->energies().potential(), b.backend->energies().potential());
+  std::printf("[ info ] protein NPT, PME in slabs: 20 volume moves (%lld accepted), the same bits twice\n",
+              ba->state().accepted);
+}
+
 TEST(MultiGpuMdGpu, CheckpointOfSeveralGpusRestartsExactlyOnOneAndBack) {
   FARADAY_REQUIRE_GPUS(2);
   for (const std::string system : {"nacl_melt", "protein"}) {
@@ -204,12 +320,7 @@ TEST(MultiGpuMdGpu, CheckpointOfSeveralGpusRestartsExactlyOnOneAndBack) {
     MdRun again = startRun(system, "0,1");  // and back on two
     again.backend->setState(s, reference);
     advance(*again.backend, 50);
-    State a, b;
-    straight.backend->getState(a);
-    again.backend->getState(b);
-    EXPECT_EQ(a.step, b.step);
-    EXPECT_TRUE(sameBits(a.positions, b.positions)) << system;
-    EXPECT_TRUE(sameBits(a.velocities, b.velocities)) << system;
+    expectSameState(*straight.backend, *again.backend, system);
   }
 }
 

@@ -45,6 +45,27 @@ TEST(SlabPme, RangesCoverEveryPlaneOnce) {
     }
 }
 
+TEST(SlabPme, BrickSlabsCoverEveryPlaneOnceInWholeBricks) {
+  for (int kx : {8, 17, 40, 192})
+    for (int ranks = 1; ranks <= (kx + 7) / 8; ++ranks) {
+      int next = 0;
+      for (int r = 0; r < ranks; ++r) {
+        const auto [first, last] = slabPlanes(kx, ranks, r, SlabCut::bricks);
+        EXPECT_EQ(first, next) << kx << " planes, rank " << r << " of " << ranks;
+        EXPECT_EQ(first % 8, 0) << "a slab starts at a brick";
+        EXPECT_GT(last, first) << "every rank has a plane";
+        next = last;
+      }
+      EXPECT_EQ(next, kx);
+    }
+  PmeParams p = params(3.0, 4, {40, 3, 40});
+  EXPECT_TRUE(slabSplitPossible(p, 3));
+  EXPECT_FALSE(slabSplitPossible(p, 4)) << "3 y rows";
+  EXPECT_FALSE(slabSplitPossible(p, 6)) << "5 bricks";
+  p.grid = {44, 44, 44};  // 11: no line transform
+  EXPECT_FALSE(slabSplitPossible(p, 2));
+}
+
 TEST(SlabPme, EqualsCpuPmeForEveryRankCount) {
   test::Ions s = test::randomIons(240, 2.6, 31);
   // A box of three different edges and a grid of three different sizes, so that a mix-up of
@@ -60,9 +81,13 @@ TEST(SlabPme, EqualsCpuPmeForEveryRankCount) {
     ASSERT_GT(scale, 0.0);
     ASSERT_GT(std::abs(expected.energy), 0.0);
     // 1: one slab; 5, 7: uneven splits; 6 (order 7), 9, 18: slabs thinner than the stencil.
-    for (int ranks : {1, 2, 3, 5, 6, 7, 9, 18}) {
+    // Then the GPUs' cut into whole bricks: 1 to 3 slabs of the 3 bricks (the last of 2 planes).
+    const std::vector<std::pair<int, SlabCut>> cases = {
+        {1, SlabCut::planes}, {2, SlabCut::planes}, {3, SlabCut::planes},  {5, SlabCut::planes}, {6, SlabCut::planes},
+        {7, SlabCut::planes}, {9, SlabCut::planes}, {18, SlabCut::planes}, {2, SlabCut::bricks}, {3, SlabCut::bricks}};
+    for (const auto& [ranks, cut] : cases) {
       std::vector<Vec3> forces(s.positions.size());
-      const ReciprocalResult got = slabPme(p, ranks, s.positions, s.charges, s.box, forces);
+      const ReciprocalResult got = slabPme(p, ranks, s.positions, s.charges, s.box, forces, cut);
       EXPECT_NEAR(got.energy, expected.energy, tol::kDoubleSum * std::abs(expected.energy))
           << "order " << order << ", " << ranks << " ranks";
       for (int a = 0; a < 3; ++a)
@@ -103,6 +128,7 @@ TEST(SlabPme, RejectsRankCountsTheGridCannotSplit) {
     }
   }
   EXPECT_NO_THROW(slabPme(p, 12, s.positions, s.charges, s.box, f));
+  EXPECT_THROW(slabPme(p, 3, s.positions, s.charges, s.box, f, SlabCut::bricks), Error) << "2 bricks";
 }
 
 }  // namespace

@@ -113,8 +113,31 @@ CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
 
 long long CudaBackend::stepsRedone() const { return impl_->stepsRedone; }
 void CudaBackend::shareWork(const CudaBackendShare& share) {
-  impl_->share = std::make_unique<CudaBackendShare>(share);
-  if (!share.work.pme) impl_->pme.reset();  // PME runs on another GPU of the group (before setState)
+  Impl& m = *impl_;
+  m.share = std::make_unique<CudaBackendShare>(share);
+  if (!share.work.pme) {
+    m.pme.reset();  // PME runs on another GPU of the group (before setState)
+  } else if (m.pme && share.work.pmeSlabs) {
+    PmeSlabSplit split;
+    split.rank = share.work.rank;
+    split.ranks = share.work.ranks;
+    split.exchange = [exchange = share.exchange](cudaStream_t s, const std::vector<PeerFloats>& sends,
+                                                 const std::vector<PeerFloats>& recvs) { exchange(s, sends, recvs); };
+    split.fixedSums = m.dev->nbSums.data() + kPmeSumsAt;
+    m.pme->splitSlabs(split);
+    m.pmeSplit = true;
+  }
+}
+
+PmeSlabPeer CudaBackend::pmeSlabPeer() {
+  if (!impl_->pmeSplit) throw Error("PME is not split over GPUs on this backend");
+  return impl_->pme->slabPeer();
+}
+
+void CudaBackend::connectPmeSlabPeers(const std::vector<PmeSlabPeer>& peers) {
+  if (!impl_->pmeSplit) throw Error("PME is not split over GPUs on this backend");
+  impl_->pme->connectSlabPeers(peers);
+  impl_->graph.reset();
 }
 
 void CudaBackend::limitTileCapacityForTesting(int tiles) {

@@ -5,6 +5,7 @@
 
 #include "engine/backends/Backend.h"
 #include "engine/backends/CudaShare.h"
+#include "kernels/pme/SlabPme.h"
 #include "kernels/neighbor/TileList.h"
 
 namespace faraday {
@@ -76,6 +77,11 @@ class CudaBackend : public Backend {
   /// (PME only where share.work.pme) and sums the partial forces with the others at every
   /// evaluation. Call before setState, on the thread that drives this GPU.
   void shareWork(const CudaBackendShare& share);
+  /// PME split in slabs (after shareWork): this GPU's buffers for its peers, and the
+  /// connection to every rank's (by rank; peer access enabled), which turns the transposes
+  /// into direct stores.
+  PmeSlabPeer pmeSlabPeer();
+  void connectPmeSlabPeers(const std::vector<PmeSlabPeer>& peers);
 
  private:
   struct Impl;

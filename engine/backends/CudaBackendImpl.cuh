@@ -72,7 +72,8 @@ struct CudaBackend::Impl final : CudaStepWork {
   CudaEvent bondedJoin{cudaEventDisableTiming};                         ///< the bonded kernels beside them
   DeviceValue<IntegratorBox> integratorBox{"integrator box"};           ///< integ.box
   CudaPhaseTimer phases{timers, CudaStepGraph::phases(cuda_backend::hasBondedWork(system.topology),
-                                                            cuda_backend::hasConstraints(system.topology))};
+                                                            cuda_backend::hasConstraints(system.topology),
+                                                            ewald.method == "pme")};
   std::array<CudaEvent, 3> kernelEvents = makeCudaEvents<3>();  ///< timeKernels()
 
   std::unique_ptr<CudaDeviceState> dev;
@@ -84,10 +85,11 @@ struct CudaBackend::Impl final : CudaStepWork {
   std::unique_ptr<CudaTileList> list;
   std::unique_ptr<CudaNonbonded> nonbonded;
   std::unique_ptr<CudaPmeOnDevice> pme;
+  bool pmeSplit = false;  ///< PME split over the GPUs of a step (CudaBackend::shareWork)
   std::unique_ptr<CudaBonded> bonded;  ///< null without a topology's terms or exclusions
   std::unique_ptr<CudaConstraints> constraints;  ///< null without constraints
   std::vector<int> pairType;           ///< per particle: the tile kernel's LJ class (or typed type)
-  CudaStepGraph graph{*this, phases};
+  CudaStepGraph graph{*this, phases, cuda_backend::hasBondedWork(system.topology)};
   std::unique_ptr<CudaBackendShare> share;  ///< one GPU of several (null: the whole step here)
 
   long long step = 0;           ///< steps advanced since setState (host count)
@@ -120,7 +122,8 @@ struct CudaBackend::Impl final : CudaStepWork {
 
   Impl(const Config& config, const System& s, Timers* t, const std::vector<int>* exclusionOffsets,
        const std::vector<int>* exclusions)
-      : system(s), timers(t), n(int(s.size())) {
+      : system(s), timers(t), n(int(s.size())),
+        ewald(s.box.isValid() ? chooseEwaldSetup(config, s.box) : EwaldSetup{}) {
     if (n < 1) throw Error("the CUDA backend needs at least one particle");
     if (s.size() >= std::size_t(1) << 30) throw Error("the CUDA backend takes fewer than 2^30 particles");
     if (!system.box.isValid()) throw Error("the box must be rectangular with positive edges");
@@ -133,7 +136,6 @@ struct CudaBackend::Impl final : CudaStepWork {
       throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
                                              std::to_string(0.5 * system.box.shortestEdge()) + " nm)");
     if (!(buffer >= 0)) throw keyError("nonbonded.buffer", "must be >= 0");
-    ewald = chooseEwaldSetup(config, system.box);
     if (ewald.method == "ewald")
       throw keyError("electrostatics.method", "'ewald' (the plain Ewald reference) runs on run.platform = cpu only");
     const auto& ic = config.integrator;
@@ -241,7 +243,8 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// The stream every step and copy runs on.
   cudaStream_t stream() const { return mainStream.get(); }
   DeviceAtoms atoms() { return dev->atoms(pme != nullptr); }
-  const double* pmeSums() const { return pme ? pme->energyAndVirial() : nullptr; }
+  /// PME's own sums (null without PME, or when split: then the fixed-point sums at kPmeSumsAt).
+  const double* pmeSums() const { return pme && !pmeSplit ? pme->energyAndVirial() : nullptr; }
 
   // ---- The pieces of a step (CudaStepWork) ---------------------------------------------
 
@@ -278,7 +281,10 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// beside the tiles (the sums are integer atomics, so the order does not matter).
   void enqueueForces(cudaStream_t s, bool energies, CudaPhaseTimer* timer, bool concurrent) override {
     const auto enqueuePme = [&](cudaStream_t on) {
-      pme->enqueue(on, n, dev->fractions.data(), dev->charge.data(), dev->force.data(), dev->stride);
+      const int first = CudaStepGraph::pmeEvent(cuda_backend::hasBondedWork(system.topology));
+      std::function<void(int)> mark;
+      if (timer) mark = [timer, first, on](int k) { timer->recordInCapture(first + k, on); };
+      pme->enqueue(on, n, dev->fractions.data(), dev->charge.data(), dev->force.data(), dev->stride, mark);
     };
     const auto enqueueBonded = [&](cudaStream_t on, int part) {
       bonded->enqueue(on, energies, dev->pos.data(), dev->slotOfAtom.data(), dev->force.data(),

@@ -59,11 +59,15 @@ __global__ void finalizeKernel(const double* keParts, int keCount, unsigned long
   for (int k = threadIdx.x; k < keCount; k += blockDim.x) ke += keParts[k];
   ke = Reduce(scratch).Sum(ke);
   if (threadIdx.x == 0) out->kinetic = ke;
+  double sum = 0;
   if (threadIdx.x < kDeviceSums) {
-    out->sums[threadIdx.x] = fixed::energyFromFixed(static_cast<long long>(nbSums[threadIdx.x]));
+    sum = fixed::energyFromFixed(static_cast<long long>(nbSums[threadIdx.x]));
+    out->sums[threadIdx.x] = sum;
     nbSums[threadIdx.x] = 0;
   }
-  if (threadIdx.x < 7) out->recip[threadIdx.x] = pme ? pme[threadIdx.x] : 0.0;
+  // PME split over GPUs: its sums are the fixed-point ones (zero otherwise).
+  const unsigned pmeSlot = threadIdx.x - unsigned(kPmeSumsAt);
+  if (pmeSlot < 7) out->recip[pmeSlot] = pme ? pme[pmeSlot] : sum;
 }
 
 }  // namespace

@@ -21,12 +21,16 @@
 namespace faraday {
 
 /// The fixed-point energy sums of a step: the short-range kernel's (NonbondedSum), then the
-/// bonded kernels' (BondedSum), then the constraint virial (xx yy zz xy xz yz).
+/// bonded kernels' (BondedSum), then PME's energy and virial when it is split over GPUs (E,
+/// xx yy zz xy xz yz; else zero), then the constraint virial (xx yy zz xy xz yz). The GPUs of
+/// a step sum all of them but the constraint virial.
 inline constexpr int kBondedSumsAt = kNonbondedSums;
-inline constexpr int kConstraintSumsAt = int(kNonbondedSums) + int(kBondedSums);
+inline constexpr int kPmeSumsAt = int(kNonbondedSums) + int(kBondedSums);
+inline constexpr int kConstraintSumsAt = kPmeSumsAt + 7;
 inline constexpr int kDeviceSums = kConstraintSumsAt + 6;
 
-/// Energies summed on the device: kinetic, then the fixed-point sums converted, then PME's.
+/// Energies summed on the device: kinetic, then the fixed-point sums converted, then PME's
+/// (from PME's own sums, or from the fixed-point ones when PME is split over GPUs).
 struct DeviceEnergies {
   double kinetic;
   double sums[kDeviceSums];  ///< nonbonded at 0, bonded at kBondedSumsAt, constraint virial at kConstraintSumsAt

@@ -8,6 +8,7 @@
 #include "kernels/common/Device.h"
 #include "kernels/multigpu/WorkShare.h"
 #include "kernels/pme/Electrostatics.h"
+#include "kernels/pme/SlabPme.h"
 #if defined(FARADAY_HAVE_CUDA)
 #include "engine/backends/CudaBackend.h"
 #include "engine/backends/RankThreads.h"
@@ -35,8 +36,14 @@ class CudaMultiBackend final : public Backend {
  public:
   CudaMultiBackend(const Config& config, const System& system, Timers* timers, const std::vector<int>& devices)
       : group_(devices), threads_(devices), ranks_(devices.size()) {
+    const int ranks = int(devices.size());
+    const EwaldSetup ewald = chooseEwaldSetup(config, system.box);
+    pmeSlabs_ = config.run.pmeSplit != "first" && ewald.method == "pme" && slabSplitPossible(ewald.pme, ranks);
+    // The transposes as direct stores into the peers' memory where every pair of GPUs has
+    // peer access (NVLink, or PCIe where allowed); else by NCCL send and receive.
+    pmeDirect_ = pmeSlabs_ && config.run.pmeSplit == "slabs" && allPeersReachable(devices);
     const std::vector<WorkShare> shares =
-        makeWorkShares(int(devices.size()), multiGpuRank0Weight(config, system, int(devices.size())));
+        pmeSlabs_ ? makeSlabWorkShares(ranks) : makeWorkShares(ranks, multiGpuRank0Weight(config, system, ranks));
     threads_.run([&](int r) {
       // The phase table is rank 0's (it runs PME and its tiles); the others keep no timers.
       auto backend = std::make_unique<CudaBackend>(config, system, r == 0 ? timers : nullptr);
@@ -45,9 +52,20 @@ class CudaMultiBackend final : public Backend {
       share.reduce = [this, r](void* stream, unsigned long long* force, std::size_t forces, unsigned long long* sums,
                                std::size_t sumCount) { group_.allReduceSum(r, force, forces, sums, sumCount, stream); };
       share.any = [this](bool flag) { return threads_.any(flag); };
+      share.exchange = [this, r](void* stream, const std::vector<PeerFloats>& sends,
+                                 const std::vector<PeerFloats>& recvs) { group_.exchange(r, sends, recvs, stream); };
       backend->shareWork(share);
       ranks_[std::size_t(r)] = std::move(backend);
     });
+    if (pmeDirect_) {
+      std::vector<PmeSlabPeer> peers(devices.size());
+      threads_.run([&](int r) {
+        for (int d : devices)
+          if (d != devices[std::size_t(r)]) enablePeerAccess(d);
+        peers[std::size_t(r)] = ranks_[std::size_t(r)]->pmeSlabPeer();
+      });
+      threads_.run([&](int r) { ranks_[std::size_t(r)]->connectPmeSlabPeers(peers); });
+    }
   }
 
   ~CudaMultiBackend() override {
@@ -58,7 +76,10 @@ class CudaMultiBackend final : public Backend {
     }
   }
 
-  std::string name() const override { return "cuda x " + std::to_string(ranks_.size()) + " GPUs"; }
+  std::string name() const override {
+    return "cuda x " + std::to_string(ranks_.size()) + " GPUs, PME " +
+           (pmeSlabs_ ? (pmeDirect_ ? "in slabs" : "in slabs by NCCL") : "on the first");
+  }
 
   void setState(const State& state, const std::vector<Vec3>& listReference) override {
     threads_.run([&](int r) { ranks_[std::size_t(r)]->setState(state, listReference); });
@@ -99,6 +120,7 @@ class CudaMultiBackend final : public Backend {
   CudaBackend& first() { return *ranks_[0]; }
 
   GpuGroup group_;  // first: destroyed after the backends and the threads
+  bool pmeSlabs_ = false, pmeDirect_ = false;
   RankThreads threads_;
   std::vector<std::unique_ptr<CudaBackend>> ranks_;
 };

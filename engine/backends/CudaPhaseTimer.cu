@@ -29,7 +29,7 @@ void CudaPhaseTimer::recordInCapture(int k, cudaStream_t stream) {
 
 void CudaPhaseTimer::collect() {
   if (!pending_) return;
-  FARADAY_CUDA_CHECK(cudaEventSynchronize(events_.back().get()));
+  for (const CudaEvent& e : events_) FARADAY_CUDA_CHECK(cudaEventSynchronize(e.get()));
   for (const CudaTimedPhase& p : phases_) {
     float ms = 0;
     for (int k : p.intervals) ms += CudaEvent::elapsedMs(events_[std::size_t(k)], events_[std::size_t(k) + 1]);

@@ -5,7 +5,9 @@
 // common decisions (roll back and run steps again after an overflow on any GPU).
 #include <cstddef>
 #include <functional>
+#include <vector>
 
+#include "kernels/multigpu/GpuGroup.h"
 #include "kernels/multigpu/WorkShare.h"
 
 namespace faraday {
@@ -19,6 +21,10 @@ struct CudaBackendShare {
       reduce;
   /// Whether `flag` is true on any GPU: every GPU's host thread calls it at the same point.
   std::function<bool(bool)> any;
+  /// PME split over the GPUs in slabs (work.pme on every rank): the exchange of blocks
+  /// among them, enqueued on `stream` (GpuGroup::exchange).
+  std::function<void(void* stream, const std::vector<PeerFloats>& sends, const std::vector<PeerFloats>& recvs)>
+      exchange;
 };
 
 }  // namespace faraday

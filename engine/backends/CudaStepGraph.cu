@@ -6,13 +6,26 @@
 
 namespace faraday {
 
-std::vector<CudaTimedPhase> CudaStepGraph::phases(bool bonded, bool constraints) {
+std::vector<CudaTimedPhase> CudaStepGraph::phases(bool bonded, bool constraints, bool withPme) {
   // Intervals: 0 constraints, 1 first half, 2 list, 3 tiles, [4 bonded, 5 exclusion correction,]
   // then PME, the constraints and the second half.
   const int pme = bonded ? 6 : 4;
+  static_assert(stepEvents(false) == 4 + 4 && stepEvents(true) == 6 + 4, "pme + 4 step events");
   std::vector<CudaTimedPhase> p = {{"integrate", {1, pme + 2}}, {"neighbor", {2}}, {"nonbonded", {3}}};
   if (bonded) p.push_back({"bonded", {4}}), p.push_back({"exclusion correction", {5}});
   p.push_back({"pme", {pme}});
+  if (withPme) {
+    // PME's marks: 0 start, then after the binning, the spreading, the forward plane
+    // transforms, the exchange to rows, the x lines and convolution, the exchange back, the
+    // inverse plane transforms and the gather (the exchanges take no time on one GPU).
+    const int e = pmeEvent(bonded);
+    p.push_back({"pme.spline", {e}});
+    p.push_back({"pme.spread", {e + 1}});
+    p.push_back({"pme.fft", {e + 2, e + 6}});
+    p.push_back({"pme.exchange", {e + 3, e + 5}});
+    p.push_back({"pme.convolve", {e + 4}});
+    p.push_back({"pme.gather", {e + 7}});
+  }
   if (constraints) p.push_back({"constraints", {0, pme + 1}});
   return p;
 }
@@ -70,11 +83,11 @@ void CudaStepGraph::capture(int variant, cudaStream_t stream) {
     FARADAY_CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
     captureListBuild(cp.conditional.phGraph_out[0]);
     mark(kFirstForceEvent - 1);
-    work_.enqueueForces(stream, energies, timer, /*concurrent=*/timer == nullptr);  // ends at lastEvent() - 2
+    work_.enqueueForces(stream, energies, timer, /*concurrent=*/timer == nullptr);  // ends at lastEvent_ - 2
     work_.enqueueConstraints(stream, false, energies);
-    mark(timer_.lastEvent() - 1);
+    mark(lastEvent_ - 1);
     work_.enqueueSecondHalf(stream, energies);
-    mark(timer_.lastEvent());
+    mark(lastEvent_);
   }, cudaGraphInstantiateFlagUseNodePriority);
 }
 

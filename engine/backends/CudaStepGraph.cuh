@@ -51,13 +51,19 @@ class CudaStepGraph {
   /// force phase ending at the next event; then the constraints and the second half, ending at
   /// the last two events.
   static constexpr int kFirstForceEvent = 4;
+  /// The events of a timed step (0 .. stepEvents() - 1); PME's phases come after them
+  /// (pmeEvent() + k, k = 0 .. kPmePhaseEvents - 1: CudaPmeOnDevice::enqueue's marks).
+  static constexpr int stepEvents(bool bonded) { return (bonded ? 6 : 4) + 4; }
+  static constexpr int pmeEvent(bool bonded) { return stepEvents(bonded); }
+  static constexpr int kPmePhaseEvents = 9;
   /// The phase table of a timed step: bonded terms and the exclusion correction where the
-  /// topology has them, a constraints row where there are constraints.
-  static std::vector<CudaTimedPhase> phases(bool bonded, bool constraints);
+  /// topology has them, a constraints row where there are constraints, PME's phases with PME.
+  static std::vector<CudaTimedPhase> phases(bool bonded, bool constraints, bool pme);
 
   /// `timer`: the events of the timed variants (integrate, neighbor, the forces' phases,
-  /// integrate; the last event ends the step).
-  CudaStepGraph(CudaStepWork& work, CudaPhaseTimer& timer) : work_(work), timer_(timer) {}
+  /// integrate; the last step event ends the step).
+  CudaStepGraph(CudaStepWork& work, CudaPhaseTimer& timer, bool bonded)
+      : work_(work), timer_(timer), lastEvent_(stepEvents(bonded) - 1) {}
 
   /// Launches one step on `stream`, capturing its variant first if needed.
   void launch(cudaStream_t stream, bool energies, bool timed);
@@ -82,6 +88,7 @@ class CudaStepGraph {
 
   CudaStepWork& work_;
   CudaPhaseTimer& timer_;
+  int lastEvent_;
   CudaStream bodyStream_;  ///< captures the conditional list build
   std::array<CudaGraphExec, 4> graphs_;  ///< by variant: energies (bit 0), timed (bit 1)
   CudaGraphExec trial_, undo_;

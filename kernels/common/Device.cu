@@ -43,4 +43,27 @@ std::string cudaDeviceDescription() {
 
 void useCudaDevice(int device) { FARADAY_CUDA_CHECK(cudaSetDevice(device)); }
 
+bool allPeersReachable(const std::vector<int>& devices) {
+  for (int a : devices)
+    for (int b : devices) {
+      if (a == b) continue;
+      int can = 0;
+      if (cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+      }
+      if (!can) return false;
+    }
+  return true;
+}
+
+void enablePeerAccess(int peer) {
+  const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+  if (e == cudaErrorPeerAccessAlreadyEnabled) {
+    cudaGetLastError();
+    return;
+  }
+  FARADAY_CUDA_CHECK(e);
+}
+
 }  // namespace faraday

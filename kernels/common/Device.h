@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <vector>
 
 namespace faraday {
 
@@ -12,5 +13,10 @@ std::string cudaDeviceDescription();
 /// Makes `device` the calling thread's current CUDA device (what it allocates and launches
 /// goes there). Throws Error when it cannot.
 void useCudaDevice(int device);
+/// Whether every device of `devices` can read and write every other's memory (peer access).
+bool allPeersReachable(const std::vector<int>& devices);
+/// Lets the calling thread's current device access `peer`'s memory (already enabled: fine).
+/// Throws Error when it cannot.
+void enablePeerAccess(int peer);
 
 }  // namespace faraday

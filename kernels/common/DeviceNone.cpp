@@ -7,5 +7,7 @@ bool builtWithCuda() { return false; }
 int cudaDeviceCount() { return 0; }
 std::string cudaDeviceDescription() { return "this build has no CUDA support (FARADAY_CUDA=OFF or nvcc not found)"; }
 void useCudaDevice(int) {}
+bool allPeersReachable(const std::vector<int>&) { return false; }
+void enablePeerAccess(int) {}
 }  // namespace faraday
 #endif

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <string>
 
 #include "core/Error.h"
 #include "kernels/common/CudaCheck.h"
@@ -21,6 +22,8 @@ struct NcclApi {
   decltype(&ncclCommDestroy) commDestroy = nullptr;
   decltype(&ncclAllGather) allGather = nullptr;
   decltype(&ncclAllReduce) allReduce = nullptr;
+  decltype(&ncclSend) send = nullptr;
+  decltype(&ncclRecv) recv = nullptr;
   decltype(&ncclGroupStart) groupStart = nullptr;
   decltype(&ncclGroupEnd) groupEnd = nullptr;
   decltype(&ncclGetErrorString) errorString = nullptr;
@@ -51,6 +54,8 @@ const NcclApi& nccl() {
   resolve(handle, "ncclCommDestroy", api.commDestroy);
   resolve(handle, "ncclAllGather", api.allGather);
   resolve(handle, "ncclAllReduce", api.allReduce);
+  resolve(handle, "ncclSend", api.send);
+  resolve(handle, "ncclRecv", api.recv);
   resolve(handle, "ncclGroupStart", api.groupStart);
   resolve(handle, "ncclGroupEnd", api.groupEnd);
   resolve(handle, "ncclGetErrorString", api.errorString);
@@ -151,6 +156,24 @@ void GpuGroup::allReduceSum(int rank, unsigned long long* first, std::size_t fir
   check(api.allReduce(first, first, firstCount, ncclUint64, ncclSum, comm, s), "ncclAllReduce");
   if (second && secondCount)
     check(api.allReduce(second, second, secondCount, ncclUint64, ncclSum, comm, s), "ncclAllReduce");
+  check(api.groupEnd(), "ncclGroupEnd");
+}
+
+void GpuGroup::exchange(int rank, const std::vector<PeerFloats>& sends, const std::vector<PeerFloats>& recvs,
+                        void* stream) {
+  const NcclApi& api = nccl();
+  ncclComm_t comm = impl_->comms.at(std::size_t(rank));
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  for (const auto* list : {&sends, &recvs})
+    for (const PeerFloats& b : *list)
+      if (b.peer < 0 || b.peer >= size() || b.peer == rank)
+        throw Error("GpuGroup::exchange: rank " + std::to_string(rank) + " cannot exchange with rank " +
+                    std::to_string(b.peer));
+  check(api.groupStart(), "ncclGroupStart");
+  for (const PeerFloats& b : sends)
+    if (b.count) check(api.send(b.data, b.count, ncclFloat, b.peer, comm, s), "ncclSend");
+  for (const PeerFloats& b : recvs)
+    if (b.count) check(api.recv(b.data, b.count, ncclFloat, b.peer, comm, s), "ncclRecv");
   check(api.groupEnd(), "ncclGroupEnd");
 }
 

@@ -18,6 +18,13 @@ std::vector<int> parseDevices(const std::string& key, const std::string& text, i
 /// Whether this build can use several GPUs (CUDA and NCCL's header were found).
 bool builtWithNccl();
 
+/// `count` floats at `data` (device memory of the caller's GPU) to or from rank `peer`.
+struct PeerFloats {
+  int peer;
+  float* data;
+  std::size_t count;
+};
+
 class GpuGroup {
  public:
   /// A communicator for each of `devices` (device indices). Throws Error when NCCL cannot be
@@ -47,6 +54,12 @@ class GpuGroup {
   /// NCCL); inside a stream capture it becomes part of that GPU's graph.
   void allReduceSum(int rank, unsigned long long* first, std::size_t firstCount, unsigned long long* second,
                     std::size_t secondCount, void* stream);
+
+  /// One exchange among the GPUs, enqueued on rank `rank`'s `stream` in one NCCL group: each
+  /// send to its peer, each receive from its peer (an all-to-all where every pair of ranks
+  /// meets once). Called by every rank from its own host thread at the same point; inside a
+  /// stream capture it becomes part of that GPU's graph. No peer may be `rank` itself.
+  void exchange(int rank, const std::vector<PeerFloats>& sends, const std::vector<PeerFloats>& recvs, void* stream);
 
  private:
   struct Impl;

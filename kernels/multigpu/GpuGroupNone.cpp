@@ -19,6 +19,7 @@ int GpuGroup::ncclVersion() const { return 0; }
 void GpuGroup::sumInRankOrder(const std::vector<const double*>&, const std::vector<double*>&,
                               const std::vector<double*>&, std::size_t) {}
 void GpuGroup::allReduceSum(int, unsigned long long*, std::size_t, unsigned long long*, std::size_t, void*) {}
+void GpuGroup::exchange(int, const std::vector<PeerFloats>&, const std::vector<PeerFloats>&, void*) {}
 
 }  // namespace faraday
 #endif

@@ -29,6 +29,13 @@ std::vector<WorkShare> makeWorkShares(int ranks, double rank0Weight) {
   return shares;
 }
 
+std::vector<WorkShare> makeSlabWorkShares(int ranks) {
+  std::vector<WorkShare> shares = makeWorkShares(ranks, 1.0);
+  if (ranks == 1) return shares;
+  for (WorkShare& s : shares) s.pme = s.pmeSlabs = true;
+  return shares;
+}
+
 double rank0TileWeight(int ranks, double tiles, double gridPoints, double atoms) {
   if (ranks <= 1) return 1.0;
   const double t = tiles / kTilesPerMs, p = gridPoints / kGridPointsPerMs + atoms / kPmeAtomsPerMs;

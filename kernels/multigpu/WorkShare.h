@@ -7,7 +7,8 @@
 //           to build (an integer counter), their blocks do not, so every GPU picks the same set.
 //   bonded  by warp (32 consecutive terms of one array): warp w when w mod ranks == rank, so
 //           each warp's energy sum is the one-GPU warp's.
-//   PME     on rank 0 alone (pme), its tile share smaller by the cost model's weight.
+//   PME     on rank 0 alone (pme), its tile share smaller by the cost model's weight; or
+//           split over every GPU in slabs of x planes (pmeSlabs), with equal tile shares.
 // The split depends on the GPU count and the cost model's constants only, never on timings.
 #include <vector>
 
@@ -21,6 +22,7 @@ struct WorkShare {
   int rank = 0, ranks = 1;
   int period = 1, begin = 0, end = 1;  ///< blocks I with I mod period in [begin, end)
   bool pme = true;                     ///< this GPU runs PME
+  bool pmeSlabs = false;               ///< PME is split over every GPU (pme on each)
 
   FARADAY_HD bool ownsBlock(int block) const {
     const int m = block % period;
@@ -34,6 +36,10 @@ struct WorkShare {
 /// GPU's tile share, the others one each: the kPeriod slots of a run cut in proportion, in
 /// rank order (boundaries rounded to the nearest slot). One GPU: the whole work.
 std::vector<WorkShare> makeWorkShares(int ranks, double rank0Weight);
+
+/// The shares of `ranks` GPUs that split PME among them in slabs: equal tile shares, PME
+/// (its own slab) on every GPU.
+std::vector<WorkShare> makeSlabWorkShares(int ranks);
 
 /// The weight of rank 0's tile share when it also runs PME, from a cost model of the state
 /// (never timings): T = tiles / kTilesPerMs, P = gridPoints / kGridPointsPerMs + atoms /

@@ -33,7 +33,9 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/Error.h"
@@ -48,6 +50,7 @@
 #include "kernels/pme/LineFft.h"
 #include "kernels/pme/PmeGridGeometry.h"
 #include "kernels/pme/PmeHostTransfer.h"
+#include "kernels/pme/SlabPme.h"
 
 namespace faraday {
 
@@ -158,10 +161,10 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
 
   // ---- On device data (CudaPmeOnDevice) ----
   void enqueue(cudaStream_t stream, int n, const std::uint32_t* fractions, const double* charges,
-               unsigned long long* force, std::size_t stride) override {
+               unsigned long long* force, std::size_t stride, const std::function<void(int)>& mark) override {
     if (n <= 0) return;
     if (std::size_t(n) > capacity_) throw pmeError(__LINE__, "more atoms than the GPU PME was made for");
-    io_ = Io{stream, fractions, charges, ForceOut{forceOut_.data(), force, stride}};
+    io_ = Io{stream, fractions, charges, ForceOut{forceOut_.data(), force, stride}, mark ? &mark : nullptr};
     try {
       dispatchPhases(n, false);
     } catch (...) {
@@ -186,6 +189,75 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
     countsZero_ = true;
   }
 
+  void splitSlabs(const PmeSlabSplit& split) override {
+    if (split.ranks < 1 || split.rank < 0 || split.rank >= split.ranks)
+      throw pmeError(__LINE__, "PME split: rank " + std::to_string(split.rank) + " of " + std::to_string(split.ranks));
+    if (!slabSplitPossible(params_, split.ranks) || lineLogW_ < 0)
+      throw pmeError(__LINE__, "a PME grid of " + std::to_string(dims_.k[0]) + " x " + std::to_string(dims_.k[1]) +
+                                   " x " + std::to_string(dims_.k[2]) + " cannot be split over " +
+                                   std::to_string(split.ranks) + " GPUs");
+    if (split.ranks > 1 && (!split.exchange || !split.fixedSums))
+      throw pmeError(__LINE__, "PME split: the exchange and the fixed-point sums are needed");
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    for (auto& g : graphs_) g.reset();
+    split_ = split;
+    planes_.clear();
+    rows_.clear();
+    for (int r = 0; r < split.ranks; ++r) {
+      planes_.push_back(slabPlanes(dims_.k[0], split.ranks, r, SlabCut::bricks));
+      rows_.push_back(slabRange(dims_.k[1], split.ranks, r));
+    }
+    const auto [x0, x1] = planes_[std::size_t(split.rank)];
+    const auto [y0, y1] = rows_[std::size_t(split.rank)];
+    const std::size_t kh = std::size_t(dims_.k[2] / 2 + 1);
+    rowsGrid_ = DeviceBuffer<float2>("pme spectrum rows of this GPU", std::size_t(dims_.k[0]) * std::size_t(y1 - y0) * kh);
+    staging_ = DeviceBuffer<float2>("pme blocks to and from the other GPUs", std::size_t(x1 - x0) * dims_.k[1] * kh);
+    flags_ = DeviceBuffer<unsigned long long>("pme exchange flags", 2 * kMaxSlabRanks);
+    sent_ = DeviceBuffer<unsigned long long>("pme exchange counts", 2);
+    blocksDone_ = DeviceBuffer<unsigned int>("pme exchange blocks", 2);
+    FARADAY_CUDA_CHECK(cudaMemset(flags_.data(), 0, flags_.size() * sizeof(unsigned long long)));
+    FARADAY_CUDA_CHECK(cudaMemset(sent_.data(), 0, sent_.size() * sizeof(unsigned long long)));
+    FARADAY_CUDA_CHECK(cudaMemset(blocksDone_.data(), 0, blocksDone_.size() * sizeof(unsigned int)));
+    direct_ = false;
+    const std::array<int, 3> slab = {x1 - x0, dims_.k[1], dims_.k[2]};
+    forwardPlan_.makePlanes(slab, CUFFT_R2C, stream_.get());
+    inversePlan_.makePlanes(slab, CUFFT_C2R, stream_.get());
+  }
+
+  PmeSlabPeer slabPeer() override {
+    PmeSlabPeer p;
+    p.rows = rowsGrid_.data();
+    p.spectrum = complexGrid_.data();
+    p.flags = flags_.data();
+    return p;
+  }
+
+  void connectSlabPeers(const std::vector<PmeSlabPeer>& peers) override {
+    if (split_.ranks < 2 || int(peers.size()) != split_.ranks || split_.ranks > kMaxSlabRanks)
+      throw pmeError(__LINE__, "PME split: one peer per GPU of the split (at most 8) is needed");
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    for (auto& g : graphs_) g.reset();
+    SlabExchange& x = exchange_;
+    x = SlabExchange{};
+    x.me = split_.rank;
+    x.ranks = split_.ranks;
+    x.kx = dims_.k[0];
+    x.ky = dims_.k[1];
+    x.kh = dims_.k[2] / 2 + 1;
+    for (int p = 0; p < x.ranks; ++p) {
+      x.planeStart[p] = planes_[std::size_t(p)].first;
+      x.rowStart[p] = rows_[std::size_t(p)].first;
+      x.rows[p] = static_cast<float2*>(peers[std::size_t(p)].rows);
+      x.spectrum[p] = static_cast<float2*>(peers[std::size_t(p)].spectrum);
+      x.flags[p] = peers[std::size_t(p)].flags;
+    }
+    x.planeStart[x.ranks] = dims_.k[0];
+    x.rowStart[x.ranks] = dims_.k[1];
+    x.sent = sent_.data();
+    x.blocksDone = blocksDone_.data();
+    direct_ = true;
+  }
+
   std::string name() const override { return "cuda-pme"; }
 
   /// From the event before the evaluation's graph launch to the end of its last kernel (the
@@ -195,6 +267,7 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
   ReciprocalResult compute(const std::vector<Vec3>& positions, const std::vector<double>& charges, const Box& box,
                            std::vector<Vec3>& forces, Timers* timers) override {
     if (!box.isValid()) throw pmeError(__LINE__, "PME needs a valid rectangular box");
+    if (split_.ranks > 1) throw pmeError(__LINE__, "a PME split over GPUs runs on device data only");
     if (charges.size() != positions.size() || forces.size() != positions.size())
       throw pmeError(__LINE__, "positions, charges and forces differ in size");
     static_assert(sizeof(Vec3) == 3 * sizeof(double), "Vec3 must be three packed doubles");
@@ -382,47 +455,149 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
       // Under capture: an event-record node of the graph.
       if (timed) FARADAY_CUDA_CHECK(cudaEventRecordWithFlags(events_[i].get(), stream, cudaEventRecordExternal));
     };
-    // 1: cells, B-spline values and derivatives, bin entries (the counts are zero: see countsZero_).
-    launchBinning<P>(n, fractions, charges, dims_, bins_, binCount_.data(), binEntries_.data(),
-                     forceOut_.data(), stream);
+    auto hook = [&](int k) {  // the caller's marks (enqueue)
+      if (io_.mark) (*io_.mark)(k);
+    };
+    hook(0);
+    // Split over GPUs: this GPU's x planes (whole bricks) and y rows; else all of them.
+    const bool split = split_.ranks > 1;
+    const auto [x0, x1] = split ? planes_[std::size_t(split_.rank)] : std::pair{0, dims_.k[0]};
+    const auto [y0, y1] = split ? rows_[std::size_t(split_.rank)] : std::pair{0, dims_.k[1]};
+
+    // 1: cells, B-spline values and derivatives, bin entries of the atoms that reach the
+    // slab (the counts are zero: see countsZero_).
+    launchBinning<P>(n, fractions, charges, dims_, bins_, binCount_.data(), binEntries_.data(), forceOut_.data(), x0, x1,
+                     stream);
     mark(2);
+    hook(1);
+    const std::size_t realAt = std::size_t(x0) * dims_.k[1] * dims_.k[2];
+    const std::size_t complexAt = std::size_t(x0) * dims_.k[1] * (dims_.k[2] / 2 + 1);
 
-    // 2: every brick gathers its charge.
+    // 2: every brick (of the slab) gathers its charge.
     const int3 nBricks = make_int3(nBricks_[0], nBricks_[1], nBricks_[2]);
-    launchSpreading<P>(dims_, bins_, nBricks, brickTable_.data(), tableRows_, binCount_.data(), binEntries_.data(),
-                       realGrid_.data(), stream);
+    const int brickRow = nBricks_[1] * nBricks_[2];  // bricks per brick of x planes
+    const int bx0 = x0 / kBrickEdge, bx1 = (x1 + kBrickEdge - 1) / kBrickEdge;
+    launchSpreading<P>(dims_, bins_, nBricks, bx0 * brickRow, (bx1 - bx0) * brickRow, brickTable_.data(), tableRows_,
+                       binCount_.data(), binEntries_.data(), realGrid_.data(), stream);
     mark(3);
+    hook(2);
 
-    // 3: forward FFT (by lines: the (y, z) transforms).
+    // 3: forward FFT (by lines: the (y, z) transforms of the slab's planes).
     FARADAY_CUDA_CHECK(cufftSetStream(forwardPlan_.get(), stream));  // the caller's stream on device data
-    FARADAY_CUDA_CHECK(cufftExecR2C(forwardPlan_.get(), realGrid_.data(), complexGrid_.data()));
+    FARADAY_CUDA_CHECK(cufftExecR2C(forwardPlan_.get(), realGrid_.data() + realAt, complexGrid_.data() + complexAt));
+    hook(3);
+    if (split) exchangeToRows(stream);
     mark(4);
+    hook(4);
 
     // 4: influence function, energy and virial block partials (by lines: with the x
-    // transforms both ways).
+    // transforms both ways, on this GPU's rows).
     int partialCount = reduceBlocks_;
     if (lineLogW_ >= 0) {
-      partialCount = dims_.k[1] * lineTilesZ_;
-      launchLineConvolution(lineLogW_, lineTilesZ_, dims_, linePasses_, complexGrid_.data(), twiddles_.data(),
-                            factors_[0].data(), factors_[1].data(), factors_[2].data(), boxTerms_.data(),
-                            partials_.data(), stream);
+      partialCount = (y1 - y0) * lineTilesZ_;
+      const LineOwnPlanes own = split ? LineOwnPlanes{complexGrid_.data(), x0, x1} : LineOwnPlanes{nullptr, 0, 0};
+      launchLineConvolution(lineLogW_, lineTilesZ_, y0, y1 - y0, dims_, linePasses_,
+                            split ? rowsGrid_.data() : complexGrid_.data(), own, twiddles_.data(), factors_[0].data(),
+                            factors_[1].data(), factors_[2].data(), boxTerms_.data(), partials_.data(), stream);
     } else {
       launchConvolution(reduceBlocks_, dims_, complexGrid_.data(), factors_[0].data(), factors_[1].data(),
                         factors_[2].data(), boxTerms_.data(), partials_.data(), stream);
     }
     mark(5);
+    hook(5);
 
     // 5: inverse FFT (by lines: the (y, z) transforms); the potential grid replaces the
     // charge grid.
+    if (split) exchangeToPlanes(stream);
+    hook(6);
     FARADAY_CUDA_CHECK(cufftSetStream(inversePlan_.get(), stream));
-    FARADAY_CUDA_CHECK(cufftExecC2R(inversePlan_.get(), complexGrid_.data(), realGrid_.data()));
+    FARADAY_CUDA_CHECK(cufftExecC2R(inversePlan_.get(), complexGrid_.data() + complexAt, realGrid_.data() + realAt));
     mark(6);
+    hook(7);
 
-    // 6: forces; block 0 also sums the energy and virial partials.
+    // 6: forces (from the slab's planes); block 0 also sums the energy and virial partials.
     launchGather<P>(dims_, bins_, nBricks, binCount_.data(), binEntries_.data(), realGrid_.data(), boxTerms_.data(),
-                    out, partials_.data(), partialCount, binCount_.data() + bins_.total, sums_.data(),
-                    stream);
+                    out, GatherSlab{x0, x1, split ? split_.fixedSums : nullptr}, partials_.data(), partialCount,
+                    binCount_.data() + bins_.total, sums_.data(), stream);
     mark(7);
+    hook(8);
+  }
+
+  /// This GPU's part of the split: values per row of the spectrum (and their bytes), its
+  /// planes and rows, where its planes start in its spectrum.
+  struct SlabShape {
+    std::size_t kh, rowBytes, planes, rows;
+    float2* slab;
+  };
+  SlabShape slabShape() {
+    const auto [x0, x1] = planes_[std::size_t(split_.rank)];
+    const auto [y0, y1] = rows_[std::size_t(split_.rank)];
+    const std::size_t kh = std::size_t(dims_.k[2] / 2 + 1);
+    return {kh, kh * sizeof(float2), std::size_t(x1 - x0), std::size_t(y1 - y0),
+            complexGrid_.data() + std::size_t(x0) * dims_.k[1] * kh};
+  }
+
+  /// Split over GPUs, after the forward plane transforms: every GPU's rows of this GPU's
+  /// planes go to it, so that each GPU holds every x of its rows (rowsGrid_: rank p's planes
+  /// at rank p's first plane; its own planes stay in its spectrum, where the line kernel reads
+  /// them). Direct stores into the peers' memory when connected (connectSlabPeers), else
+  /// blocks packed in staging_ (a peer's rows of this GPU's planes, x slowest) and sent by the
+  /// split's exchange.
+  void exchangeToRows(cudaStream_t s) {
+    if (direct_) {
+      launchScatterToRows(exchange_, complexGrid_.data(), s);
+      launchWaitForPeers(exchange_, 0, s);
+      return;
+    }
+    const SlabShape g = slabShape();
+    const std::size_t kh = g.kh, rowBytes = g.rowBytes, planes = g.planes, rows = g.rows;
+    std::vector<PmeSlabSplit::Block> sends, recvs;
+    for (int p = 0; p < split_.ranks; ++p) {
+      if (p == split_.rank) continue;
+      const auto [px0, px1] = planes_[std::size_t(p)];
+      const auto [py0, py1] = rows_[std::size_t(p)];
+      const std::size_t peerRows = std::size_t(py1 - py0);
+      float2* block = staging_.data() + planes * py0 * kh;
+      FARADAY_CUDA_CHECK(cudaMemcpy2DAsync(block, peerRows * rowBytes, g.slab + std::size_t(py0) * kh,
+                                           std::size_t(dims_.k[1]) * rowBytes, peerRows * rowBytes, planes,
+                                           cudaMemcpyDeviceToDevice, s));
+      sends.push_back({p, reinterpret_cast<float*>(block), 2 * planes * peerRows * kh});
+      recvs.push_back({p, reinterpret_cast<float*>(rowsGrid_.data() + std::size_t(px0) * rows * kh),
+                       2 * std::size_t(px1 - px0) * rows * kh});
+    }
+    split_.exchange(s, sends, recvs);
+  }
+
+  /// The way back, after the x lines: each GPU's planes of this GPU's rows go back into its
+  /// spectrum (direct stores, or the exchange into staging_ and a copy into place).
+  void exchangeToPlanes(cudaStream_t s) {
+    if (direct_) {
+      launchScatterToPlanes(exchange_, rowsGrid_.data(), s);
+      launchWaitForPeers(exchange_, 1, s);
+      return;
+    }
+    const SlabShape g = slabShape();
+    const std::size_t kh = g.kh, rowBytes = g.rowBytes, planes = g.planes, rows = g.rows;
+    const std::size_t slabPitch = std::size_t(dims_.k[1]) * rowBytes;
+    std::vector<PmeSlabSplit::Block> sends, recvs;
+    for (int p = 0; p < split_.ranks; ++p) {
+      if (p == split_.rank) continue;
+      const auto [px0, px1] = planes_[std::size_t(p)];
+      const auto [py0, py1] = rows_[std::size_t(p)];
+      float2* theirs = rowsGrid_.data() + std::size_t(px0) * rows * kh;  // rank p's planes of my rows
+      sends.push_back({p, reinterpret_cast<float*>(theirs), 2 * std::size_t(px1 - px0) * rows * kh});
+      recvs.push_back({p, reinterpret_cast<float*>(staging_.data() + planes * py0 * kh),
+                       2 * planes * std::size_t(py1 - py0) * kh});
+    }
+    split_.exchange(s, sends, recvs);
+    for (int p = 0; p < split_.ranks; ++p) {
+      if (p == split_.rank) continue;
+      const auto [py0, py1] = rows_[std::size_t(p)];
+      const std::size_t peerRows = std::size_t(py1 - py0);
+      FARADAY_CUDA_CHECK(cudaMemcpy2DAsync(g.slab + std::size_t(py0) * kh, slabPitch, staging_.data() + planes * py0 * kh,
+                                           peerRows * rowBytes, peerRows * rowBytes, planes,
+                                           cudaMemcpyDeviceToDevice, s));
+    }
   }
 
   /// Where runPhases reads and writes when called from enqueue().
@@ -431,6 +606,7 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
     const std::uint32_t* fractions = nullptr;
     const double* charges = nullptr;
     ForceOut out{nullptr, nullptr, 0};
+    const std::function<void(int)>* mark = nullptr;
   };
 
   PmeParams params_;
@@ -480,6 +656,18 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
   PinnedBuffer<EvaluationSums> hostSums_{"pme energy sums"};
   CufftPlan forwardPlan_, inversePlan_;
   std::array<EvaluationGraph, 2> graphs_;  ///< untimed, timed
+  // Split over GPUs (splitSlabs; ranks 1: the whole grid here): every rank's x planes and y
+  // rows, this GPU's rows of the spectrum (K_x x its rows x (K_z / 2 + 1)), and the staging
+  // of the blocks it exchanges.
+  PmeSlabSplit split_;
+  std::vector<std::pair<int, int>> planes_, rows_;
+  DeviceBuffer<float2> rowsGrid_, staging_;
+  // Direct stores into the peers' memory (connectSlabPeers): every rank's buffers, this
+  // GPU's flags (written by its peers), its counts of scatters and of finished blocks.
+  bool direct_ = false;
+  SlabExchange exchange_{};
+  DeviceBuffer<unsigned long long> flags_, sent_;
+  DeviceBuffer<unsigned int> blocksDone_;
 };
 
 }  // namespace

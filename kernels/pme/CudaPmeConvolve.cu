@@ -225,7 +225,8 @@ __device__ __forceinline__ float2* lineForward(float2* a, float2* b, const float
 /// and m_z fixed, it sums E, W and the virial's m_x moments over its rows in a fixed order.
 template <int LogW>
 __global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
-    GridDims g, const __grid_constant__ pme::LinePassTable passTable, int tilesZ, float2* __restrict__ spectrum,
+    GridDims g, const __grid_constant__ pme::LinePassTable passTable, int tilesZ, int yFirst, int yRows,
+    float2* __restrict__ spectrum, float2* __restrict__ own, int ownFirst, int ownLast,
     const float2* __restrict__ twiddles, const float* __restrict__ fx, const float* __restrict__ fy,
     const float* __restrict__ fz, const BoxTerms* __restrict__ box, Sums7* __restrict__ partials) {
   constexpr int J = kLineThreads >> LogW;
@@ -238,14 +239,23 @@ __global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
   float2* const xTerms = tw + n;  // {f_x, m_x} per m_x
   float2* const a = xTerms + n;
   float2* const b = a + (pme::lineTileRows(n) << LogW);
-  const int iy = blockIdx.x / tilesZ;
-  const int z0 = (blockIdx.x - iy * tilesZ) << LogW;
+  const int row = blockIdx.x / tilesZ;  // of the rows held; m_y = iy
+  const int iy = yFirst + row;
+  const int z0 = (blockIdx.x - row * tilesZ) << LogW;
   const int w = threadIdx.x & ((1 << LogW) - 1), x0 = threadIdx.x >> LogW;
   const bool inside = z0 + w < kh;  // this thread's column exists (the last tile may be narrower)
   // Element offsets from spectrum in 32 bits (the grid is capped below 2^31 points): row x of
   // this thread's column at columnAt + x rowStride.
-  const unsigned int rowStride = unsigned(ny) * unsigned(kh);
-  const unsigned int columnAt = unsigned(iy) * unsigned(kh) + unsigned(z0 + w);
+  const unsigned int rowStride = unsigned(yRows) * unsigned(kh);
+  const unsigned int columnAt = unsigned(row) * unsigned(kh) + unsigned(z0 + w);
+  // Split over GPUs: the rows of this GPU's own planes [ownFirst, ownLast) stay in its full
+  // spectrum `own` (K_x x K_y x kh), the others' planes come in `spectrum`.
+  const unsigned int ownStride = unsigned(ny) * unsigned(kh);
+  const unsigned int ownColumnAt = unsigned(iy) * unsigned(kh) + unsigned(z0 + w);
+  const auto element = [&](int x) -> float2* {
+    return x >= ownFirst && x < ownLast ? own + (ownColumnAt + unsigned(x) * ownStride)
+                                        : spectrum + (columnAt + unsigned(x) * rowStride);
+  };
   const float3 invLength = box->invLength;
   for (int m = threadIdx.x; m < n; m += kLineThreads) {
     tw[m] = __ldg(twiddles + m);
@@ -253,11 +263,10 @@ __global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
   }
   // kLineBatch loads in flight per thread before their values are stored.
   for (int x = x0; x < n; x += kLineBatch * J) {
-    const unsigned int at = columnAt + unsigned(x) * rowStride;
     float2 v[kLineBatch];
 #pragma unroll
     for (int u = 0; u < kLineBatch; ++u)
-      v[u] = inside && x + u * J < n ? spectrum[at + unsigned(u * J) * rowStride] : make_float2(0.f, 0.f);
+      v[u] = inside && x + u * J < n ? *element(x + u * J) : make_float2(0.f, 0.f);
 #pragma unroll
     for (int u = 0; u < kLineBatch; ++u)
       if (x + u * J < n) a[tileIndex<LogW>(x + u * J, w)] = v[u];
@@ -299,7 +308,7 @@ __global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
   if (inside) {
     for (int x = x0; x < n; x += J) {
       const float2 v = r[tileIndex<LogW>(x, w)];
-      spectrum[columnAt + unsigned(x) * rowStride] = make_float2(v.x, -v.y);
+      *element(x) = make_float2(v.x, -v.y);
     }
   }
   Sums7 local;
@@ -333,11 +342,14 @@ void launchConvolution(int blocks, GridDims g, float2* spectrum, const float* fx
   FARADAY_CUDA_CHECK_LAUNCH("convolveKernel");
 }
 
-void launchLineConvolution(int logW, int tilesZ, GridDims g, const pme::LinePassTable& passes, float2* spectrum,
-                           const float2* twiddles, const float* fx, const float* fy, const float* fz,
-                           const BoxTerms* box, Sums7* partials, cudaStream_t stream) {
-  lineKernelFor(logW)<<<g.k[1] * tilesZ, kLineThreads, pme::lineSharedBytes(g.k[0], logW), stream>>>(
-      g, passes, tilesZ, spectrum, twiddles, fx, fy, fz, box, partials);
+void launchLineConvolution(int logW, int tilesZ, int yFirst, int yRows, GridDims g, const pme::LinePassTable& passes,
+                           float2* spectrum, LineOwnPlanes own, const float2* twiddles, const float* fx,
+                           const float* fy, const float* fz, const BoxTerms* box, Sums7* partials,
+                           cudaStream_t stream) {
+  if (yRows <= 0) return;
+  lineKernelFor(logW)<<<yRows * tilesZ, kLineThreads, pme::lineSharedBytes(g.k[0], logW), stream>>>(
+      g, passes, tilesZ, yFirst, yRows, spectrum, own.spectrum, own.first, own.last, twiddles, fx, fy, fz, box,
+      partials);
   FARADAY_CUDA_CHECK_LAUNCH("lineConvolveKernel");
 }
 

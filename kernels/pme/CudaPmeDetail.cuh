@@ -101,10 +101,11 @@ __device__ __forceinline__ void tagCell(int tag, const int binOrigin[3], int cel
 
 constexpr int kBrickEdge = pme::kBrickEdge;
 
-/// The brick of this block (spreading and gather: one block per brick, z fastest).
-__device__ __forceinline__ void brickOfBlock(int3 nBricks, int brick[3]) {
-  const int rest = int(blockIdx.x / unsigned(nBricks.z));
-  brick[2] = int(blockIdx.x - unsigned(rest) * unsigned(nBricks.z));
+/// The brick of index `index` (spreading and gather: one block per brick, z fastest, x
+/// slowest, so that a slab of x planes is a run of indices).
+__device__ __forceinline__ void brickOfIndex(int3 nBricks, unsigned int index, int brick[3]) {
+  const int rest = int(index / unsigned(nBricks.z));
+  brick[2] = int(index - unsigned(rest) * unsigned(nBricks.z));
   brick[1] = rest % nBricks.y;
   brick[0] = rest / nBricks.y;
 }
@@ -118,25 +119,62 @@ constexpr int kLineThreads = 256;  ///< per block, the line transforms and convo
 // ---- The phases, launched on `stream` ------------------------------------------------
 
 /// Phase 1 (CudaPmeSpread.cu): per atom its cell, B-spline values and derivatives, and its
-/// entry in the bin of its cell; zero force for uncharged atoms.
+/// entry in the bin of its cell; zero force for uncharged atoms. Only atoms whose stencil
+/// reaches the x planes [slabFirst, slabLast) are binned (all: 0, K_x).
 template <int P>
 void launchBinning(int n, const std::uint32_t* fractions, const double* charges, GridDims g, BinLayout bins,
-                   int* binCount, float4* entries, float* forces, cudaStream_t stream);
+                   int* binCount, float4* entries, float* forces, int slabFirst, int slabLast, cudaStream_t stream);
 
 /// Phase 2 (CudaPmeSpread.cu): every brick of the grid collects its charge from the bins.
+/// Bricks firstBrick .. firstBrick + brickCount - 1 (all of them, or a slab's).
 template <int P>
-void launchSpreading(GridDims g, BinLayout bins, int3 nBricks, const int* brickTable, int tableRows,
-                     const int* binCount, const float4* entries, float* grid, cudaStream_t stream);
+void launchSpreading(GridDims g, BinLayout bins, int3 nBricks, int firstBrick, int brickCount, const int* brickTable,
+                     int tableRows, const int* binCount, const float4* entries, float* grid, cudaStream_t stream);
 
 /// Phase 4 on the spectrum of a 3D transform (CudaPmeConvolve.cu): the influence function,
 /// energy and virial partials of `blocks` blocks.
 void launchConvolution(int blocks, GridDims g, float2* spectrum, const float* fx, const float* fy, const float* fz,
                        const BoxTerms* box, Sums7* partials, cudaStream_t stream);
 
+/// Split over GPUs with direct stores into the peers' memory (CudaPmeExchange.cu): every
+/// rank's planes and rows, every rank's buffers (device pointers, valid on this GPU through
+/// peer access), and this rank's signal counters. Each GPU's flags hold, per direction
+/// (0: to rows, 1: back to planes) and per rank, the count of that rank's scatters that have
+/// landed here.
+constexpr int kMaxSlabRanks = 8;
+struct SlabExchange {
+  int me, ranks;
+  int kx, ky, kh;
+  int planeStart[kMaxSlabRanks + 1];  ///< rank p's x planes: [planeStart[p], planeStart[p + 1])
+  int rowStart[kMaxSlabRanks + 1];    ///< rank p's y rows
+  float2* rows[kMaxSlabRanks];        ///< rank p's rows: K_x x its rows x kh
+  float2* spectrum[kMaxSlabRanks];    ///< rank p's full spectrum: K_x x K_y x kh
+  unsigned long long* flags[kMaxSlabRanks];  ///< rank p's flags: [2][kMaxSlabRanks]
+  unsigned long long* sent;           ///< this rank's scatters so far, per direction
+  unsigned int* blocksDone;           ///< this rank's finished blocks of the running scatter, per direction
+};
+
+/// This GPU's rows of its planes into each peer's rows buffer, then a signal to each peer.
+void launchScatterToRows(const SlabExchange& x, const float2* spectrum, cudaStream_t stream);
+/// The peers' planes of this GPU's rows into each peer's spectrum, then a signal to each.
+void launchScatterToPlanes(const SlabExchange& x, const float2* rows, cudaStream_t stream);
+/// Waits until every peer's scatter of `direction` for this evaluation has landed here.
+void launchWaitForPeers(const SlabExchange& x, int direction, cudaStream_t stream);
+
+/// Split over GPUs: the planes [first, last) of this GPU, whose rows the line kernel reads
+/// and writes in place in its full spectrum (K_x x K_y x (K_z / 2 + 1)); none on one GPU.
+struct LineOwnPlanes {
+  float2* spectrum;
+  int first, last;
+};
+
 /// Phases 3b-5a by lines (CudaPmeConvolve.cu): x transform, convolution and inverse x
 /// transform per tile of 2^logW m_z columns, after the (y, z) transforms; energy and virial
-/// partials of K_y tilesZ blocks.
-void launchLineConvolution(int logW, int tilesZ, GridDims g, const pme::LinePassTable& passes, float2* spectrum,
+/// partials of yRows tilesZ blocks. `spectrum` holds the rows m_y = yFirst .. yFirst + yRows
+/// - 1 of every m_x (K_x x yRows x (K_z / 2 + 1), x slowest): all of them on one GPU; on
+/// several, but those of `own`'s planes, which are read and written there.
+void launchLineConvolution(int logW, int tilesZ, int yFirst, int yRows, GridDims g, const pme::LinePassTable& passes,
+                           float2* spectrum, LineOwnPlanes own,
                            const float2* twiddles, const float* fx, const float* fy, const float* fz,
                            const BoxTerms* box, Sums7* partials, cudaStream_t stream);
 
@@ -154,11 +192,18 @@ struct ForceOut {
   std::size_t stride;
 };
 
-/// Phase 6 (CudaPmeGather.cu): forces from the potential grid; block 0 first sums the
-/// convolution's partialCount energy and virial partials into `out`.
+/// The x planes [first, last) of the potential grid that one GPU holds (all: 0, K_x), and
+/// where the gather also stores the energy sums as fixed point (null: not at all).
+struct GatherSlab {
+  int first, last;
+  unsigned long long* fixedSums;
+};
+
+/// Phase 6 (CudaPmeGather.cu): forces from the potential grid's planes of `slab`; block 0
+/// first sums the convolution's partialCount energy and virial partials into `out`.
 template <int P>
 void launchGather(GridDims g, BinLayout bins, int3 nBricks, int* binCount, const float4* entries, const float* phi,
-                  const BoxTerms* box, ForceOut forces, const Sums7* partials, int partialCount, int* binsNeeded,
-                  EvaluationSums* out, cudaStream_t stream);
+                  const BoxTerms* box, ForceOut forces, GatherSlab slab, const Sums7* partials, int partialCount,
+                  int* binsNeeded, EvaluationSums* out, cudaStream_t stream);
 
 }  // namespace faraday::pme::gpu

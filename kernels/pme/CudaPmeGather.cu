@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "kernels/common/CudaCheck.h"
+#include "kernels/common/FixedPoint.h"
 #include "kernels/pme/CudaPmeDetail.cuh"
 #include "kernels/pme/PmeGridGeometry.h"
 
@@ -71,8 +72,9 @@ class PotentialStager {
   static constexpr int kYIter = (S + kRowStep - 1) / kRowStep;
   static constexpr int kXBatch = 4;
 
-  __device__ __forceinline__ PotentialStager(const GridDims& g, const int o[3], const float* __restrict__ phi)
-      : phi_(phi), ox_(o[0]), kx_(g.k[0]), planeSize_(g.k[1] * g.k[2]) {
+  __device__ __forceinline__ PotentialStager(const GridDims& g, const int o[3], const float* __restrict__ phi,
+                                             int slabFirst, int slabLast)
+      : phi_(phi), ox_(o[0]), kx_(g.k[0]), planeSize_(g.k[1] * g.k[2]), slabFirst_(slabFirst), slabLast_(slabLast) {
     const int lane = threadIdx.x & 31, sub = min(lane / S, kRows - 1);
     const int z = lane < kRows * S ? lane - sub * S : S - 1;
     const int y0 = (threadIdx.x >> 5) * kRows + sub;
@@ -103,14 +105,20 @@ class PotentialStager {
   __device__ __forceinline__ void load(int x0) {
 #pragma unroll
     for (int u = 0; u < kXBatch; ++u) {
-      const int plane = wrapIndex(ox_ + min(x0 + u, S - 1), kx_) * planeSize_;
+      // Planes of other GPUs' slabs count zero here (theirs add the rest).
+      const int x = wrapIndex(ox_ + min(x0 + u, S - 1), kx_);
+      const bool held = x >= slabFirst_ && x < slabLast_;
+      const int plane = x * planeSize_;
 #pragma unroll
-      for (int m = 0; m < kYIter; ++m) v_[u][m] = __ldg(phi_ + (rowSrc_[m] + plane));
+      for (int m = 0; m < kYIter; ++m) {
+        const float v = __ldg(phi_ + (rowSrc_[m] + plane));
+        v_[u][m] = held ? v : 0.f;
+      }
     }
   }
 
   const float* phi_;
-  int ox_, kx_, planeSize_;
+  int ox_, kx_, planeSize_, slabFirst_, slabLast_;
   int rowSrc_[kYIter];
   int rowDst_[kYIter];
   float v_[kXBatch][kYIter];
@@ -201,7 +209,8 @@ __device__ __forceinline__ void interpolateForce(const GatherShared<P>& sh, cons
 /// the block must call it.
 template <int kBlock>
 __device__ __forceinline__ void sumPartials(const Sums7* __restrict__ partials, int count,
-                                            int* __restrict__ binsNeeded, EvaluationSums* __restrict__ out) {
+                                            int* __restrict__ binsNeeded, EvaluationSums* __restrict__ out,
+                                            unsigned long long* __restrict__ fixedSums) {
   using BlockReduce = cub::BlockReduce<Sums7, kBlock>;
   __shared__ typename BlockReduce::TempStorage temp;
   Sums7 local;
@@ -214,6 +223,8 @@ __device__ __forceinline__ void sumPartials(const Sums7* __restrict__ partials, 
   const Sums7 sum = BlockReduce(temp).Reduce(local, Sums7Add());
   if (threadIdx.x == 0) {
     out->sums = sum;
+    if (fixedSums)
+      for (int c = 0; c < 7; ++c) fixedSums[c] = static_cast<unsigned long long>(fixed::energyToFixed(sum.v[c]));
     out->binsNeeded = *binsNeeded;
     *binsNeeded = 0;  // the overflow count starts from zero at the next binning
   }
@@ -233,17 +244,30 @@ __global__ void __launch_bounds__(kGatherThreads) gatherKernel(GridDims g, BinLa
                                                                const float4* __restrict__ entries,
                                                                const float* __restrict__ phi,
                                                                const BoxTerms* __restrict__ box,
-                                                               ForceOut forces,
+                                                               ForceOut forces, GatherSlab slab,
                                                                const Sums7* __restrict__ partials, int partialCount,
                                                                int* __restrict__ binsNeeded,
                                                                EvaluationSums* __restrict__ out) {
   __shared__ GatherShared<P> sh;
-  if (blockIdx.x == 0) sumPartials<kGatherThreads>(partials, partialCount, binsNeeded, out);
+  if (blockIdx.x == 0) sumPartials<kGatherThreads>(partials, partialCount, binsNeeded, out, slab.fixedSums);
   const int tid = threadIdx.x;
   int brick[3];
-  brickOfBlock(nBricks, brick);
+  brickOfIndex(nBricks, blockIdx.x, brick);
   const int o[3] = {brick[0] * kBrickEdge, brick[1] * kBrickEdge, brick[2] * kBrickEdge};
-  PotentialStager<P> stager(g, o, phi);  // its first loads in flight during the bin scan
+  // Whether the brick's atoms reach a plane of this GPU's slab; if not, the block only
+  // clears its bin counts.
+  bool reaches = false;
+  for (int u = 0; u < GatherShared<P>::kSide; ++u) {
+    const int x = wrapIndex(o[0] + u, g.k[0]);
+    reaches = reaches || (x >= slab.first && x < slab.last);
+  }
+  if (!reaches) {
+    if (tid < 32) brickBinStarts(bins, brick, binCount, sh.bin, sh.start);
+    __syncthreads();
+    if (tid < 8 && sh.bin[tid] != kNoBin) binCount[sh.bin[tid]] = 0;
+    return;
+  }
+  PotentialStager<P> stager(g, o, phi, slab.first, slab.last);  // its first loads in flight during the bin scan
   if (tid < 32) brickBinStarts(bins, brick, binCount, sh.bin, sh.start);
   __syncthreads();
   const int atoms = sh.start[8];
@@ -263,24 +287,24 @@ __global__ void __launch_bounds__(kGatherThreads) gatherKernel(GridDims g, BinLa
 
 template <int P>
 void launchGather(GridDims g, BinLayout bins, int3 nBricks, int* binCount, const float4* entries, const float* phi,
-                  const BoxTerms* box, ForceOut forces, const Sums7* partials, int partialCount, int* binsNeeded,
-                  EvaluationSums* out, cudaStream_t stream) {
+                  const BoxTerms* box, ForceOut forces, GatherSlab slab, const Sums7* partials, int partialCount,
+                  int* binsNeeded, EvaluationSums* out, cudaStream_t stream) {
   const int bricks = nBricks.x * nBricks.y * nBricks.z;
-  gatherKernel<P><<<bricks, kGatherThreads, 0, stream>>>(g, bins, nBricks, binCount, entries, phi, box, forces,
+  gatherKernel<P><<<bricks, kGatherThreads, 0, stream>>>(g, bins, nBricks, binCount, entries, phi, box, forces, slab,
                                                          partials, partialCount, binsNeeded, out);
   FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
 }
 
 // Every supported order.
 template void launchGather<4>(GridDims, BinLayout, int3, int*, const float4*, const float*, const BoxTerms*,
-                              ForceOut, const Sums7*, int, int*, EvaluationSums*, cudaStream_t);
+                              ForceOut, GatherSlab, const Sums7*, int, int*, EvaluationSums*, cudaStream_t);
 template void launchGather<5>(GridDims, BinLayout, int3, int*, const float4*, const float*, const BoxTerms*,
-                              ForceOut, const Sums7*, int, int*, EvaluationSums*, cudaStream_t);
+                              ForceOut, GatherSlab, const Sums7*, int, int*, EvaluationSums*, cudaStream_t);
 template void launchGather<6>(GridDims, BinLayout, int3, int*, const float4*, const float*, const BoxTerms*,
-                              ForceOut, const Sums7*, int, int*, EvaluationSums*, cudaStream_t);
+                              ForceOut, GatherSlab, const Sums7*, int, int*, EvaluationSums*, cudaStream_t);
 template void launchGather<7>(GridDims, BinLayout, int3, int*, const float4*, const float*, const BoxTerms*,
-                              ForceOut, const Sums7*, int, int*, EvaluationSums*, cudaStream_t);
+                              ForceOut, GatherSlab, const Sums7*, int, int*, EvaluationSums*, cudaStream_t);
 template void launchGather<8>(GridDims, BinLayout, int3, int*, const float4*, const float*, const BoxTerms*,
-                              ForceOut, const Sums7*, int, int*, EvaluationSums*, cudaStream_t);
+                              ForceOut, GatherSlab, const Sums7*, int, int*, EvaluationSums*, cudaStream_t);
 
 }  // namespace faraday::pme::gpu

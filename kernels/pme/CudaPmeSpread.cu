@@ -157,7 +157,7 @@ template <int P>
 __global__ void __launch_bounds__(kThreads) binKernel(int n, const std::uint32_t* __restrict__ fractions,
                                                       const double* __restrict__ charges, GridDims g, BinLayout bins,
                                                       int* __restrict__ binCount, float4* __restrict__ entries,
-                                                      float* __restrict__ forces) {
+                                                      float* __restrict__ forces, int slabFirst, int slabLast) {
   using E = Entry<P>;
   constexpr int kStride = E::kFloat4s + 1;  // odd: the threads' stores to the stage avoid bank conflicts
   constexpr std::size_t kNoSlot = ~std::size_t(0);
@@ -176,10 +176,17 @@ __global__ void __launch_bounds__(kThreads) binKernel(int n, const std::uint32_t
     float w[3];
     atomGridCoordinates<P>(f, g, first, w);
     const unsigned int b = pme::binIndex(bins.nb, first[0], first[1], first[2]);
+    // Split over GPUs: only atoms whose stencil reaches this GPU's x planes are binned.
+    bool reaches = false;
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+      const int x = first[0] + j < g.k[0] ? first[0] + j : first[0] + j - g.k[0];
+      reaches = reaches || (x >= slabFirst && x < slabLast);
+    }
     // The branch tests the bin as well as the charge (b < bins.total always holds): on the
     // charge alone, the compiler issues the fraction loads after the test, one memory
     // latency later (1M: binning 0.084 -> 0.076 ms).
-    if (!((q != 0.0) & (b < bins.total))) {
+    if (!((q != 0.0) & (b < bins.total) & reaches)) {
       forces[3 * std::size_t(i)] = forces[3 * std::size_t(i) + 1] = forces[3 * std::size_t(i) + 2] = 0.f;
     } else {
       const int s = atomicAdd(binCount + b, 1);
@@ -236,7 +243,8 @@ __device__ __forceinline__ void mmaF64(double c[2], double a, double b) {
 /// written (no memset needed).
 template <int P>
 __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayout bins, int3 nBricks,
-                                                         const int* __restrict__ brickTable, int tableRows,
+                                                         int firstBrick, const int* __restrict__ brickTable,
+                                                         int tableRows,
                                                          const int* __restrict__ binCount,
                                                          const float4* __restrict__ entries,
                                                          float* __restrict__ grid) {
@@ -245,7 +253,7 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
   __shared__ typename BlockScan::TempStorage scanTemp;
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   int brick[3];
-  brickOfBlock(nBricks, brick);
+  brickOfIndex(nBricks, blockIdx.x + unsigned(firstBrick), brick);
   const int o[3] = {brick[0] * kBrickEdge, brick[1] * kBrickEdge, brick[2] * kBrickEdge};
   // The bins of this brick per dimension (those of brickBins(), in its order): a periodic
   // run of runLen[d] bins from runFirst[d], or, on grids where a run would meet itself, the
@@ -389,40 +397,41 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
 
 template <int P>
 void launchBinning(int n, const std::uint32_t* fractions, const double* charges, GridDims g, BinLayout bins,
-                   int* binCount, float4* entries, float* forces, cudaStream_t stream) {
+                   int* binCount, float4* entries, float* forces, int slabFirst, int slabLast, cudaStream_t stream) {
   binKernel<P><<<blocksFor(n, kThreads), kThreads, 0, stream>>>(n, fractions, charges, g, bins, binCount, entries,
-                                                                forces);
+                                                                forces, slabFirst, slabLast);
   FARADAY_CUDA_CHECK_LAUNCH("binKernel");
 }
 
 template <int P>
-void launchSpreading(GridDims g, BinLayout bins, int3 nBricks, const int* brickTable, int tableRows,
-                     const int* binCount, const float4* entries, float* grid, cudaStream_t stream) {
-  const int bricks = nBricks.x * nBricks.y * nBricks.z;
-  spreadKernel<P><<<bricks, kThreads, 0, stream>>>(g, bins, nBricks, brickTable, tableRows, binCount, entries, grid);
+void launchSpreading(GridDims g, BinLayout bins, int3 nBricks, int firstBrick, int brickCount, const int* brickTable,
+                     int tableRows, const int* binCount, const float4* entries, float* grid, cudaStream_t stream) {
+  if (brickCount <= 0) return;
+  spreadKernel<P><<<brickCount, kThreads, 0, stream>>>(g, bins, nBricks, firstBrick, brickTable, tableRows, binCount,
+                                                       entries, grid);
   FARADAY_CUDA_CHECK_LAUNCH("spreadKernel");
 }
 
 // Every supported order.
 template void launchBinning<4>(int, const std::uint32_t*, const double*, GridDims, BinLayout, int*, float4*,
-                               float*, cudaStream_t);
+                               float*, int, int, cudaStream_t);
 template void launchBinning<5>(int, const std::uint32_t*, const double*, GridDims, BinLayout, int*, float4*,
-                               float*, cudaStream_t);
+                               float*, int, int, cudaStream_t);
 template void launchBinning<6>(int, const std::uint32_t*, const double*, GridDims, BinLayout, int*, float4*,
-                               float*, cudaStream_t);
+                               float*, int, int, cudaStream_t);
 template void launchBinning<7>(int, const std::uint32_t*, const double*, GridDims, BinLayout, int*, float4*,
-                               float*, cudaStream_t);
+                               float*, int, int, cudaStream_t);
 template void launchBinning<8>(int, const std::uint32_t*, const double*, GridDims, BinLayout, int*, float4*,
-                               float*, cudaStream_t);
-template void launchSpreading<4>(GridDims, BinLayout, int3, const int*, int, const int*, const float4*, float*,
-                                 cudaStream_t);
-template void launchSpreading<5>(GridDims, BinLayout, int3, const int*, int, const int*, const float4*, float*,
-                                 cudaStream_t);
-template void launchSpreading<6>(GridDims, BinLayout, int3, const int*, int, const int*, const float4*, float*,
-                                 cudaStream_t);
-template void launchSpreading<7>(GridDims, BinLayout, int3, const int*, int, const int*, const float4*, float*,
-                                 cudaStream_t);
-template void launchSpreading<8>(GridDims, BinLayout, int3, const int*, int, const int*, const float4*, float*,
-                                 cudaStream_t);
+                               float*, int, int, cudaStream_t);
+template void launchSpreading<4>(GridDims, BinLayout, int3, int, int, const int*, int, const int*, const float4*,
+                                 float*, cudaStream_t);
+template void launchSpreading<5>(GridDims, BinLayout, int3, int, int, const int*, int, const int*, const float4*,
+                                 float*, cudaStream_t);
+template void launchSpreading<6>(GridDims, BinLayout, int3, int, int, const int*, int, const int*, const float4*,
+                                 float*, cudaStream_t);
+template void launchSpreading<7>(GridDims, BinLayout, int3, int, int, const int*, int, const int*, const float4*,
+                                 float*, cudaStream_t);
+template void launchSpreading<8>(GridDims, BinLayout, int3, int, int, const int*, int, const int*, const float4*,
+                                 float*, cudaStream_t);
 
 }  // namespace faraday::pme::gpu

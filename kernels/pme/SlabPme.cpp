@@ -15,7 +15,9 @@
 #include "core/Virial.h"
 #include "kernels/pme/BSpline.h"
 #include "kernels/pme/FftwSupport.h"
+#include "kernels/pme/LineFft.h"
 #include "kernels/pme/PmeConvolution.h"
+#include "kernels/pme/PmeGridGeometry.h"
 
 namespace faraday {
 
@@ -84,8 +86,21 @@ std::pair<int, int> slabRange(int count, int ranks, int rank) {
   return {first, first + base + (rank < extra ? 1 : 0)};
 }
 
+std::pair<int, int> slabPlanes(int kx, int ranks, int rank, SlabCut cut) {
+  if (cut == SlabCut::planes) return slabRange(kx, ranks, rank);
+  const auto [b0, b1] = slabRange(pme::bricksAlong(kx), ranks, rank);
+  return {std::min(b0 * pme::kBrickEdge, kx), std::min(b1 * pme::kBrickEdge, kx)};
+}
+
+bool slabSplitPossible(const PmeParams& params, int ranks) {
+  pme::LinePlan plan;
+  return ranks >= 1 && ranks <= pme::bricksAlong(params.grid[0]) && ranks <= params.grid[1] &&
+         pme::makeLinePlan(params.grid[0], plan);
+}
+
 ReciprocalResult slabPme(const PmeParams& params, int ranks, const std::vector<Vec3>& positions,
-                         const std::vector<double>& charges, const Box& box, std::vector<Vec3>& forces) {
+                         const std::vector<double>& charges, const Box& box, std::vector<Vec3>& forces,
+                         SlabCut cut) {
   const std::array<int, 3> K = params.grid;
   const int n = params.order;
   if (n < pme::kMinSplineOrder || n > pme::kMaxSplineOrder) throw Error("slab PME: order outside 4..8");
@@ -93,8 +108,10 @@ ReciprocalResult slabPme(const PmeParams& params, int ranks, const std::vector<V
     if (K[d] < n) throw Error("slab PME: a grid dimension is smaller than the order");
   if (!(params.beta > 0)) throw Error("slab PME: beta must be > 0");
   if (!box.isValid()) throw Error("slab PME: the box must be rectangular with positive edges");
-  if (ranks < 1 || ranks > K[0] || ranks > K[1])
-    throw Error("slab PME: " + std::to_string(ranks) + " ranks for " + std::to_string(K[0]) + " x planes and " +
+  const int slabs = cut == SlabCut::planes ? K[0] : pme::bricksAlong(K[0]);
+  if (ranks < 1 || ranks > slabs || ranks > K[1])
+    throw Error("slab PME: " + std::to_string(ranks) + " ranks for " + std::to_string(slabs) +
+                (cut == SlabCut::planes ? " x planes and " : " bricks of x planes and ") +
                 std::to_string(K[1]) + " y rows (1 to the smaller of them)");
   if (charges.size() != positions.size() || forces.size() != positions.size())
     throw Error("slab PME: positions, charges and forces differ in size");
@@ -125,7 +142,7 @@ ReciprocalResult slabPme(const PmeParams& params, int ranks, const std::vector<V
   std::vector<Rank> rank(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r) {
     Rank& R = rank[std::size_t(r)];
-    std::tie(R.x0, R.x1) = slabRange(K[0], ranks, r);
+    std::tie(R.x0, R.x1) = slabPlanes(K[0], ranks, r, cut);
     std::tie(R.y0, R.y1) = slabRange(K[1], ranks, r);
     R.real.assign(std::size_t(R.x1 - R.x0) * realPlane, 0.0);
     R.planes.assign(std::size_t(R.x1 - R.x0) * complexPlane, Complex{});

@@ -15,6 +15,27 @@ namespace faraday {
 /// consecutive runs, the first count % ranks of them one longer.
 std::pair<int, int> slabRange(int count, int ranks, int rank);
 
+/// How the x planes are cut: into runs of whole planes (slabRange), or of whole bricks of
+/// pme::kBrickEdge planes (the GPUs' cut: each GPU spreads whole bricks), the last brick
+/// possibly shorter.
+enum class SlabCut { planes, bricks };
+
+/// The x planes [first, last) of rank `rank` of `ranks` under `cut`.
+std::pair<int, int> slabPlanes(int kx, int ranks, int rank, SlabCut cut);
+
+/// Whether the GPUs can split PME over `ranks` slabs: a brick of x planes and a y row per
+/// rank, and x transforms by lines (K_x without a prime factor above 7).
+bool slabSplitPossible(const PmeParams& params, int ranks);
+
+/// One GPU's buffers of a PME split over several GPUs, which its peers write into directly
+/// (device pointers; peer access): its rows of the spectrum, its full spectrum, its signal
+/// flags.
+struct PmeSlabPeer {
+  void* rows = nullptr;
+  void* spectrum = nullptr;
+  unsigned long long* flags = nullptr;
+};
+
 /// The reciprocal-space energy, virial and forces (added to `forces`) of smooth PME with
 /// the grid split over `ranks` slabs of x planes. Every rank holds every position (the
 /// replicated state), so it spreads every atom's charge into its own planes only and needs
@@ -26,6 +47,7 @@ std::pair<int, int> slabRange(int count, int ranks, int rank);
 /// from 1 to K_x (slabs thinner than the spline order included). Throws Error on a bad
 /// rank count or invalid parameters.
 ReciprocalResult slabPme(const PmeParams& params, int ranks, const std::vector<Vec3>& positions,
-                         const std::vector<double>& charges, const Box& box, std::vector<Vec3>& forces);
+                         const std::vector<double>& charges, const Box& box, std::vector<Vec3>& forces,
+                         SlabCut cut = SlabCut::planes);
 
 }  // namespace faraday

@@ -1,0 +1,119 @@
+// The GPU PME split over several GPUs (CudaPme.cu, SlabExchange in CudaPmeDetail.cuh): the
+// two transposes of the spectrum between x slabs and y rows as direct stores into the
+// peers' memory over NVLink (peer access), one warp per row of K_z / 2 + 1 values, with no
+// packing and no staging. The last block of a scatter signals each peer by a counter in the
+// peer's memory; a peer waits until every rank's counter reaches its own count of scatters.
+// Every rank runs the same evaluations in the same order, so the counts agree; a rank starts
+// writing into a peer's buffers only after the previous step's sum across the GPUs, which
+// the peer joins after its PME has finished with them.
+#include <cuda_runtime.h>
+
+#include "kernels/common/CudaCheck.h"
+#include "kernels/pme/CudaPmeDetail.cuh"
+
+namespace faraday::pme::gpu {
+
+namespace {
+
+constexpr int kScatterThreads = 256;
+constexpr int kRowsPerBlock = kScatterThreads / 32;
+
+/// The rank whose range [start[p], start[p + 1]) holds i.
+__device__ __forceinline__ int ownerOf(const int* start, int ranks, int i) {
+  int p = 0;
+  while (p + 1 < ranks && i >= start[p + 1]) ++p;
+  return p;
+}
+
+__device__ __forceinline__ void copyRow(float2* __restrict__ dst, const float2* __restrict__ src, int kh) {
+  for (int k = threadIdx.x & 31; k < kh; k += 32) dst[k] = src[k];
+}
+
+/// After every block's stores: the last block to finish counts the scatter and tells each
+/// peer (system-scope fences order the stores to peer memory before the signal).
+__device__ __forceinline__ void signalPeers(const SlabExchange& x, int direction) {
+  __threadfence_system();
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  const unsigned int done = atomicAdd(x.blocksDone + direction, 1u);
+  if (done != gridDim.x - 1) return;
+  x.blocksDone[direction] = 0;
+  const unsigned long long count = x.sent[direction] + 1;
+  x.sent[direction] = count;
+  __threadfence_system();
+  for (int p = 0; p < x.ranks; ++p)
+    if (p != x.me)
+      *reinterpret_cast<volatile unsigned long long*>(x.flags[p] + direction * kMaxSlabRanks + x.me) = count;
+}
+
+/// Row r = (x - x0) K_y + y of this GPU's planes; to rank p (the owner of y) unless it is this one.
+__global__ void __launch_bounds__(kScatterThreads) scatterToRowsKernel(SlabExchange x, const float2* __restrict__ spectrum) {
+  const int x0 = x.planeStart[x.me], planes = x.planeStart[x.me + 1] - x0;
+  const int r = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
+  if (r < planes * x.ky) {
+    const int xl = r / x.ky, y = r - xl * x.ky;
+    const int p = ownerOf(x.rowStart, x.ranks, y);
+    if (p != x.me) {
+      const int rows = x.rowStart[p + 1] - x.rowStart[p];
+      float2* dst = x.rows[p] + (std::size_t(x0 + xl) * rows + (y - x.rowStart[p])) * x.kh;
+      copyRow(dst, spectrum + (std::size_t(x0 + xl) * x.ky + y) * x.kh, x.kh);
+    }
+  }
+  signalPeers(x, 0);
+}
+
+/// Row r = X R + j of this GPU's rows buffer (R rows, X every plane); back to the owner q of X
+/// unless it is this one.
+__global__ void __launch_bounds__(kScatterThreads) scatterToPlanesKernel(SlabExchange x, const float2* __restrict__ rows) {
+  const int y0 = x.rowStart[x.me], R = x.rowStart[x.me + 1] - y0;
+  const int r = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
+  if (r < x.kx * R) {
+    const int X = r / R, j = r - X * R;
+    const int q = ownerOf(x.planeStart, x.ranks, X);
+    if (q != x.me)
+      copyRow(x.spectrum[q] + (std::size_t(X) * x.ky + y0 + j) * x.kh, rows + std::size_t(r) * x.kh, x.kh);
+  }
+  signalPeers(x, 1);
+}
+
+/// One warp: lane p waits for rank p's count of `direction` to reach this rank's (a peer
+/// that never comes ends the kernel with a trap after 60 s rather than hanging).
+__global__ void waitForPeersKernel(SlabExchange x, int direction) {
+  const int p = threadIdx.x;
+  if (p < x.ranks && p != x.me) {
+    const unsigned long long want = x.sent[direction];
+    const volatile unsigned long long* flag = x.flags[x.me] + direction * kMaxSlabRanks + p;
+    unsigned long long start = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    while (*flag < want) {
+      __nanosleep(200);
+      unsigned long long now = 0;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      if (now - start > 60000000000ull) __trap();
+    }
+  }
+  __threadfence_system();
+}
+
+unsigned int blocksForRows(long long rows) { return unsigned((rows + kRowsPerBlock - 1) / kRowsPerBlock); }
+
+}  // namespace
+
+void launchScatterToRows(const SlabExchange& x, const float2* spectrum, cudaStream_t stream) {
+  const long long rows = (long long)(x.planeStart[x.me + 1] - x.planeStart[x.me]) * x.ky;
+  scatterToRowsKernel<<<blocksForRows(rows), kScatterThreads, 0, stream>>>(x, spectrum);
+  FARADAY_CUDA_CHECK_LAUNCH("scatterToRowsKernel");
+}
+
+void launchScatterToPlanes(const SlabExchange& x, const float2* rows, cudaStream_t stream) {
+  const long long count = (long long)x.kx * (x.rowStart[x.me + 1] - x.rowStart[x.me]);
+  scatterToPlanesKernel<<<blocksForRows(count), kScatterThreads, 0, stream>>>(x, rows);
+  FARADAY_CUDA_CHECK_LAUNCH("scatterToPlanesKernel");
+}
+
+void launchWaitForPeers(const SlabExchange& x, int direction, cudaStream_t stream) {
+  waitForPeersKernel<<<1, 32, 0, stream>>>(x, direction);
+  FARADAY_CUDA_CHECK_LAUNCH("waitForPeersKernel");
+}
+
+}  // namespace faraday::pme::gpu
