@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Several GPUs of one host: the tests against one GPU, MD steps on 1, 2 and 4 GPUs (bench md
 # --devices: the NaCl melt of 110,592 and 1,000,000 ions, the 256,000-atom argon box and a
-# flexible SPC/E box of ~1M atoms at 1 fs), OpenMM on the same systems and GPUs (when the
+# rigid SPC/E box of ~1M atoms at 2 fs; PME split as PME_SPLIT, default slabs: bench md's
+# --pme-split), OpenMM on the same systems and GPUs (when the
 # openmm module is there; its --device-index), and faraday map (pme and direct) over a
 # 2,000-frame trajectory of a 110,592-ion NaCl melt on 1, 2 and 4 GPUs; a short table last.
 #   tools/multigpu_check.sh [BIN_DIR] [FRAMES]
@@ -36,12 +37,12 @@ nacl=; argon=; configs=
 [[ $systems == *" nacl "* ]] && nacl=110592,1000000
 [[ $systems == *" argon "* ]] && argon=256000
 if [[ $systems == *" water "* ]]; then
-  python3 "$root/tools/build_water.py" --atoms 1000000 --dt 0.001 --defines=-DFLEXIBLE --out "$out/water" >/dev/null &&
+  python3 "$root/tools/build_water.py" --atoms 1000000 --rigid --dt 0.002 --out "$out/water" >/dev/null &&
     configs=$out/water/sim.cfg
 fi
 echo "== bench md on $counts GPU(s)"
 (cd "$out" && "$faraday" bench md --nacl="$nacl" --argon="$argon" --configs="$configs" --devices=$counts --kernels=0 \
-  --gro-dir="$out/gro" --csv=md_multigpu.csv) >"$out/bench_md.log" 2>&1
+  --gro-dir="$out/gro" --csv=md_multigpu.csv --pme-split="${PME_SPLIT:-slabs}") >"$out/bench_md.log" 2>&1
 tail -16 "$out/bench_md.log"
 
 anchor=$bin/openmm_anchor.py
@@ -57,8 +58,8 @@ if [ "${ANCHOR_STEPS:-1000}" != 0 ] && python3 -c "import openmm" 2>/dev/null &&
       python3 "$anchor" "$gro" --device-index "$devs" --steps "${ANCHOR_STEPS:-1000}" --dt 0.004 --temperature 86.6404
     done
     for gro in $(ls "$out"/gro/water_*.gro 2>/dev/null); do
-      python3 "$anchor" "$gro" --top "$out/water/topol.top" --defines FLEXIBLE --device-index "$devs" \
-        --steps "${ANCHOR_STEPS:-1000}" --dt 0.001 --temperature 300
+      python3 "$anchor" "$gro" --top "$out/water/topol.top" --rigid-water --device-index "$devs" \
+        --steps "${ANCHOR_STEPS:-1000}" --dt 0.002 --temperature 300
     done; } 2>&1 | sed "s/^/[$n GPU] /"
   done >"$out/openmm.log" 2>&1
   grep -E "ns/day" "$out/openmm.log"

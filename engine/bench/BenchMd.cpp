@@ -54,6 +54,7 @@ struct MdOptions {
   std::vector<std::string> configList;              ///< parsed from configs
   std::string devices = "1";                        ///< GPU counts, each a run on GPUs 0 .. count - 1
   std::vector<int> deviceCounts;                    ///< parsed from devices
+  std::string pmeSplit = "slabs";                   ///< run.pme_split on several GPUs
 };
 
 /// --buffer entries: auto (nonbonded.buffer = auto), and, with the option empty, auto for the
@@ -91,7 +92,10 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   parser.add("csv", o.csv, "path", "CSV output (\"\" = none)");
   parser.add("devices", o.devices, "GPU counts, comma-separated",
              "each CUDA system on GPUs 0 .. N - 1 for every N (1,2,4: one GPU against two and four)");
+  parser.add("pme-split", o.pmeSplit, "slabs, slabs-nccl or first", "PME on several GPUs (run.pme_split)");
   if (!parser.parse(args, std::cout)) return false;
+  if (o.pmeSplit != "slabs" && o.pmeSplit != "slabs-nccl" && o.pmeSplit != "first")
+    throw keyError("pme-split", "must be slabs, slabs-nccl or first, not '" + o.pmeSplit + "'");
   for (double v : parser.numberList("devices", o.devices)) {
     if (!(v >= 1 && v == std::floor(v))) throw keyError("devices", "GPU counts are whole numbers >= 1");
     o.deviceCounts.push_back(int(v));
@@ -231,6 +235,7 @@ Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o
   config.run.platform = platform;
   config.run.threads = platform == "cpu" ? o.threads : 1;
   for (int d = 0; d < gpus && gpus > 1; ++d) config.run.devices += (d ? "," : "") + std::to_string(d);
+  config.run.pmeSplit = o.pmeSplit;
   const bool gpu = platform == "cuda";
   Row r;
   r.system = s.name;
@@ -290,9 +295,11 @@ void printRow(const Row& r, double dt, std::ofstream& csv) {
     auto it = r.phaseMs.find(p);
     return it == r.phaseMs.end() ? 0.0 : it->second;
   };
-  double pme = 0;
-  for (const auto& [name, v] : r.phaseMs)
-    if (name.rfind("pme", 0) == 0) pme += v;
+  // The GPU's "pme" row holds its phases (pme.*); the CPU path has the phases alone.
+  double pme = phase("pme");
+  if (r.phaseMs.count("pme") == 0)
+    for (const auto& [name, v] : r.phaseMs)
+      if (name.rfind("pme.", 0) == 0) pme += v;
   const double useful = r.pairsEvaluated > 0 ? r.pairsInCutoff / r.pairsEvaluated : 0;
   std::printf("%-8s %8zu %5.3f %-5s %6lld %9.4f %10.1f %8.1f | %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f",
               r.system.c_str(), r.atoms, r.bufferNm, r.platform.c_str(), r.steps, ms, nsPerDay(r, dt),

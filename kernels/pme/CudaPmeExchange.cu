@@ -8,6 +8,8 @@
 // the peer joins after its PME has finished with them.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "kernels/common/CudaCheck.h"
 #include "kernels/pme/CudaPmeDetail.cuh"
 
@@ -17,6 +19,9 @@ namespace {
 
 constexpr int kScatterThreads = 256;
 constexpr int kRowsPerBlock = kScatterThreads / 32;
+/// Blocks of a scatter: enough stores in flight for NVLink, few enough SMs that the tile
+/// kernel beside PME keeps the others while the stores cross.
+constexpr unsigned int kScatterBlocks = 64;
 
 /// The rank whose range [start[p], start[p + 1]) holds i.
 __device__ __forceinline__ int ownerOf(const int* start, int ranks, int i) {
@@ -25,8 +30,18 @@ __device__ __forceinline__ int ownerOf(const int* start, int ranks, int i) {
   return p;
 }
 
+/// One warp copies a row: its loads in flight together, then the stores.
 __device__ __forceinline__ void copyRow(float2* __restrict__ dst, const float2* __restrict__ src, int kh) {
-  for (int k = threadIdx.x & 31; k < kh; k += 32) dst[k] = src[k];
+  constexpr int kBatch = 8;
+  for (int k0 = threadIdx.x & 31; k0 < kh; k0 += 32 * kBatch) {
+    float2 v[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      if (k0 + 32 * u < kh) v[u] = src[k0 + 32 * u];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      if (k0 + 32 * u < kh) dst[k0 + 32 * u] = v[u];
+  }
 }
 
 /// After every block's stores: the last block to finish counts the scatter and tells each
@@ -49,15 +64,13 @@ __device__ __forceinline__ void signalPeers(const SlabExchange& x, int direction
 /// Row r = (x - x0) K_y + y of this GPU's planes; to rank p (the owner of y) unless it is this one.
 __global__ void __launch_bounds__(kScatterThreads) scatterToRowsKernel(SlabExchange x, const float2* __restrict__ spectrum) {
   const int x0 = x.planeStart[x.me], planes = x.planeStart[x.me + 1] - x0;
-  const int r = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
-  if (r < planes * x.ky) {
+  for (int r = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5); r < planes * x.ky; r += gridDim.x * kRowsPerBlock) {
     const int xl = r / x.ky, y = r - xl * x.ky;
     const int p = ownerOf(x.rowStart, x.ranks, y);
-    if (p != x.me) {
-      const int rows = x.rowStart[p + 1] - x.rowStart[p];
-      float2* dst = x.rows[p] + (std::size_t(x0 + xl) * rows + (y - x.rowStart[p])) * x.kh;
-      copyRow(dst, spectrum + (std::size_t(x0 + xl) * x.ky + y) * x.kh, x.kh);
-    }
+    if (p == x.me) continue;
+    const int rows = x.rowStart[p + 1] - x.rowStart[p];
+    float2* dst = x.rows[p] + (std::size_t(x0 + xl) * rows + (y - x.rowStart[p])) * x.kh;
+    copyRow(dst, spectrum + (std::size_t(x0 + xl) * x.ky + y) * x.kh, x.kh);
   }
   signalPeers(x, 0);
 }
@@ -66,8 +79,7 @@ __global__ void __launch_bounds__(kScatterThreads) scatterToRowsKernel(SlabExcha
 /// unless it is this one.
 __global__ void __launch_bounds__(kScatterThreads) scatterToPlanesKernel(SlabExchange x, const float2* __restrict__ rows) {
   const int y0 = x.rowStart[x.me], R = x.rowStart[x.me + 1] - y0;
-  const int r = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5);
-  if (r < x.kx * R) {
+  for (int r = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5); r < x.kx * R; r += gridDim.x * kRowsPerBlock) {
     const int X = r / R, j = r - X * R;
     const int q = ownerOf(x.planeStart, x.ranks, X);
     if (q != x.me)
@@ -95,7 +107,9 @@ __global__ void waitForPeersKernel(SlabExchange x, int direction) {
   __threadfence_system();
 }
 
-unsigned int blocksForRows(long long rows) { return unsigned((rows + kRowsPerBlock - 1) / kRowsPerBlock); }
+unsigned int blocksForRows(long long rows) {
+  return unsigned(std::clamp<long long>((rows + kRowsPerBlock - 1) / kRowsPerBlock, 1, kScatterBlocks));
+}
 
 }  // namespace
 
