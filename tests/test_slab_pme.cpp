@@ -64,6 +64,13 @@ TEST(SlabPme, BrickSlabsCoverEveryPlaneOnceInWholeBricks) {
   EXPECT_FALSE(slabSplitPossible(p, 6)) << "5 bricks";
   p.grid = {44, 44, 44};  // 11: no line transform
   EXPECT_FALSE(slabSplitPossible(p, 2));
+  // auto: the 1M-ion grid and the 1M-water grid split, the 110,592-ion grid stays on one GPU.
+  p.grid = {270, 270, 270};
+  EXPECT_TRUE(slabSplitPays(p));
+  p.grid = {168, 189, 189};
+  EXPECT_TRUE(slabSplitPays(p));
+  p.grid = {135, 135, 135};
+  EXPECT_FALSE(slabSplitPays(p));
 }
 
 TEST(SlabPme, EqualsCpuPmeForEveryRankCount) {

@@ -38,10 +38,12 @@ class CudaMultiBackend final : public Backend {
       : group_(devices), threads_(devices), ranks_(devices.size()) {
     const int ranks = int(devices.size());
     const EwaldSetup ewald = chooseEwaldSetup(config, system.box);
-    pmeSlabs_ = config.run.pmeSplit != "first" && ewald.method == "pme" && slabSplitPossible(ewald.pme, ranks);
+    const std::string& split = config.run.pmeSplit;
+    pmeSlabs_ = ewald.method == "pme" && slabSplitPossible(ewald.pme, ranks) &&
+                (split == "slabs" || split == "slabs-nccl" || (split == "auto" && slabSplitPays(ewald.pme)));
     // The transposes as direct stores into the peers' memory where every pair of GPUs has
     // peer access (NVLink, or PCIe where allowed); else by NCCL send and receive.
-    pmeDirect_ = pmeSlabs_ && config.run.pmeSplit == "slabs" && allPeersReachable(devices);
+    pmeDirect_ = pmeSlabs_ && split != "slabs-nccl" && allPeersReachable(devices);
     const std::vector<WorkShare> shares =
         pmeSlabs_ ? makeSlabWorkShares(ranks) : makeWorkShares(ranks, multiGpuRank0Weight(config, system, ranks));
     threads_.run([&](int r) {

@@ -54,7 +54,7 @@ struct MdOptions {
   std::vector<std::string> configList;              ///< parsed from configs
   std::string devices = "1";                        ///< GPU counts, each a run on GPUs 0 .. count - 1
   std::vector<int> deviceCounts;                    ///< parsed from devices
-  std::string pmeSplit = "slabs";                   ///< run.pme_split on several GPUs
+  std::string pmeSplit = "auto";                    ///< run.pme_split on several GPUs
 };
 
 /// --buffer entries: auto (nonbonded.buffer = auto), and, with the option empty, auto for the
@@ -92,10 +92,10 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   parser.add("csv", o.csv, "path", "CSV output (\"\" = none)");
   parser.add("devices", o.devices, "GPU counts, comma-separated",
              "each CUDA system on GPUs 0 .. N - 1 for every N (1,2,4: one GPU against two and four)");
-  parser.add("pme-split", o.pmeSplit, "slabs, slabs-nccl or first", "PME on several GPUs (run.pme_split)");
+  parser.add("pme-split", o.pmeSplit, "auto, slabs, slabs-nccl or first", "PME on several GPUs (run.pme_split)");
   if (!parser.parse(args, std::cout)) return false;
-  if (o.pmeSplit != "slabs" && o.pmeSplit != "slabs-nccl" && o.pmeSplit != "first")
-    throw keyError("pme-split", "must be slabs, slabs-nccl or first, not '" + o.pmeSplit + "'");
+  if (o.pmeSplit != "auto" && o.pmeSplit != "slabs" && o.pmeSplit != "slabs-nccl" && o.pmeSplit != "first")
+    throw keyError("pme-split", "must be auto, slabs, slabs-nccl or first, not '" + o.pmeSplit + "'");
   for (double v : parser.numberList("devices", o.devices)) {
     if (!(v >= 1 && v == std::floor(v))) throw keyError("devices", "GPU counts are whole numbers >= 1");
     o.deviceCounts.push_back(int(v));

@@ -180,11 +180,12 @@ std::vector<KeySpec> runKeys() {
            "GPUs: empty = the first; an index; or a list (0,1,...) or all: an MD run shares each step across them, faraday map splits the frames",
            allCommands, &C::run, &C::RunSection::devices),
       choice("run.pme_split",
-             "slabs | slabs-nccl | first: PME of an MD run on several GPUs in slabs of x planes on every GPU (where the "
-             "grid allows: a brick of 8 planes and a y row per GPU, K_x without a prime factor above 7; else first), "
-             "its transposes as direct stores between GPUs with peer access (else as slabs-nccl: NCCL send and "
-             "receive); or all on the first GPU (the one-GPU trajectory bit for bit)",
-             runOnly, &C::run, &C::RunSection::pmeSplit, {"slabs", "slabs-nccl", "first"}),
+             "auto | slabs | slabs-nccl | first: PME of an MD run on several GPUs in slabs of x planes on every GPU "
+             "(where the grid allows: a brick of 8 planes and a y row per GPU, K_x without a prime factor above 7; "
+             "else first), its transposes as direct stores between GPUs with peer access (else as slabs-nccl: NCCL "
+             "send and receive); or all on the first GPU (the one-GPU trajectory bit for bit); auto: slabs for grids "
+             "of 4e6 points or more, else first",
+             runOnly, &C::run, &C::RunSection::pmeSplit, {"auto", "slabs", "slabs-nccl", "first"}),
       number("run.progress_interval", "s", "seconds between progress lines (0 = off)", runAndMap, &C::run,
              &C::RunSection::progressInterval, nonNegative),
   };

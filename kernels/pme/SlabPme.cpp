@@ -98,6 +98,10 @@ bool slabSplitPossible(const PmeParams& params, int ranks) {
          pme::makeLinePlan(params.grid[0], plan);
 }
 
+bool slabSplitPays(const PmeParams& params) {
+  return double(params.grid[0]) * params.grid[1] * params.grid[2] >= kSlabSplitMinGridPoints;
+}
+
 ReciprocalResult slabPme(const PmeParams& params, int ranks, const std::vector<Vec3>& positions,
                          const std::vector<double>& charges, const Box& box, std::vector<Vec3>& forces,
                          SlabCut cut) {
