@@ -256,6 +256,7 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
     x.sent = sent_.data();
     x.blocksDone = blocksDone_.data();
     direct_ = true;
+    staging_ = DeviceBuffer<float2>();  // the exchange's packing only
   }
 
   std::string name() const override { return "cuda-pme"; }
