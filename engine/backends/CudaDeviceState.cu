@@ -226,17 +226,17 @@ void CudaDeviceState::forEachSaved(F&& f) {
 
 void CudaDeviceState::save(cudaStream_t stream) {
   forEachSaved([stream](const auto& live, auto& saved) { saved.copyFrom(live, stream); });
-  restoredStatusHost = readStatus(stream);
-  restoredStatusHost.firstBad = INT_MAX;
-  restoredStatusHost.constraintFailure = kNoConstraintFailure;
-  restoredStatusHost.pmeBinsNeeded = 0;
-  FARADAY_CUDA_CHECK(cudaMemcpyAsync(restoredStatus.data(), &restoredStatusHost, sizeof restoredStatusHost,
-                                     cudaMemcpyHostToDevice, stream));
+  StepStatus s = readStatus(stream);
+  s.firstBad = INT_MAX;
+  s.constraintFailure = kNoConstraintFailure;
+  s.pmeBinsNeeded = 0;
+  restoredStatus.set(s, stream);
 }
 
 void CudaDeviceState::restore(cudaStream_t stream) {
   forEachSaved([stream](auto& live, const auto& saved) { live.copyFrom(saved, stream); });
-  status.copyFrom(restoredStatus, stream);
+  FARADAY_CUDA_CHECK(
+      cudaMemcpyAsync(status.data(), restoredStatus.data(), sizeof(StepStatus), cudaMemcpyDeviceToDevice, stream));
 }
 
 }  // namespace faraday

@@ -115,9 +115,8 @@ class CudaDeviceState {
   DeviceBuffer<int> savedAtom, savedType, savedSlotOfAtom;
   DeviceBuffer<double> savedCharge;
   DeviceBuffer<unsigned long long> savedForce;
-  /// The flags restore() puts back, on the device, and the host copy they were written from.
-  DeviceBuffer<StepStatus> restoredStatus{"restored step status", 1};
-  StepStatus restoredStatusHost{};
+  /// The flags restore() puts back.
+  DeviceValue<StepStatus> restoredStatus{"restored step status"};
 };
 
 }  // namespace faraday

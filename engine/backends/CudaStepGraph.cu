@@ -36,20 +36,27 @@ void CudaStepGraph::launch(cudaStream_t stream, bool energies, bool timed) {
   graphs_[variant].launch(stream);
 }
 
+namespace {
+
+/// Launches `graph` on `stream`, capturing `body` into it first if it holds no graph yet.
+template <class Body>
+void launchCapturedOnce(CudaGraphExec& graph, cudaStream_t stream, Body&& body) {
+  if (!graph.captured()) graph.capture(stream, body, cudaGraphInstantiateFlagUseNodePriority);
+  graph.launch(stream);
+}
+
+}  // namespace
+
 void CudaStepGraph::launchTrial(cudaStream_t stream) {
-  if (!trial_.captured())
-    trial_.capture(stream, [&] {
-      work_.enqueueKeepList(stream);
-      work_.enqueueRebuild(stream);
-      work_.enqueueEvaluation(stream);
-    }, cudaGraphInstantiateFlagUseNodePriority);
-  trial_.launch(stream);
+  launchCapturedOnce(trial_, stream, [&] {
+    work_.enqueueKeepList(stream);
+    work_.enqueueRebuild(stream);
+    work_.enqueueEvaluation(stream);
+  });
 }
 
 void CudaStepGraph::launchUndo(cudaStream_t stream) {
-  if (!undo_.captured())
-    undo_.capture(stream, [&] { work_.enqueueUndo(stream); }, cudaGraphInstantiateFlagUseNodePriority);
-  undo_.launch(stream);
+  launchCapturedOnce(undo_, stream, [&] { work_.enqueueUndo(stream); });
 }
 
 /// Captures one step: the integrator's first half sets the condition of the list build.

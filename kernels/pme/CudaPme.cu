@@ -487,7 +487,7 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
     FARADAY_CUDA_CHECK(cufftSetStream(forwardPlan_.get(), stream));  // the caller's stream on device data
     FARADAY_CUDA_CHECK(cufftExecR2C(forwardPlan_.get(), realGrid_.data() + realAt, complexGrid_.data() + complexAt));
     hook(3);
-    if (split) exchangeToRows(stream);
+    if (split) transpose(0, stream);
     mark(4);
     hook(4);
 
@@ -509,7 +509,7 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
 
     // 5: inverse FFT (by lines: the (y, z) transforms); the potential grid replaces the
     // charge grid.
-    if (split) exchangeToPlanes(stream);
+    if (split) transpose(1, stream);
     hook(6);
     FARADAY_CUDA_CHECK(cufftSetStream(inversePlan_.get(), stream));
     FARADAY_CUDA_CHECK(cufftExecC2R(inversePlan_.get(), complexGrid_.data() + complexAt, realGrid_.data() + realAt));
@@ -538,66 +538,67 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
             complexGrid_.data() + std::size_t(x0) * dims_.k[1] * kh};
   }
 
-  /// Split over GPUs, after the forward plane transforms: every GPU's rows of this GPU's
-  /// planes go to it, so that each GPU holds every x of its rows (rowsGrid_: rank p's planes
-  /// at rank p's first plane; its own planes stay in its spectrum, where the line kernel reads
-  /// them). Direct stores into the peers' memory when connected (connectSlabPeers), else
-  /// blocks packed in staging_ (a peer's rows of this GPU's planes, x slowest) and sent by the
-  /// split's exchange.
-  void exchangeToRows(cudaStream_t s) {
+  /// Split over GPUs, the transposes of the spectrum. Direction 0, after the forward plane
+  /// transforms: every GPU's rows of this GPU's planes go to it, so that each GPU holds every
+  /// x of its rows (rowsGrid_: rank p's planes at rank p's first plane; its own planes stay in
+  /// its spectrum, where the line kernel reads them). Direction 1, after the x lines: each
+  /// GPU's planes of this GPU's rows go back into its spectrum. Direct stores into the peers'
+  /// memory when connected (connectSlabPeers), else the split's exchange.
+  void transpose(int direction, cudaStream_t s) {
     if (direct_) {
-      launchScatterToRows(exchange_, complexGrid_.data(), s);
-      launchWaitForPeers(exchange_, 0, s);
-      return;
+      if (direction == 0) launchScatterToRows(exchange_, complexGrid_.data(), s);
+      else launchScatterToPlanes(exchange_, rowsGrid_.data(), s);
+      launchWaitForPeers(exchange_, direction, s);
+    } else if (direction == 0) {
+      exchangeToRows(s);
+    } else {
+      exchangeToPlanes(s);
     }
+  }
+
+  /// transpose(0) by the exchange: blocks packed in staging_ (a peer's rows of this GPU's
+  /// planes, x slowest) by 2D copies, then sent.
+  void exchangeToRows(cudaStream_t s) {
     const SlabShape g = slabShape();
-    const std::size_t kh = g.kh, rowBytes = g.rowBytes, planes = g.planes, rows = g.rows;
     std::vector<PmeSlabSplit::Block> sends, recvs;
     for (int p = 0; p < split_.ranks; ++p) {
       if (p == split_.rank) continue;
       const auto [px0, px1] = planes_[std::size_t(p)];
       const auto [py0, py1] = rows_[std::size_t(p)];
       const std::size_t peerRows = std::size_t(py1 - py0);
-      float2* block = staging_.data() + planes * py0 * kh;
-      FARADAY_CUDA_CHECK(cudaMemcpy2DAsync(block, peerRows * rowBytes, g.slab + std::size_t(py0) * kh,
-                                           std::size_t(dims_.k[1]) * rowBytes, peerRows * rowBytes, planes,
+      float2* block = staging_.data() + g.planes * py0 * g.kh;
+      FARADAY_CUDA_CHECK(cudaMemcpy2DAsync(block, peerRows * g.rowBytes, g.slab + std::size_t(py0) * g.kh,
+                                           std::size_t(dims_.k[1]) * g.rowBytes, peerRows * g.rowBytes, g.planes,
                                            cudaMemcpyDeviceToDevice, s));
-      sends.push_back({p, reinterpret_cast<float*>(block), 2 * planes * peerRows * kh});
-      recvs.push_back({p, reinterpret_cast<float*>(rowsGrid_.data() + std::size_t(px0) * rows * kh),
-                       2 * std::size_t(px1 - px0) * rows * kh});
+      sends.push_back({p, reinterpret_cast<float*>(block), 2 * g.planes * peerRows * g.kh});
+      recvs.push_back({p, reinterpret_cast<float*>(rowsGrid_.data() + std::size_t(px0) * g.rows * g.kh),
+                       2 * std::size_t(px1 - px0) * g.rows * g.kh});
     }
     split_.exchange(s, sends, recvs);
   }
 
-  /// The way back, after the x lines: each GPU's planes of this GPU's rows go back into its
-  /// spectrum (direct stores, or the exchange into staging_ and a copy into place).
+  /// transpose(1) by the exchange into staging_, then 2D copies into place.
   void exchangeToPlanes(cudaStream_t s) {
-    if (direct_) {
-      launchScatterToPlanes(exchange_, rowsGrid_.data(), s);
-      launchWaitForPeers(exchange_, 1, s);
-      return;
-    }
     const SlabShape g = slabShape();
-    const std::size_t kh = g.kh, rowBytes = g.rowBytes, planes = g.planes, rows = g.rows;
-    const std::size_t slabPitch = std::size_t(dims_.k[1]) * rowBytes;
+    const std::size_t slabPitch = std::size_t(dims_.k[1]) * g.rowBytes;
     std::vector<PmeSlabSplit::Block> sends, recvs;
     for (int p = 0; p < split_.ranks; ++p) {
       if (p == split_.rank) continue;
       const auto [px0, px1] = planes_[std::size_t(p)];
       const auto [py0, py1] = rows_[std::size_t(p)];
-      float2* theirs = rowsGrid_.data() + std::size_t(px0) * rows * kh;  // rank p's planes of my rows
-      sends.push_back({p, reinterpret_cast<float*>(theirs), 2 * std::size_t(px1 - px0) * rows * kh});
-      recvs.push_back({p, reinterpret_cast<float*>(staging_.data() + planes * py0 * kh),
-                       2 * planes * std::size_t(py1 - py0) * kh});
+      float2* theirs = rowsGrid_.data() + std::size_t(px0) * g.rows * g.kh;  // rank p's planes of my rows
+      sends.push_back({p, reinterpret_cast<float*>(theirs), 2 * std::size_t(px1 - px0) * g.rows * g.kh});
+      recvs.push_back({p, reinterpret_cast<float*>(staging_.data() + g.planes * py0 * g.kh),
+                       2 * g.planes * std::size_t(py1 - py0) * g.kh});
     }
     split_.exchange(s, sends, recvs);
     for (int p = 0; p < split_.ranks; ++p) {
       if (p == split_.rank) continue;
       const auto [py0, py1] = rows_[std::size_t(p)];
       const std::size_t peerRows = std::size_t(py1 - py0);
-      FARADAY_CUDA_CHECK(cudaMemcpy2DAsync(g.slab + std::size_t(py0) * kh, slabPitch, staging_.data() + planes * py0 * kh,
-                                           peerRows * rowBytes, peerRows * rowBytes, planes,
-                                           cudaMemcpyDeviceToDevice, s));
+      FARADAY_CUDA_CHECK(cudaMemcpy2DAsync(g.slab + std::size_t(py0) * g.kh, slabPitch,
+                                           staging_.data() + g.planes * py0 * g.kh, peerRows * g.rowBytes,
+                                           peerRows * g.rowBytes, g.planes, cudaMemcpyDeviceToDevice, s));
     }
   }
 
