@@ -1,7 +1,13 @@
 // Map files: OpenDX (APBS/VMD dialect) and MRC/CCP4 writers, unit factors.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+
 #include "core/Error.h"
+#include "engine/formats/MapWriters.h"
 #include "tests/MapTestSupport.h"
 #include "tests/Tolerances.h"
 
@@ -35,6 +41,26 @@ TEST(DcsWriters, OpenDxRoundTripsWithApbsHeader) {
   double first[3];
   std::sscanf(dx.text.c_str() + at, "%lf %lf %lf", &first[0], &first[1], &first[2]);
   for (int k = 0; k < 3; ++k) EXPECT_NEAR(first[k], v[l.index(0, 0, k)], tol::kDxRoundTripRel * std::abs(v[l.index(0, 0, k)]));
+}
+
+TEST(DcsWriters, OpenDxDataIsPrintfsTextInAnySplitOfBlocks) {
+  const Lattice l = makeLattice({0.0, 0.0, 0.0}, 0.1, 5, 4, 7);  // 140 values: the last line holds two
+  std::vector<double> v(l.size());
+  std::mt19937 rng(7);
+  std::normal_distribution<double> g(0, 1);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = g(rng) * std::pow(10.0, double(int(i % 41) - 20) * 8.0);
+  v[3] = 0.0, v[4] = -0.0, v[5] = 1e-310, v[6] = -1.7976931348623157e308, v[7] = 9.999999995e99;
+  std::string want;
+  char field[64];
+  for (std::size_t q = 0; q < v.size(); ++q) {
+    const int i = int(q / 28), j = int(q % 28 / 7), k = int(q % 7);
+    std::snprintf(field, sizeof field, "%.8e", v[l.index(i, j, k)]);
+    want += field;
+    want += (q + 1) % 3 == 0 || q + 1 == v.size() ? '\n' : ' ';
+  }
+  EXPECT_EQ(dxDataText(l, v, 0, v.size()), want);
+  for (std::size_t cut : {1, 3, 50, 139})
+    EXPECT_EQ(dxDataText(l, v, 0, cut) + dxDataText(l, v, cut, v.size()), want) << "cut at " << cut;
 }
 
 TEST(DcsWriters, MrcHeaderAndData) {

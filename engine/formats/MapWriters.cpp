@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "core/Error.h"
 #include "engine/formats/AtomicFile.h"
@@ -42,6 +45,23 @@ void checkValues(const Lattice& l, const std::vector<double>& v) {
 
 }  // namespace
 
+std::string dxDataText(const Lattice& l, const std::vector<double>& v, std::size_t first, std::size_t last) {
+  std::string text((last - first) * 17, '\0');  // "-d.dddddddde+ddd" and a separator
+  char* at = text.data();
+  const std::size_t nyz = std::size_t(l.ny) * std::size_t(l.nz);
+  for (std::size_t q = first; q < last; ++q) {
+    const int i = int(q / nyz), j = int(q % nyz / std::size_t(l.nz)), k = int(q % std::size_t(l.nz));
+    // As printf's "%.8e" in the C locale (std::to_chars guarantees it).
+    const std::to_chars_result r =
+        std::to_chars(at, text.data() + text.size() - 1, v[l.index(i, j, k)], std::chars_format::scientific, 8);
+    if (r.ec != std::errc()) throw Error("map writer: a value does not fit its field");
+    at = r.ptr;
+    *at++ = (q + 1) % 3 == 0 || q + 1 == l.size() ? '\n' : ' ';
+  }
+  text.resize(std::size_t(at - text.data()));
+  return text;
+}
+
 void writeOpenDx(const std::filesystem::path& file, const Lattice& l, const std::vector<double>& v,
                  const std::string& comment) {
   checkValues(l, v);
@@ -64,22 +84,18 @@ void writeOpenDx(const std::filesystem::path& file, const Lattice& l, const std:
     std::snprintf(line, sizeof line, "object 3 class array type double rank 0 items %zu data follows\n", l.size());
     out << line;
     // z fastest (DX order), 3 values per line; 9 significant digits (float maps lose nothing).
-    std::string buf;
-    buf.reserve(1 << 20);
-    std::size_t count = 0;
-    for (int i = 0; i < l.nx; ++i)
-      for (int j = 0; j < l.ny; ++j)
-        for (int k = 0; k < l.nz; ++k) {
-          const int len = std::snprintf(line, sizeof line, "%.8e", v[l.index(i, j, k)]);
-          buf.append(line, len);
-          buf.push_back(++count % 3 == 0 ? '\n' : ' ');
-          if (buf.size() > (1 << 20) - 64) {
-            out.write(buf.data(), std::streamsize(buf.size()));
-            buf.clear();
-          }
-        }
-    if (count % 3 != 0) buf.back() = '\n';
-    out.write(buf.data(), std::streamsize(buf.size()));
+    // Blocks of lines formatted by the threads, written in order.
+    const std::size_t n = l.size();
+    constexpr std::size_t kBlockValues = 3 * 16384, kBatchBlocks = 64;
+    const std::size_t blocks = (n + kBlockValues - 1) / kBlockValues;
+    std::vector<std::string> text(std::min(blocks, kBatchBlocks));
+    for (std::size_t b0 = 0; b0 < blocks; b0 += kBatchBlocks) {
+      const std::size_t batch = std::min(kBatchBlocks, blocks - b0);
+#pragma omp parallel for schedule(dynamic)
+      for (std::size_t b = 0; b < batch; ++b)
+        text[b] = dxDataText(l, v, (b0 + b) * kBlockValues, std::min(n, (b0 + b + 1) * kBlockValues));
+      for (std::size_t b = 0; b < batch; ++b) out.write(text[b].data(), std::streamsize(text[b].size()));
+    }
     out << "attribute \"dep\" string \"positions\"\n";
     out << "object \"regular positions regular connections\" class field\n";
     out << "component \"positions\" value 1\n";
