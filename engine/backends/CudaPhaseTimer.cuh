@@ -24,8 +24,6 @@ class CudaPhaseTimer {
   /// `timers` null: no step is sampled. The events are as many as the intervals need.
   CudaPhaseTimer(Timers* timers, std::vector<CudaTimedPhase> phases);
 
-  /// The index of the last event (the end of the last phase).
-  int lastEvent() const { return int(events_.size()) - 1; }
   /// Whether step `step` (counted from the start of the run) is a sampled step.
   bool samples(long long step) const;
   /// Records event `k` on `stream` (outside a graph).

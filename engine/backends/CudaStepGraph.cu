@@ -9,8 +9,7 @@ namespace faraday {
 std::vector<CudaTimedPhase> CudaStepGraph::phases(bool bonded, bool constraints, bool withPme) {
   // Intervals: 0 constraints, 1 first half, 2 list, 3 tiles, [4 bonded, 5 exclusion correction,]
   // then PME, the constraints and the second half.
-  const int pme = bonded ? 6 : 4;
-  static_assert(stepEvents(false) == 4 + 4 && stepEvents(true) == 6 + 4, "pme + 4 step events");
+  const int pme = stepEvents(bonded) - 4;
   std::vector<CudaTimedPhase> p = {{"integrate", {1, pme + 2}}, {"neighbor", {2}}, {"nonbonded", {3}}};
   if (bonded) p.push_back({"bonded", {4}}), p.push_back({"exclusion correction", {5}});
   p.push_back({"pme", {pme}});
