@@ -31,40 +31,58 @@ __device__ __forceinline__ bool finite3(double x, double y, double z) {
   return isfinite(x) && isfinite(y) && isfinite(z);
 }
 
-/// posq (wrapped, float) and PME fractions of slot s at position p.
-__device__ __forceinline__ void writeWrapped(const DeviceAtoms& a, const CudaIntegratorParams& q, int s,
-                                             double4_32a p) {
-  const Vec3 L = q.box->image.length;
+/// The box as writeWrapped and movedTooFar use it, read into registers once per thread (before
+/// any of its stores, which the compiler must otherwise assume may change it).
+struct WrapBox {
+  Vec3 length;
+  double scale[3];  ///< PME fixedPointScale per edge
+};
+__device__ __forceinline__ WrapBox wrapBox(const CudaIntegratorParams& q) {
+  const IntegratorBox* b = q.box;
+  return {b->image.length, {b->fractionScale[0], b->fractionScale[1], b->fractionScale[2]}};
+}
+
+/// posq (wrapped, float; w = `charge`, the slot's posq.w) and PME fractions of slot s at
+/// position p.
+__device__ __forceinline__ void writeWrapped(const DeviceAtoms& a, const WrapBox& box, int s, double4_32a p,
+                                             float charge) {
+  const Vec3 L = box.length;
   const double x = p.x - L.x * floor(p.x / L.x);
   const double y = p.y - L.y * floor(p.y / L.y);
   const double z = p.z - L.z * floor(p.z / L.z);
-  a.posq[s] = make_float4(float(x), float(y), float(z), a.posq[s].w);
+  a.posq[s] = make_float4(float(x), float(y), float(z), charge);
   if (a.fractions) {
-    const double* scale = q.box->fractionScale;
-    a.fractions[3 * std::size_t(s)] = pme::fractionalFixedPoint(p.x, scale[0]);
-    a.fractions[3 * std::size_t(s) + 1] = pme::fractionalFixedPoint(p.y, scale[1]);
-    a.fractions[3 * std::size_t(s) + 2] = pme::fractionalFixedPoint(p.z, scale[2]);
+    a.fractions[3 * std::size_t(s)] = pme::fractionalFixedPoint(p.x, box.scale[0]);
+    a.fractions[3 * std::size_t(s) + 1] = pme::fractionalFixedPoint(p.y, box.scale[1]);
+    a.fractions[3 * std::size_t(s) + 2] = pme::fractionalFixedPoint(p.z, box.scale[2]);
   }
 }
+__device__ __forceinline__ void writeWrapped(const DeviceAtoms& a, const CudaIntegratorParams& q, int s,
+                                             double4_32a p) {
+  writeWrapped(a, wrapBox(q), s, p, a.posq[s].w);
+}
 
-/// Whether slot s at x has moved more than half the buffer from its list reference (also when
-/// x is not finite).
-__device__ __forceinline__ bool movedTooFar(const DeviceAtoms& a, const CudaIntegratorParams& q, int s,
-                                            double4_32a x) {
-  const double4_32a r = a.ref[s];
+/// Whether a slot at x has moved more than half the buffer (halfBuffer2 = its square) from its
+/// list reference r (also when x is not finite).
+__device__ __forceinline__ bool movedTooFar(const WrapBox& box, double halfBuffer2, double4_32a r, double4_32a x) {
   double dx = x.x - r.x, dy = x.y - r.y, dz = x.z - r.z;
-  const Vec3 L = q.box->image.length;
+  const Vec3 L = box.length;
   dx -= L.x * rint(dx / L.x);
   dy -= L.y * rint(dy / L.y);
   dz -= L.z * rint(dz / L.z);
-  return !(dx * dx + dy * dy + dz * dz <= q.halfBuffer2);
+  return !(dx * dx + dy * dy + dz * dz <= halfBuffer2);
 }
 
-/// The new position's bookkeeping: wrapped copy, PME fractions, displacement flag.
+/// The new position's bookkeeping: wrapped copy, PME fractions, displacement flag (from the
+/// slot's list reference `ref` and posq.w `charge`, read before any of the slot's stores).
+__device__ __forceinline__ void afterDrift(const DeviceAtoms& a, const WrapBox& box, double halfBuffer2,
+                                          StepStatus* status, int s, double4_32a x, double4_32a ref, float charge) {
+  writeWrapped(a, box, s, x, charge);
+  if (movedTooFar(box, halfBuffer2, ref, x)) status->rebuild = 1;
+}
 __device__ __forceinline__ void afterDrift(const DeviceAtoms& a, const CudaIntegratorParams& q, StepStatus* status,
                                           int s, double4_32a x) {
-  writeWrapped(a, q, s, x);
-  if (movedTooFar(a, q, s, x)) status->rebuild = 1;
+  afterDrift(a, wrapBox(q), q.halfBuffer2, status, s, x, a.ref[s], a.posq[s].w);
 }
 
 /// The first half of a step for one particle (x, v in place; v.w = 1/m): B A, or B A O A

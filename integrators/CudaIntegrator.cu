@@ -13,20 +13,31 @@ namespace faraday {
 namespace {
 
 constexpr int kThreads = 256;
+/// The first half at 4 blocks per SM (<= 64 registers): the Langevin step is bound by memory
+/// latency, and 3 blocks (68 registers) took twice as long (H200, 1M atoms: 0.23 -> 0.11 ms).
+constexpr int kFirstHalfBlocksPerSm = 4;
 using namespace cuda_update;
 
-__global__ void __launch_bounds__(kThreads) firstHalfKernel(DeviceAtoms a, CudaIntegratorParams q, StepStatus* status,
-                                                           cudaGraphConditionalHandle handle) {
+__global__ void __launch_bounds__(kThreads, kFirstHalfBlocksPerSm) firstHalfKernel(DeviceAtoms a, CudaIntegratorParams q, StepStatus* status,
+                                                           cudaGraphConditionalHandle handle, bool inGraph) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   double4_32a x;
   if (s < a.n && (x = a.pos[s]).w == 0.0) {  // constrained slots (w = 1) moved already
+    // Every load of the slot before its arithmetic and stores, so that they are in flight
+    // together (the kernel is bound by memory latency otherwise: the stores may alias later
+    // loads, which then wait for them).
     const double3 f = forceOf(a, s);
-    clearForce(a, s);
     double4_32a v = a.vel[s];
-    firstHalf(q, f, std::uint64_t(status->step), a.atom[s], x, v);
+    const double4_32a ref = a.ref[s];
+    const float charge = a.posq[s].w;
+    const int particle = a.atom[s];
+    const std::uint64_t step = std::uint64_t(status->step);
+    const WrapBox box = wrapBox(q);
+    clearForce(a, s);
+    firstHalf(q, f, step, particle, x, v);
     a.vel[s] = v;
     a.pos[s] = x;
-    afterDrift(a, q, status, s, x);
+    afterDrift(a, box, q.halfBuffer2, status, s, x, ref, charge);
   }
   // The last block to finish turns the flag into the graph's condition.
   __shared__ bool last;
@@ -41,7 +52,7 @@ __global__ void __launch_bounds__(kThreads) firstHalfKernel(DeviceAtoms a, CudaI
     const int rebuild = atomicExch(&status->rebuild, 0);
     if (rebuild) status->builds += 1;
     status->blocksDone = 0;
-    cudaGraphSetConditional(handle, rebuild ? 1u : 0u);
+    if (inGraph) cudaGraphSetConditional(handle, rebuild ? 1u : 0u);
   }
 }
 
@@ -83,8 +94,9 @@ __global__ void wrapKernel(DeviceAtoms a, CudaIntegratorParams q) {
 int kineticBlocks(int n) { return blocksFor(n, kThreads); }
 
 void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
-                     StepStatus* status, unsigned long long conditionHandle) {
-  firstHalfKernel<<<blocksFor(atoms.n, kThreads), kThreads, 0, stream>>>(atoms, params, status, conditionHandle);
+                     StepStatus* status, const unsigned long long* conditionHandle) {
+  firstHalfKernel<<<blocksFor(atoms.n, kThreads), kThreads, 0, stream>>>(
+      atoms, params, status, conditionHandle ? *conditionHandle : 0ull, conditionHandle != nullptr);
   FARADAY_CUDA_CHECK_LAUNCH("firstHalfKernel");
 }
 

@@ -84,6 +84,9 @@ TEST(BenchMd, BufferSweepGivesARowPerBuffer) {
   EXPECT_EQ(rows[2].substr(rows[2].rfind(',') + 1), "0.15") << rows[2];
   EXPECT_THROW(benchMd({"--platforms=cpu", "--nacl=", "--argon=4000", "--buffer=0.1,wide", "--csv="}), Error);
   EXPECT_THROW(benchMd({"--platforms=cpu", "--nacl=", "--argon=4000", "--buffer=2", "--csv="}), Error);
+  // The multi-GPU choices take the values their config keys take.
+  EXPECT_THROW(benchMd({"--platforms=cpu", "--nacl=", "--argon=4000", "--pme-split=halves", "--csv="}), Error);
+  EXPECT_THROW(benchMd({"--platforms=cpu", "--nacl=", "--argon=4000", "--gpu-sum=fast", "--csv="}), Error);
 }
 
 /// A system whose run stops (here rigid water at 200 fs: SETTLE cannot meet its lengths) gets

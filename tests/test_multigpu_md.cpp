@@ -21,6 +21,9 @@
 #include "engine/setup/SystemSetup.h"
 #include "kernels/common/Device.h"
 #include "kernels/multigpu/WorkShare.h"
+#if defined(FARADAY_HAVE_CUDA)
+#include "kernels/multigpu/CudaPeerSum.h"
+#endif
 #include "tests/TestSupport.h"
 #include "tests/Tolerances.h"
 
@@ -64,6 +67,26 @@ TEST(MultiGpuMd, SlabSharesRunPmeOnEveryGpuWithEqualTiles) {
     }
   }
 }
+
+#if defined(FARADAY_HAVE_CUDA)
+/// The direct sum's chunks: even starts (16-byte stores), in order, covering every value once.
+TEST(MultiGpuMd, DirectSumChunksAreEvenAndCoverEveryValueOnce) {
+  for (const std::size_t count : {std::size_t(1), std::size_t(2), std::size_t(9), std::size_t(3 * 1000448),
+                                  std::size_t(3 * 1000001)}) {
+    for (int ranks = 2; ranks <= kMaxPeerSumRanks; ++ranks) {
+      EXPECT_EQ(CudaPeerSum::chunkStart(count, ranks, 0), 0u);
+      EXPECT_EQ(CudaPeerSum::chunkStart(count, ranks, ranks), count) << count << " over " << ranks;
+      const std::size_t chunk = CudaPeerSum::chunkStart(count, ranks, 1);
+      for (int p = 0; p < ranks; ++p) {
+        const std::size_t a = CudaPeerSum::chunkStart(count, ranks, p), b = CudaPeerSum::chunkStart(count, ranks, p + 1);
+        EXPECT_LE(a, b);
+        EXPECT_LE(b - a, chunk);  // each fits the inbox's chunk
+        EXPECT_TRUE(a % 2 == 0 || a == count) << count << " over " << ranks << ", rank " << p;
+      }
+    }
+  }
+}
+#endif
 
 TEST(MultiGpuMd, RankZerosTileWeightBalancesItsPmeAgainstTheOthersTiles) {
   EXPECT_EQ(rank0TileWeight(1, 1e6, 1e6, 1e6), 1.0);
@@ -111,9 +134,9 @@ struct MdRun {
   std::unique_ptr<Backend> backend;
 };
 MdRun startRun(const std::string& name, const std::string& devices, const std::string& config = "sim.cfg",
-               const std::string& pmeSplit = "first") {
+               const std::string& pmeSplit = "first", const std::string& gpuSum = "auto") {
   MdRun r;
-  std::vector<std::string> args = {"--run.platform=cuda", "--run.pme_split=" + pmeSplit};
+  std::vector<std::string> args = {"--run.platform=cuda", "--run.pme_split=" + pmeSplit, "--run.gpu_sum=" + gpuSum};
   if (!devices.empty()) args.push_back("--run.devices=" + devices);
   r.config = loadConfig(sourceDir() + "/systems/" + name + "/" + config, args);
   r.setup = buildSetup(r.config);
@@ -171,11 +194,19 @@ std::vector<double> advanceWithVolumeMoves(MdRun& r, MonteCarloBarostat& barosta
                    << (n) << " needed";                                                          \
   } while (0)
 
+/// The forces summed by direct stores between the GPUs (where they have peer access) and by
+/// NCCL's all-reduce: both the one-GPU trajectory.
 TEST(MultiGpuMdGpu, TrajectoryOnEveryGpuIsTheOneGpuTrajectoryBitForBit) {
   FARADAY_REQUIRE_GPUS(2);
+  const bool peers = allPeersReachable({0, 1});
+  if (!peers) std::printf("[ info ] no peer access between GPUs 0 and 1: every sum runs by NCCL\n");
   for (const std::string system : {"nacl_melt", "protein"}) {
-    for (const std::string devices : {std::string("0,1"), std::string("all")}) {
-      MdRun one = startRun(system, ""), many = startRun(system, devices);
+    for (const auto& [devices, sum] : std::vector<std::pair<std::string, std::string>>{
+             {"0,1", "auto"}, {"all", "auto"}, {"0,1", "nccl"}}) {
+      MdRun one = startRun(system, ""), many = startRun(system, devices, "sim.cfg", "first", sum);
+      const bool direct = sum == "auto" && peers;
+      EXPECT_NE(many.backend->name().find(direct ? "summed by direct stores" : "summed by NCCL"), std::string::npos)
+          << many.backend->name();
       EXPECT_EQ(one.backend->computeForces().potential(), many.backend->computeForces().potential()) << system;
       const std::vector<double> e1 = advance(*one.backend, 200), en = advance(*many.backend, 200);
       State a, b;

@@ -106,15 +106,30 @@ CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
     constraints = CudaEvent::elapsedMs(e[0], e[1]) / repeats;
     d.restore(m.stream());
   }
+  // The integrator's two halves (every slot; the state put back after).
+  d.save(m.stream());
+  FARADAY_CUDA_CHECK(cudaEventRecord(e[0].get(), m.stream()));
+  for (int r = 0; r < repeats; ++r) launchFirstHalf(m.stream(), m.atoms(), m.integ, d.status.data(), nullptr);
+  FARADAY_CUDA_CHECK(cudaEventRecord(e[1].get(), m.stream()));
+  for (int r = 0; r < repeats; ++r)
+    launchSecondHalf(m.stream(), m.atoms(), m.integ, d.status.data(), nullptr, d.keParts.data());
+  FARADAY_CUDA_CHECK(cudaEventRecord(e[2].get(), m.stream()));
+  FARADAY_CUDA_CHECK(cudaEventSynchronize(e[2].get()));
+  const double firstHalf = CudaEvent::elapsedMs(e[0], e[1]) / repeats, secondHalf = CudaEvent::elapsedMs(e[1], e[2]) / repeats;
+  d.restore(m.stream());
   m.buildFirstList();  // grows the storage if these positions need more tiles
   m.computeForces();
-  return {build / repeats, tiles / repeats, constraints};
+  return {build / repeats, tiles / repeats, constraints, firstHalf, secondHalf};
 }
 
 long long CudaBackend::stepsRedone() const { return impl_->stepsRedone; }
 void CudaBackend::shareWork(const CudaBackendShare& share) {
   Impl& m = *impl_;
   m.share = std::make_unique<CudaBackendShare>(share);
+  m.phases.setPhases(m.phaseTable(true));
+  if (share.directSum)
+    m.peerSum = std::make_unique<CudaPeerSum>(share.work.rank, share.work.ranks, m.dev->force.data(),
+                                              3 * m.dev->stride, m.dev->nbSums.data(), std::size_t(kConstraintSumsAt));
   if (!share.work.pme) {
     m.pme.reset();  // PME runs on another GPU of the group (before setState)
   } else if (m.pme && share.work.pmeSlabs) {
@@ -137,6 +152,17 @@ PmeSlabPeer CudaBackend::pmeSlabPeer() {
 void CudaBackend::connectPmeSlabPeers(const std::vector<PmeSlabPeer>& peers) {
   if (!impl_->pmeSplit) throw Error("PME is not split over GPUs on this backend");
   impl_->pme->connectSlabPeers(peers);
+  impl_->graph.reset();
+}
+
+PeerSumAddresses CudaBackend::peerSumAddresses() {
+  if (!impl_->peerSum) throw Error("the forces are not summed by direct stores on this backend");
+  return impl_->peerSum->addresses();
+}
+
+void CudaBackend::connectPeerSum(const std::vector<PeerSumAddresses>& all) {
+  if (!impl_->peerSum) throw Error("the forces are not summed by direct stores on this backend");
+  impl_->peerSum->connect(all);
   impl_->graph.reset();
 }
 

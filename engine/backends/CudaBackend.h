@@ -5,6 +5,7 @@
 
 #include "engine/backends/Backend.h"
 #include "engine/backends/CudaShare.h"
+#include "kernels/multigpu/PeerSum.h"
 #include "kernels/pme/SlabPme.h"
 #include "kernels/neighbor/TileList.h"
 
@@ -61,12 +62,13 @@ class CudaBackend : public Backend {
   HostTileList tileList();
   TileListStats tileListStats();
   /// The list build (sort, permutation, cells, bounds, tiles), the short-range kernel
-  /// (forces only) and the constraint kernels of a step (both halves; 0 without constraints)
-  /// alone, ms per call, each averaged over `repeats` calls timed by CUDA events. The list
-  /// is rebuilt at the current positions; the constraint kernels run on a saved state, put
-  /// back after them; the forces are evaluated again.
+  /// (forces only), the constraint kernels of a step (both halves; 0 without constraints)
+  /// and the integrator's two halves alone, ms per call, each averaged over `repeats` calls
+  /// timed by CUDA events. The list is rebuilt at the current positions; the constraint and
+  /// integrator kernels run on a saved state, put back after them; the forces are evaluated
+  /// again.
   struct KernelTimes {
-    double buildMs = 0, tilesMs = 0, constraintsMs = 0;
+    double buildMs = 0, tilesMs = 0, constraintsMs = 0, firstHalfMs = 0, secondHalfMs = 0;
   };
   KernelTimes timeKernels(int repeats);
   /// Steps rolled back and run again after an overflow, so far.
@@ -82,6 +84,10 @@ class CudaBackend : public Backend {
   /// into direct stores.
   PmeSlabPeer pmeSlabPeer();
   void connectPmeSlabPeers(const std::vector<PmeSlabPeer>& peers);
+  /// The direct sum of the forces (share.directSum, after shareWork): this GPU's buffers for
+  /// its peers, and the connection to every rank's (by rank; peer access enabled).
+  PeerSumAddresses peerSumAddresses();
+  void connectPeerSum(const std::vector<PeerSumAddresses>& all);
 
  private:
   struct Impl;

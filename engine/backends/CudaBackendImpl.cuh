@@ -26,6 +26,7 @@
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
+#include "kernels/multigpu/CudaPeerSum.h"
 #include "kernels/neighbor/CudaTileList.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
 #include "kernels/nonbonded/CpuTileWalker.h"
@@ -71,9 +72,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   CudaEvent fork{cudaEventDisableTiming}, join{cudaEventDisableTiming};  ///< PME beside the tiles
   CudaEvent bondedJoin{cudaEventDisableTiming};                         ///< the bonded kernels beside them
   DeviceValue<IntegratorBox> integratorBox{"integrator box"};           ///< integ.box
-  CudaPhaseTimer phases{timers, CudaStepGraph::phases(cuda_backend::hasBondedWork(system.topology),
-                                                            cuda_backend::hasConstraints(system.topology),
-                                                            ewald.method == "pme")};
+  CudaPhaseTimer phases{timers, phaseTable(false)};
   std::array<CudaEvent, 3> kernelEvents = makeCudaEvents<3>();  ///< timeKernels()
 
   std::unique_ptr<CudaDeviceState> dev;
@@ -91,6 +90,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   std::vector<int> pairType;           ///< per particle: the tile kernel's LJ class (or typed type)
   CudaStepGraph graph{*this, phases, cuda_backend::hasBondedWork(system.topology)};
   std::unique_ptr<CudaBackendShare> share;  ///< one GPU of several (null: the whole step here)
+  std::unique_ptr<CudaPeerSum> peerSum;     ///< the sum over the GPUs by direct stores (share->directSum)
 
   long long step = 0;           ///< steps advanced since setState (host count)
   long long stateStep = 0;      ///< State::step at setState
@@ -240,6 +240,12 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (pme) pme->setBox(b);
   }
 
+  /// The phase table of this system's step, on one GPU or one of `several`.
+  std::vector<CudaTimedPhase> phaseTable(bool several) const {
+    return CudaStepGraph::phases(cuda_backend::hasBondedWork(system.topology),
+                                 cuda_backend::hasConstraints(system.topology), ewald.method == "pme", several);
+  }
+
   /// The stream every step and copy runs on.
   cudaStream_t stream() const { return mainStream.get(); }
   DeviceAtoms atoms() { return dev->atoms(pme != nullptr); }
@@ -257,7 +263,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   }
 
   void enqueueFirstHalf(cudaStream_t s, cudaGraphConditionalHandle rebuild) override {
-    launchFirstHalf(s, atoms(), integ, dev->status.data(), rebuild);
+    launchFirstHalf(s, atoms(), integ, dev->status.data(), &rebuild);
   }
 
   /// A rebuild at the current positions: they become the reference, then enqueueSortAndBuild.
@@ -317,7 +323,9 @@ struct CudaBackend::Impl final : CudaStepWork {
     else if (pme) enqueuePme(s);
     if (timer) timer->recordInCapture(event, s);
     // Several GPUs: every one holds its partial sums; afterwards all hold the totals.
-    if (share) share->reduce(s, dev->force.data(), 3 * dev->stride, dev->nbSums.data(), std::size_t(kConstraintSumsAt));
+    if (peerSum) peerSum->enqueue(s);
+    else if (share) share->reduce(s, dev->force.data(), 3 * dev->stride, dev->nbSums.data(), std::size_t(kConstraintSumsAt));
+    if (timer) timer->recordInCapture(event + 1, s);
   }
   WorkShare work() const { return share ? share->work : WorkShare{}; }
   TileGroupExclusions groupExclusions() const {

@@ -43,7 +43,9 @@ class CudaMultiBackend final : public Backend {
                 (split == "slabs" || split == "slabs-nccl" || (split == "auto" && slabSplitPays(ewald.pme)));
     // The transposes as direct stores into the peers' memory where every pair of GPUs has
     // peer access (NVLink, or PCIe where allowed); else by NCCL send and receive.
-    pmeDirect_ = pmeSlabs_ && split != "slabs-nccl" && allPeersReachable(devices);
+    const bool peers = allPeersReachable(devices);
+    pmeDirect_ = pmeSlabs_ && split != "slabs-nccl" && peers;
+    directSum_ = config.run.gpuSum == "auto" && peers;
     const std::vector<WorkShare> shares =
         pmeSlabs_ ? makeSlabWorkShares(ranks) : makeWorkShares(ranks, multiGpuRank0Weight(config, system, ranks));
     threads_.run([&](int r) {
@@ -51,6 +53,7 @@ class CudaMultiBackend final : public Backend {
       auto backend = std::make_unique<CudaBackend>(config, system, r == 0 ? timers : nullptr);
       CudaBackendShare share;
       share.work = shares[std::size_t(r)];
+      share.directSum = directSum_;
       share.reduce = [this, r](void* stream, unsigned long long* force, std::size_t forces, unsigned long long* sums,
                                std::size_t sumCount) { group_.allReduceSum(r, force, forces, sums, sumCount, stream); };
       share.any = [this](bool flag) { return threads_.any(flag); };
@@ -59,14 +62,19 @@ class CudaMultiBackend final : public Backend {
       backend->shareWork(share);
       ranks_[std::size_t(r)] = std::move(backend);
     });
-    if (pmeDirect_) {
-      std::vector<PmeSlabPeer> peers(devices.size());
+    if (pmeDirect_ || directSum_) {
+      std::vector<PmeSlabPeer> slabPeers(devices.size());
+      std::vector<PeerSumAddresses> sumPeers(devices.size());
       threads_.run([&](int r) {
         for (int d : devices)
           if (d != devices[std::size_t(r)]) enablePeerAccess(d);
-        peers[std::size_t(r)] = ranks_[std::size_t(r)]->pmeSlabPeer();
+        if (pmeDirect_) slabPeers[std::size_t(r)] = ranks_[std::size_t(r)]->pmeSlabPeer();
+        if (directSum_) sumPeers[std::size_t(r)] = ranks_[std::size_t(r)]->peerSumAddresses();
       });
-      threads_.run([&](int r) { ranks_[std::size_t(r)]->connectPmeSlabPeers(peers); });
+      threads_.run([&](int r) {
+        if (pmeDirect_) ranks_[std::size_t(r)]->connectPmeSlabPeers(slabPeers);
+        if (directSum_) ranks_[std::size_t(r)]->connectPeerSum(sumPeers);
+      });
     }
   }
 
@@ -80,7 +88,8 @@ class CudaMultiBackend final : public Backend {
 
   std::string name() const override {
     return "cuda x " + std::to_string(ranks_.size()) + " GPUs, PME " +
-           (pmeSlabs_ ? (pmeDirect_ ? "in slabs" : "in slabs by NCCL") : "on the first");
+           (pmeSlabs_ ? (pmeDirect_ ? "in slabs" : "in slabs by NCCL") : "on the first") + ", forces summed " +
+           (directSum_ ? "by direct stores" : "by NCCL");
   }
 
   void setState(const State& state, const std::vector<Vec3>& listReference) override {
@@ -122,7 +131,7 @@ class CudaMultiBackend final : public Backend {
   CudaBackend& first() { return *ranks_[0]; }
 
   GpuGroup group_;  // first: destroyed after the backends and the threads
-  bool pmeSlabs_ = false, pmeDirect_ = false;
+  bool pmeSlabs_ = false, pmeDirect_ = false, directSum_ = false;
   RankThreads threads_;
   std::vector<std::unique_ptr<CudaBackend>> ranks_;
 };

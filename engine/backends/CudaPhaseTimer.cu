@@ -8,13 +8,17 @@
 
 namespace faraday {
 
-CudaPhaseTimer::CudaPhaseTimer(Timers* timers, std::vector<CudaTimedPhase> phases)
-    : timers_(timers), phases_(std::move(phases)) {
+CudaPhaseTimer::CudaPhaseTimer(Timers* timers, std::vector<CudaTimedPhase> phases) : timers_(timers) {
+  setPhases(std::move(phases));
+}
+
+void CudaPhaseTimer::setPhases(std::vector<CudaTimedPhase> phases) {
+  phases_ = std::move(phases);
   int last = 0;
   for (const CudaTimedPhase& p : phases_)
     for (int k : p.intervals) last = std::max(last, k + 1);
   events_.reserve(std::size_t(last) + 1);
-  for (int k = 0; k <= last; ++k) events_.emplace_back(cudaEventDefault);
+  while (events_.size() <= std::size_t(last)) events_.emplace_back(cudaEventDefault);
 }
 
 bool CudaPhaseTimer::samples(long long step) const { return timers_ && step % cuda_step::kTimedEvery == 0; }

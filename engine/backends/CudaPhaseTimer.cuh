@@ -24,6 +24,8 @@ class CudaPhaseTimer {
   /// `timers` null: no step is sampled. The events are as many as the intervals need.
   CudaPhaseTimer(Timers* timers, std::vector<CudaTimedPhase> phases);
 
+  /// Another phase table (before any step is sampled).
+  void setPhases(std::vector<CudaTimedPhase> phases);
   /// Whether step `step` (counted from the start of the run) is a sampled step.
   bool samples(long long step) const;
   /// Records event `k` on `stream` (outside a graph).

@@ -19,6 +19,10 @@ struct CudaBackendShare {
   std::function<void(void* stream, unsigned long long* force, std::size_t forceCount, unsigned long long* sums,
                      std::size_t sumCount)>
       reduce;
+  /// The sum by the GPUs' own stores into each other's memory (CudaPeerSum) instead of
+  /// `reduce`: every pair of GPUs has peer access, and the backends are connected
+  /// (CudaBackend::connectPeerSum) before the first evaluation.
+  bool directSum = false;
   /// Whether `flag` is true on any GPU: every GPU's host thread calls it at the same point.
   std::function<bool(bool)> any;
   /// PME split over the GPUs in slabs (work.pme on every rank): the exchange of blocks

@@ -6,11 +6,11 @@
 
 namespace faraday {
 
-std::vector<CudaTimedPhase> CudaStepGraph::phases(bool bonded, bool constraints, bool withPme) {
+std::vector<CudaTimedPhase> CudaStepGraph::phases(bool bonded, bool constraints, bool withPme, bool several) {
   // Intervals: 0 constraints, 1 first half, 2 list, 3 tiles, [4 bonded, 5 exclusion correction,]
-  // then PME, the constraints and the second half.
-  const int pme = stepEvents(bonded) - 4;
-  std::vector<CudaTimedPhase> p = {{"integrate", {1, pme + 2}}, {"neighbor", {2}}, {"nonbonded", {3}}};
+  // then PME, the sum over the GPUs, the constraints and the second half.
+  const int pme = stepEvents(bonded) - 5;
+  std::vector<CudaTimedPhase> p = {{"integrate", {1, pme + 3}}, {"neighbor", {2}}, {"nonbonded", {3}}};
   if (bonded) p.push_back({"bonded", {4}}), p.push_back({"exclusion correction", {5}});
   p.push_back({"pme", {pme}});
   if (withPme) {
@@ -25,7 +25,8 @@ std::vector<CudaTimedPhase> CudaStepGraph::phases(bool bonded, bool constraints,
     p.push_back({"pme.convolve", {e + 4}});
     p.push_back({"pme.gather", {e + 7}});
   }
-  if (constraints) p.push_back({"constraints", {0, pme + 1}});
+  if (constraints) p.push_back({"constraints", {0, pme + 2}});
+  if (several) p.push_back({"gpu sum", {pme + 1}});
   return p;
 }
 

@@ -48,17 +48,18 @@ class CudaStepWork {
 class CudaStepGraph {
  public:
   /// The events of a timed step: 0 constraints, 1 first half, 2 list build, 3 forces, each
-  /// force phase ending at the next event; then the constraints and the second half, ending at
-  /// the last two events.
+  /// force phase ending at the next event; then the sum over the GPUs (empty on one), the
+  /// constraints and the second half, ending at the last three events.
   static constexpr int kFirstForceEvent = 4;
   /// The events of a timed step (0 .. stepEvents() - 1); PME's phases come after them
   /// (pmeEvent() + k, k = 0 .. kPmePhaseEvents - 1: CudaPmeOnDevice::enqueue's marks).
-  static constexpr int stepEvents(bool bonded) { return (bonded ? 6 : 4) + 4; }
+  static constexpr int stepEvents(bool bonded) { return (bonded ? 6 : 4) + 5; }
   static constexpr int pmeEvent(bool bonded) { return stepEvents(bonded); }
   static constexpr int kPmePhaseEvents = 9;
   /// The phase table of a timed step: bonded terms and the exclusion correction where the
-  /// topology has them, a constraints row where there are constraints, PME's phases with PME.
-  static std::vector<CudaTimedPhase> phases(bool bonded, bool constraints, bool pme);
+  /// topology has them, a constraints row where there are constraints, PME's phases with PME,
+  /// the sum of the forces over the GPUs on one of `several`.
+  static std::vector<CudaTimedPhase> phases(bool bonded, bool constraints, bool pme, bool several);
 
   /// `timer`: the events of the timed variants (integrate, neighbor, the forces' phases,
   /// integrate; the last step event ends the step).

@@ -29,6 +29,7 @@
 #include "engine/backends/CudaBackend.h"
 #endif
 #include "engine/backends/BackendFactory.h"
+#include "engine/config/ConfigKeys.h"
 #include "engine/config/KernelParams.h"
 #include "engine/config/LoadConfig.h"
 #include "engine/run/Barostat.h"
@@ -55,6 +56,7 @@ struct MdOptions {
   std::string devices = "1";                        ///< GPU counts, each a run on GPUs 0 .. count - 1
   std::vector<int> deviceCounts;                    ///< parsed from devices
   std::string pmeSplit = "auto";                    ///< run.pme_split on several GPUs
+  std::string gpuSum = "auto";                      ///< run.gpu_sum on several GPUs
 };
 
 /// --buffer entries: auto (nonbonded.buffer = auto), and, with the option empty, auto for the
@@ -72,6 +74,16 @@ std::vector<std::string> commaItems(const std::string& text) {
   return items;
 }
 
+/// Option `option`'s value checked as the config key `key` checks it (its allowed values).
+void checkAsKey(const char* option, const char* key, const std::string& value) {
+  Config scratch;
+  try {
+    config::findKey(key)->set(scratch, config::Value{value, {}});
+  } catch (const config::BadValue& e) {
+    throw keyError(option, e.what);
+  }
+}
+
 bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   BenchOptions parser("md",
                       "Whole-step MD throughput (ns/day) of the NaCl melt (PME, Langevin 1300 K, dt 2 fs) and liquid\n"
@@ -85,7 +97,7 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   parser.add("steps", o.steps, "steps", "timed steps per system (0: by size)");
   parser.add("threads", o.threads, "", "OpenMP threads of the CPU backend (0 = all cores)");
   parser.add("gro-dir", o.groDir, "path", "write each system as nacl_N.gro / argon_N.gro here (\"\" = no)");
-  parser.add("kernels", o.kernels, "0 or 1", "also time the GPU list build and tile kernel alone");
+  parser.add("kernels", o.kernels, "0 or 1", "also time the GPU list build, tile kernel, constraint and integrator kernels alone");
   parser.add("buffer", o.buffer, "nm or auto",
              "pair-list buffer beyond the cutoff (nonbonded.buffer); \"\": auto, and each config's own; "
              "several, comma-separated: each system at each");
@@ -93,9 +105,10 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
   parser.add("devices", o.devices, "GPU counts, comma-separated",
              "each CUDA system on GPUs 0 .. N - 1 for every N (1,2,4: one GPU against two and four)");
   parser.add("pme-split", o.pmeSplit, "auto, slabs, slabs-nccl or first", "PME on several GPUs (run.pme_split)");
+  parser.add("gpu-sum", o.gpuSum, "auto or nccl", "the forces' sum on several GPUs (run.gpu_sum)");
   if (!parser.parse(args, std::cout)) return false;
-  if (o.pmeSplit != "auto" && o.pmeSplit != "slabs" && o.pmeSplit != "slabs-nccl" && o.pmeSplit != "first")
-    throw keyError("pme-split", "must be auto, slabs, slabs-nccl or first, not '" + o.pmeSplit + "'");
+  checkAsKey("pme-split", "run.pme_split", o.pmeSplit);
+  checkAsKey("gpu-sum", "run.gpu_sum", o.gpuSum);
   for (double v : parser.numberList("devices", o.devices)) {
     if (!(v >= 1 && v == std::floor(v))) throw keyError("devices", "GPU counts are whole numbers >= 1");
     o.deviceCounts.push_back(int(v));
@@ -176,7 +189,7 @@ struct Row {
   long long steps = 0, builds = 0;
   double seconds = 0;
   std::map<std::string, double> phaseMs;  ///< ms per step
-  double buildMs = 0, tilesMs = 0, constraintKernelsMs = 0, pairsEvaluated = 0, pairsInCutoff = 0;
+  double buildMs = 0, tilesMs = 0, constraintKernelsMs = 0, halvesMs = 0, pairsEvaluated = 0, pairsInCutoff = 0;
   long long tiles = 0;
   std::string barostat;  ///< the barostat's summary of the timed run ("" without one)
 };
@@ -236,6 +249,7 @@ Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o
   config.run.threads = platform == "cpu" ? o.threads : 1;
   for (int d = 0; d < gpus && gpus > 1; ++d) config.run.devices += (d ? "," : "") + std::to_string(d);
   config.run.pmeSplit = o.pmeSplit;
+  config.run.gpuSum = o.gpuSum;
   const bool gpu = platform == "cuda";
   Row r;
   r.system = s.name;
@@ -278,6 +292,7 @@ Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o
     r.buildMs = k.buildMs;
     r.tilesMs = k.tilesMs;
     r.constraintKernelsMs = k.constraintsMs;
+    r.halvesMs = k.firstHalfMs + k.secondHalfMs;
     const TileListStats t = cuda->tileListStats();
     r.tiles = t.tiles;
     r.pairsEvaluated = double(t.pairsEvaluated);
@@ -301,14 +316,15 @@ void printRow(const Row& r, double dt, std::ofstream& csv) {
     for (const auto& [name, v] : r.phaseMs)
       if (name.rfind("pme.", 0) == 0) pme += v;
   const double useful = r.pairsEvaluated > 0 ? r.pairsInCutoff / r.pairsEvaluated : 0;
-  std::printf("%-8s %8zu %5.3f %-5s %6lld %9.4f %10.1f %8.1f | %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f",
+  std::printf("%-8s %8zu %5.3f %-5s %6lld %9.4f %10.1f %8.1f | %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f",
               r.system.c_str(), r.atoms, r.bufferNm, r.platform.c_str(), r.steps, ms, nsPerDay(r, dt),
               1000.0 * double(r.builds) / double(r.steps),
               phase("neighbor"), phase("nonbonded"), phase("bonded"), phase("exclusion correction"), pme,
-              phase("integrate"), phase("constraints"));
+              phase("integrate"), phase("constraints"), phase("gpu sum"));
   if (r.tiles > 0)
-    std::printf(" | %8.4f %8.4f %6.1f%% %9.3g %9.3g %8.4f", r.buildMs, r.tilesMs, 100 * useful,
-                r.pairsEvaluated / (1e-3 * r.tilesMs), r.pairsInCutoff / (1e-3 * r.tilesMs), r.constraintKernelsMs);
+    std::printf(" | %8.4f %8.4f %6.1f%% %9.3g %9.3g %8.4f %8.4f", r.buildMs, r.tilesMs, 100 * useful,
+                r.pairsEvaluated / (1e-3 * r.tilesMs), r.pairsInCutoff / (1e-3 * r.tilesMs), r.constraintKernelsMs,
+                r.halvesMs);
   std::printf("\n");
   if (!r.barostat.empty()) std::printf("  %s%s", r.barostat.c_str(), r.barostat.back() == '\n' ? "" : "\n");
   std::fflush(stdout);
@@ -316,9 +332,9 @@ void printRow(const Row& r, double dt, std::ofstream& csv) {
     csv << r.system << ',' << r.atoms << ',' << r.platform << ',' << r.steps << ',' << ms << ',' << nsPerDay(r, dt)
         << ',' << 1000.0 * double(r.builds) / double(r.steps) << ',' << phase("neighbor") << ','
         << phase("nonbonded") << ',' << phase("bonded") << ',' << phase("exclusion correction") << ',' << pme << ','
-        << phase("integrate") << ',' << phase("constraints") << ',' << r.buildMs << ',' << r.tilesMs
+        << phase("integrate") << ',' << phase("constraints") << ',' << phase("gpu sum") << ',' << r.buildMs << ',' << r.tilesMs
         << ',' << (long long)r.pairsEvaluated << ',' << (long long)r.pairsInCutoff << ',' << useful << ','
-        << r.constraintKernelsMs << ',' << r.bufferNm << '\n';
+        << r.constraintKernelsMs << ',' << r.halvesMs << ',' << r.bufferNm << '\n';
 }
 
 }  // namespace
@@ -335,15 +351,15 @@ int benchMd(const std::vector<std::string>& args) {
   std::ofstream csv = BenchOptions::openCsv(o.csv);
   if (csv)
     csv << "system,atoms,platform,steps,ms_per_step,ns_per_day,builds_per_1000_steps,neighbor_ms,nonbonded_ms,"
-           "bonded_ms,exclusion_ms,pme_ms,integrate_ms,constraints_ms,list_build_ms,tile_kernel_ms,pairs_evaluated,pairs_in_cutoff,useful_fraction,constraint_kernels_ms,buffer_nm\n";
+           "bonded_ms,exclusion_ms,pme_ms,integrate_ms,constraints_ms,gpu_sum_ms,list_build_ms,tile_kernel_ms,pairs_evaluated,pairs_in_cutoff,useful_fraction,constraint_kernels_ms,integrator_kernels_ms,buffer_nm\n";
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
   std::printf("faraday bench md: Langevin BAOAB, cutoff 1.0 nm + buffer %s, dispersion correction; NaCl: PME "
               "(rtol 1e-5, 0.12 nm, order 4), dt 2 fs; argon: dt 4 fs. CPU backend: %d threads.\n"
               "Phase columns are ms per step (GPU: CUDA events around the phases of every 10th step).\n",
               o.buffer.empty() ? "auto (configs: their own)" : (o.buffer + " nm").c_str(), threads);
-  std::printf("%-8s %8s %5s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s %8s %8s %8s | %8s %8s %7s %9s %9s %8s\n", "system",
-              "atoms", "buf", "plat", "steps", "ms/step", "ns/day", "builds/k", "neighbor", "nonbond", "bonded", "excl", "pme",
-              "integr", "constr", "build ms", "tiles ms", "useful", "pairs/s", "useful/s", "cons ms");
+  std::printf("%-8s %8s %5s %-5s %6s %9s %10s %8s | %8s %8s %8s %8s %8s %8s %8s %8s | %8s %8s %7s %9s %9s %8s %8s\n",
+              "system", "atoms", "buf", "plat", "steps", "ms/step", "ns/day", "builds/k", "neighbor", "nonbond", "bonded",
+              "excl", "pme", "integr", "constr", "gpu sum", "build ms", "tiles ms", "useful", "pairs/s", "useful/s", "cons ms", "integ ms");
   // A system whose dynamics fail (StepFailure: constraints that cannot be met) gets a line
   // saying so and no CSV row; the others still run, and the bench exits non-zero at the end.
   int failed = 0;

@@ -83,6 +83,7 @@ struct Config {
     std::string platform = "auto";       ///< run.platform: auto | cpu | cuda
     int threads = 0;                     ///< run.threads: OpenMP threads for the CPU path (0 = all cores)
     std::string devices;                 ///< run.devices: "" (the first GPU), "2", "0,1,3" or "all"
+    std::string gpuSum = "auto";         ///< run.gpu_sum: auto | nccl (the forces' sum of an MD run on several GPUs)
     std::string pmeSplit = "auto";       ///< run.pme_split: auto | slabs | slabs-nccl | first (PME of an MD run on several GPUs)
     double progressInterval = 2.0;       ///< run.progress_interval, s between progress lines (0 = off)
   } run;

@@ -186,6 +186,11 @@ std::vector<KeySpec> runKeys() {
              "send and receive); or all on the first GPU (the one-GPU trajectory bit for bit); auto: slabs for grids "
              "of 4e6 points or more, else first",
              runOnly, &C::run, &C::RunSection::pmeSplit, {"auto", "slabs", "slabs-nccl", "first"}),
+      choice("run.gpu_sum",
+             "auto | nccl: the sum of the GPUs' partial forces in each step of an MD run on several GPUs: auto = "
+             "the GPUs' own kernels storing into each other's memory where every pair has peer access (NVLink), "
+             "else NCCL's all-reduce; nccl = NCCL's all-reduce (the same bits either way)",
+             runOnly, &C::run, &C::RunSection::gpuSum, {"auto", "nccl"}),
       number("run.progress_interval", "s", "seconds between progress lines (0 = off)", runAndMap, &C::run,
              &C::RunSection::progressInterval, nonNegative),
   };

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "kernels/common/CudaCheck.h"
+#include "kernels/common/CudaPeerSignal.cuh"
 #include "kernels/pme/CudaPmeDetail.cuh"
 
 namespace faraday::pme::gpu {
@@ -44,21 +45,10 @@ __device__ __forceinline__ void copyRow(float2* __restrict__ dst, const float2* 
   }
 }
 
-/// After every block's stores: the last block to finish counts the scatter and tells each
-/// peer (system-scope fences order the stores to peer memory before the signal).
+/// After every block's stores: the last block counts the scatter and tells each peer.
 __device__ __forceinline__ void signalPeers(const SlabExchange& x, int direction) {
-  __threadfence_system();
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  const unsigned int done = atomicAdd(x.blocksDone + direction, 1u);
-  if (done != gridDim.x - 1) return;
-  x.blocksDone[direction] = 0;
-  const unsigned long long count = x.sent[direction] + 1;
-  x.sent[direction] = count;
-  __threadfence_system();
-  for (int p = 0; p < x.ranks; ++p)
-    if (p != x.me)
-      *reinterpret_cast<volatile unsigned long long*>(x.flags[p] + direction * kMaxSlabRanks + x.me) = count;
+  peer_signal::signalPeers(x.me, x.ranks, x.blocksDone + direction, x.sent + direction,
+                           [&](int p) { return x.flags[p] + direction * kMaxSlabRanks + x.me; });
 }
 
 /// Row r = (x - x0) K_y + y of this GPU's planes; to rank p (the owner of y) unless it is this one.
@@ -88,23 +78,10 @@ __global__ void __launch_bounds__(kScatterThreads) scatterToPlanesKernel(SlabExc
   signalPeers(x, 1);
 }
 
-/// One warp: lane p waits for rank p's count of `direction` to reach this rank's (a peer
-/// that never comes ends the kernel with a trap after 60 s rather than hanging).
+/// One warp: until every peer has run as many scatters of `direction` as this rank.
 __global__ void waitForPeersKernel(SlabExchange x, int direction) {
-  const int p = threadIdx.x;
-  if (p < x.ranks && p != x.me) {
-    const unsigned long long want = x.sent[direction];
-    const volatile unsigned long long* flag = x.flags[x.me] + direction * kMaxSlabRanks + p;
-    unsigned long long start = 0;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    while (*flag < want) {
-      __nanosleep(200);
-      unsigned long long now = 0;
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-      if (now - start > 60000000000ull) __trap();
-    }
-  }
-  __threadfence_system();
+  peer_signal::waitForPeers(x.me, x.ranks, x.sent[direction],
+                            [&](int p) { return x.flags[x.me] + direction * kMaxSlabRanks + p; });
 }
 
 unsigned int blocksForRows(long long rows) {
