@@ -140,17 +140,16 @@ void CudaBackend::shareWork(const CudaBackendShare& share) {
                                                  const std::vector<PeerFloats>& recvs) { exchange(s, sends, recvs); };
     split.fixedSums = m.dev->nbSums.data() + kPmeSumsAt;
     m.pme->splitSlabs(split);
-    m.pmeSplit = true;
   }
 }
 
 PmeSlabPeer CudaBackend::pmeSlabPeer() {
-  if (!impl_->pmeSplit) throw Error("PME is not split over GPUs on this backend");
+  if (!impl_->pmeSplit()) throw Error("PME is not split over GPUs on this backend");
   return impl_->pme->slabPeer();
 }
 
 void CudaBackend::connectPmeSlabPeers(const std::vector<PmeSlabPeer>& peers) {
-  if (!impl_->pmeSplit) throw Error("PME is not split over GPUs on this backend");
+  if (!impl_->pmeSplit()) throw Error("PME is not split over GPUs on this backend");
   impl_->pme->connectSlabPeers(peers);
   impl_->graph.reset();
 }

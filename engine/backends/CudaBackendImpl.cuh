@@ -84,7 +84,6 @@ struct CudaBackend::Impl final : CudaStepWork {
   std::unique_ptr<CudaTileList> list;
   std::unique_ptr<CudaNonbonded> nonbonded;
   std::unique_ptr<CudaPmeOnDevice> pme;
-  bool pmeSplit = false;  ///< PME split over the GPUs of a step (CudaBackend::shareWork)
   std::unique_ptr<CudaBonded> bonded;  ///< null without a topology's terms or exclusions
   std::unique_ptr<CudaConstraints> constraints;  ///< null without constraints
   std::vector<int> pairType;           ///< per particle: the tile kernel's LJ class (or typed type)
@@ -250,7 +249,9 @@ struct CudaBackend::Impl final : CudaStepWork {
   cudaStream_t stream() const { return mainStream.get(); }
   DeviceAtoms atoms() { return dev->atoms(pme != nullptr); }
   /// PME's own sums (null without PME, or when split: then the fixed-point sums at kPmeSumsAt).
-  const double* pmeSums() const { return pme && !pmeSplit ? pme->energyAndVirial() : nullptr; }
+  const double* pmeSums() const { return pme && !pmeSplit() ? pme->energyAndVirial() : nullptr; }
+  /// PME split over the GPUs of a step in slabs (CudaBackend::shareWork).
+  bool pmeSplit() const { return pme && share && share->work.pmeSlabs; }
 
   // ---- The pieces of a step (CudaStepWork) ---------------------------------------------
 
@@ -408,13 +409,11 @@ struct CudaBackend::Impl final : CudaStepWork {
 
   /// The forces and energy sums of the current positions (outside the step graph).
   void evaluate() {
-    dev->force.zero(stream());
     {
       ScopedTimer t(timers, "nonbonded");
-      enqueueForces(stream(), true, nullptr, false);
+      enqueueEvaluation(stream(), false);
+      FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
     }
-    enqueueEnergiesOutsideSteps(stream());
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
     evaluated();
   }
 
@@ -429,9 +428,12 @@ struct CudaBackend::Impl final : CudaStepWork {
 
   void enqueueKeepList(cudaStream_t s) override { list->enqueueKeepCopies(s); }
 
-  void enqueueEvaluation(cudaStream_t s) override {
+  void enqueueEvaluation(cudaStream_t s) override { enqueueEvaluation(s, true); }
+  /// The cleared forces, then enqueueForces with energies (PME beside the tiles where
+  /// `concurrent`), then enqueueEnergiesOutsideSteps.
+  void enqueueEvaluation(cudaStream_t s, bool concurrent) {
     dev->force.zero(s);
-    enqueueForces(s, true, nullptr, /*concurrent=*/true);
+    enqueueForces(s, true, nullptr, concurrent);
     enqueueEnergiesOutsideSteps(s);
   }
 
@@ -444,9 +446,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (grow) pme->growBins(needed + needed / 4 + 4);
     graph.reset();
     if (!redo) return;
-    dev->force.zero(stream());
-    enqueueForces(stream(), true, nullptr, false);
-    enqueueEnergiesOutsideSteps(stream());
+    enqueueEvaluation(stream(), false);
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
   }
 
