@@ -18,8 +18,9 @@ constexpr int kThreads = 256;
 constexpr int kFirstHalfBlocksPerSm = 4;
 using namespace cuda_update;
 
-__global__ void __launch_bounds__(kThreads, kFirstHalfBlocksPerSm) firstHalfKernel(DeviceAtoms a, CudaIntegratorParams q, StepStatus* status,
-                                                           cudaGraphConditionalHandle handle, bool inGraph) {
+__global__ void __launch_bounds__(kThreads, kFirstHalfBlocksPerSm)
+    firstHalfKernel(DeviceAtoms a, CudaIntegratorParams q, StepStatus* status, cudaGraphConditionalHandle handle,
+                    bool inGraph) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   double4_32a x;
   if (s < a.n && (x = a.pos[s]).w == 0.0) {  // constrained slots (w = 1) moved already

@@ -63,9 +63,8 @@ struct CudaIntegratorParams {
 /// First half of a step (B A, or B A O A), then the wrapped float positions, the PME
 /// fractions and the displacement test; its last block turns the rebuild flag into the
 /// graph condition `*conditionHandle` (inside a captured graph; null outside one: the kernels
-/// timed alone). Clears the
-/// forces after reading them. Skips the slots held by constraints (pos.w = 1), whose first
-/// half the constraint kernels did before.
+/// timed alone). Clears the forces after reading them. Skips the slots held by constraints
+/// (pos.w = 1), whose first half the constraint kernels did before.
 void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                      StepStatus* status, const unsigned long long* conditionHandle);
 /// Second half (B); checks for non-finite values; advances status->step. With keParts,

@@ -40,9 +40,10 @@ FARADAY_HD U4 philox4x32_10(U4 ctr, std::uint32_t k0, std::uint32_t k1) {
 FARADAY_HD double toUniform(std::uint32_t x) { return (double(x) + 0.5) * (1.0 / 4294967296.0); }
 
 /// sin and cos of 2 pi u. The device's sincospi reduces its argument in half turns, exactly,
-/// with no table and no slow path (cos and sin of a radian argument read coefficient tables
-/// and keep a Payne-Hanek branch: ~6x the Langevin step's time at 1M atoms); the host's
-/// reduction of the rounded 2 pi u differs from it by about one unit in the last place.
+/// with no table and no slow path (cos and sin of a radian argument load coefficient tables
+/// and keep a Payne-Hanek branch, which left the memory-latency-bound Langevin first half
+/// waiting on them); the host's reduction of the rounded 2 pi u differs from it by about one
+/// unit in the last place.
 FARADAY_HD void sinCosTwoPi(double u, double& s, double& c) {
 #if defined(__CUDA_ARCH__)
   sincospi(2.0 * u, &s, &c);

@@ -34,12 +34,6 @@ class CudaPeerSum {
   void connect(const std::vector<PeerSumAddresses>& all);
   /// The sum, enqueued on `stream` (graph capture allowed); after it every GPU holds the totals.
   void enqueue(cudaStream_t stream);
-  /// Whether it sums these arrays.
-  bool sums(const unsigned long long* force, std::size_t forceCount, const unsigned long long* sums,
-            std::size_t sumCount) const {
-    return force == force_ && forceCount == forceCount_ && sums == sums_ && sumCount == sumCount_;
-  }
-
   /// The first value of rank p's chunk (p = ranks: the end); even, for 16-byte stores.
   static std::size_t chunkStart(std::size_t count, int ranks, int p);
 
