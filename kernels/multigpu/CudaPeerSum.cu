@@ -30,6 +30,12 @@ struct SumArgs {
   unsigned int* blocksDone = nullptr;                ///< its finished blocks per phase (2)
 };
 
+/// The rank k after this one (wrapping): each rank stores into the next ranks first, so that
+/// at any time every rank stores into another one (all into rank 0 first left links idle).
+__device__ __forceinline__ int rankAfter(const SumArgs& a, int k) {
+  return a.me + k < a.ranks ? a.me + k : a.me + k - a.ranks;
+}
+
 /// The slot of rank `from`'s partials in rank `to`'s inbox.
 __device__ __forceinline__ int inboxSlot(int from, int to) { return from < to ? from : from - 1; }
 
@@ -51,8 +57,8 @@ __device__ __forceinline__ void signalPeers(const SumArgs& a, int phase) {
 /// Phase 0: every other rank's chunk of this GPU's partial forces into that rank's inbox, and
 /// this GPU's energy sums into every other rank's.
 __global__ void __launch_bounds__(kThreads) pushPartialsKernel(SumArgs a) {
-  for (int p = 0; p < a.ranks; ++p) {
-    if (p == a.me) continue;
+  for (int k = 1; k < a.ranks; ++k) {
+    const int p = rankAfter(a, k);
     const unsigned long long* src = a.force + a.start[p];
     unsigned long long* dst = a.peer[p].inbox + std::size_t(inboxSlot(a.me, p)) * a.chunkMax;
     forPairs(a.start[p + 1] - a.start[p], [&](std::size_t j, bool pair) {
@@ -81,14 +87,12 @@ __global__ void __launch_bounds__(kThreads) sumAndShareKernel(SumArgs a) {
         t.x += v.x, t.y += v.y;
       }
       reinterpret_cast<ulonglong2*>(own)[j] = t;
-      for (int p = 0; p < a.ranks; ++p)
-        if (p != a.me) reinterpret_cast<ulonglong2*>(a.peer[p].force + s0)[j] = t;
+      for (int k = 1; k < a.ranks; ++k) reinterpret_cast<ulonglong2*>(a.peer[rankAfter(a, k)].force + s0)[j] = t;
     } else {
       unsigned long long t = own[2 * j];
       for (int k = 0; k + 1 < a.ranks; ++k) t += inbox[std::size_t(k) * a.chunkMax + 2 * j];
       own[2 * j] = t;
-      for (int p = 0; p < a.ranks; ++p)
-        if (p != a.me) a.peer[p].force[s0 + 2 * j] = t;
+      for (int k = 1; k < a.ranks; ++k) a.peer[rankAfter(a, k)].force[s0 + 2 * j] = t;
     }
   });
   if (blockIdx.x == 0)

@@ -51,11 +51,19 @@ __device__ __forceinline__ void signalPeers(const SlabExchange& x, int direction
                            [&](int p) { return x.flags[p] + direction * kMaxSlabRanks + x.me; });
 }
 
-/// Row r = (x - x0) K_y + y of this GPU's planes; to rank p (the owner of y) unless it is this one.
+/// The first rank a scatter of this rank writes to: the next one, so that at any time every
+/// rank writes to another one (all of them writing to rank 0 first left the others' links idle).
+__device__ __forceinline__ int nextRank(const SlabExchange& x) { return x.me + 1 == x.ranks ? 0 : x.me + 1; }
+
+/// Row r = (x - x0) K_y + y' of this GPU's planes, y = y' shifted to start at the next rank's
+/// rows; to rank p (the owner of y) unless it is this one.
 __global__ void __launch_bounds__(kScatterThreads) scatterToRowsKernel(SlabExchange x, const float2* __restrict__ spectrum) {
   const int x0 = x.planeStart[x.me], planes = x.planeStart[x.me + 1] - x0;
+  const int shift = x.rowStart[nextRank(x)];
   for (int r = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5); r < planes * x.ky; r += gridDim.x * kRowsPerBlock) {
-    const int xl = r / x.ky, y = r - xl * x.ky;
+    const int xl = r / x.ky;
+    int y = r - xl * x.ky + shift;
+    if (y >= x.ky) y -= x.ky;
     const int p = ownerOf(x.rowStart, x.ranks, y);
     if (p == x.me) continue;
     const int rows = x.rowStart[p + 1] - x.rowStart[p];
@@ -65,11 +73,13 @@ __global__ void __launch_bounds__(kScatterThreads) scatterToRowsKernel(SlabExcha
   signalPeers(x, 0);
 }
 
-/// Row r = X R + j of this GPU's rows buffer (R rows, X every plane); back to the owner q of X
-/// unless it is this one.
+/// Row r = X R + j of this GPU's rows buffer (R rows, X every plane), taken from the next
+/// rank's planes on (wrapping); back to the owner q of X unless it is this one.
 __global__ void __launch_bounds__(kScatterThreads) scatterToPlanesKernel(SlabExchange x, const float2* __restrict__ rows) {
   const int y0 = x.rowStart[x.me], R = x.rowStart[x.me + 1] - y0;
-  for (int r = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5); r < x.kx * R; r += gridDim.x * kRowsPerBlock) {
+  const int count = x.kx * R, shift = x.planeStart[nextRank(x)] * R;
+  for (int i = blockIdx.x * kRowsPerBlock + (threadIdx.x >> 5); i < count; i += gridDim.x * kRowsPerBlock) {
+    const int r = i + shift < count ? i + shift : i + shift - count;
     const int X = r / R, j = r - X * R;
     const int q = ownerOf(x.planeStart, x.ranks, X);
     if (q != x.me)
