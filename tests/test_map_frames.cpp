@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <random>
 #include <thread>
 
@@ -49,12 +51,19 @@ TEST(MapFrames, ReducerAddsTheChunksInChunkOrderWhateverOrderTheyArriveIn) {
   for (long long c = 0; c < chunks; ++c) order[std::size_t(c)] = c;
   std::mt19937 rng(5);
   std::shuffle(order.begin(), order.end(), rng);
+  // Four threads hand the chunks over while this one adds those that are next in order.
   ChunkReducer reducer(3);
   std::vector<std::thread> threads;
+  std::atomic<int> ended{0};
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
-      for (std::size_t i = std::size_t(t); i < order.size(); i += 4) reducer.add(order[i], chunkSum(order[i]));
+      for (std::size_t i = std::size_t(t); i < order.size(); i += 4) {
+        reducer.add(order[i], chunkSum(order[i]));
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      ++ended;
     });
+  while (ended.load() < 4) reducer.addReady(std::chrono::milliseconds(1));
   for (std::thread& t : threads) t.join();
   const std::vector<double> got = reducer.total();
   for (std::size_t p = 0; p < 3; ++p) EXPECT_EQ(got[p], expect[p]) << "point " << p;

@@ -30,12 +30,23 @@ void ChunkReducer::addInOrder(const std::vector<double>& sum) {
 }
 
 void ChunkReducer::add(long long chunk, std::vector<double> sum) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  waiting_.emplace(chunk, std::move(sum));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    waiting_.emplace(chunk, std::move(sum));
+  }
+  arrived_.notify_one();
+}
+
+void ChunkReducer::addReady(std::chrono::milliseconds wait) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  arrived_.wait_for(lock, wait, [&] { return waiting_.count(next_) > 0; });
   for (auto it = waiting_.find(next_); it != waiting_.end(); it = waiting_.find(next_)) {
-    addInOrder(it->second);
+    const std::vector<double> sum = std::move(it->second);
     waiting_.erase(it);
     ++next_;
+    lock.unlock();  // the adders go on handing chunks over meanwhile
+    addInOrder(sum);
+    lock.lock();
   }
 }
 
@@ -207,7 +218,7 @@ MapAverage averageMapFrames(const Config& config, const System& system, bool use
   Progress progress = Progress::ofFrames(config.run.progressInterval, frames);
   while (ended.load() < workers) {
     progress.update(std::min(done.load(), frames));
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    reducer.addReady(std::chrono::milliseconds(20));
   }
   for (std::thread& t : threads) t.join();
   for (const std::exception_ptr& e : errors)

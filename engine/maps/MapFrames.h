@@ -4,6 +4,8 @@
 // worker c mod W, each worker sums the maps of its chunk's frames, and the chunks' sums meet
 // on the host in chunk order. The chunk length depends on the frame count alone, so the map
 // has the same bits on 1, 2 or 4 GPUs (and in every run).
+#include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -27,19 +29,25 @@ struct MapChunks {
   long long end(long long c) const { return std::min(frames, (c + 1) * length); }
 };
 
-/// Adds per-chunk sums in chunk order, whatever order they arrive in (thread-safe):
-/// total = ((0 + s_0) + s_1) + ... A chunk that never arrives (a stopped run) is skipped
-/// by total(), which adds the waiting ones in order.
+/// Adds per-chunk sums in chunk order, whatever order they arrive in:
+/// total = ((0 + s_0) + s_1) + ... Any thread hands a chunk over (add: no arithmetic, so a
+/// GPU worker goes straight back to its frames); one thread adds them (addReady, total). A
+/// chunk that never arrives (a stopped run) is skipped by total(), which adds the waiting
+/// ones in order.
 class ChunkReducer {
  public:
   explicit ChunkReducer(std::size_t points) : total_(points, 0.0) {}
   void add(long long chunk, std::vector<double> sum);
-  /// The sum of every chunk added; call after the last add.
+  /// Waits up to `wait` for the next chunk in order, then adds every chunk that is next in
+  /// order (the adding thread only).
+  void addReady(std::chrono::milliseconds wait);
+  /// The sum of every chunk added; call after the last add (the adding thread only).
   std::vector<double> total();
 
  private:
   void addInOrder(const std::vector<double>& sum);
   std::mutex mutex_;
+  std::condition_variable arrived_;
   std::vector<double> total_;
   long long next_ = 0;
   std::map<long long, std::vector<double>> waiting_;
