@@ -12,14 +12,13 @@ namespace faraday {
 /// (1 / (k_B T), T = temperature in K), "V" (units::kVoltPerKjMolE). Throws Error naming map.units.
 double mapUnitFactor(const std::string& units, double temperature);
 
-/// OpenDX as APBS writes it: gridpositions counts, origin and deltas in Angstrom, values
-/// `type double`, 3 per line with z fastest, then the field components. `values` are in
-/// the lattice's x-fastest order, already in the output unit.
 /// The OpenDX data lines of values [first, last) in DX order (z fastest): each as printf's
 /// "%.8e", three to a line, the last value of the lattice ending its line.
 std::string dxDataText(const Lattice& lattice, const std::vector<double>& values, std::size_t first,
                        std::size_t last);
-
+/// OpenDX as APBS writes it: gridpositions counts, origin and deltas in Angstrom, values
+/// `type double`, 3 per line with z fastest, then the field components. `values` are in
+/// the lattice's x-fastest order, already in the output unit.
 void writeOpenDx(const std::filesystem::path& file, const Lattice& lattice, const std::vector<double>& values,
                  const std::string& comment);
 /// MRC/CCP4 mode 2 (float32): 1024-byte header (cell in Angstrom, axes x,y,z, origin in
