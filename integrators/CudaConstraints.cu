@@ -268,29 +268,46 @@ __device__ void clusterSecondHalf(const ConstraintArgs& c, Store& st, bool kick,
 
 // ---- Kernels: waters apart from clusters (a water needs fewer registers than a star) -------
 
-/// The cluster of this thread: 1 and a star's index, 2 and a general cluster's, or 0 past
-/// the end; blocks [0, starBlocks) take the stars, in starOrder.
-__device__ int2 clusterOfThread(const ConstraintArgs& c) {
-  int block = int(blockIdx.x), i;
-  if (block < c.starBlocks)
-    return (i = block * kThreads + int(threadIdx.x)) < c.starCount ? make_int2(1, c.starOrder[i]) : make_int2(0, 0);
-  block -= c.starBlocks;
-  return (i = block * kThreads + int(threadIdx.x)) < c.clusterCount ? make_int2(2, i) : make_int2(0, 0);
+/// Whether this GPU updates the water or cluster whose oxygen or centre is `particle`: every
+/// one, or with the update split those in its own slots (a water's or a star's atoms share
+/// one slot group, so they are all there).
+__device__ __forceinline__ bool ownsAt(const ConstraintArgs& c, int particle) {
+  if (!c.a.own) return true;
+  const int s = c.slotOfAtom[particle];
+  return s >= c.a.own[0] && s < c.a.own[1];
 }
 
-/// Adds the warp's virial, summed in a fixed shuffle order, as fixed point (every lane calls).
+/// The cluster of this thread: 1 and a star's index, 2 and a general cluster's, or 0 past
+/// the end or where another GPU updates it; blocks [0, starBlocks) take the stars, in starOrder.
+__device__ int2 clusterOfThread(const ConstraintArgs& c) {
+  int block = int(blockIdx.x), i;
+  if (block < c.starBlocks) {
+    if ((i = block * kThreads + int(threadIdx.x)) >= c.starCount) return make_int2(0, 0);
+    const int star = c.starOrder[i];
+    return ownsAt(c, c.stars[star].centre) ? make_int2(1, star) : make_int2(0, 0);
+  }
+  block -= c.starBlocks;
+  if ((i = block * kThreads + int(threadIdx.x)) >= c.clusterCount) return make_int2(0, 0);
+  return ownsAt(c, c.atoms[c.clusters[i].firstAtom]) ? make_int2(2, i) : make_int2(0, 0);
+}
+
+/// Adds the warp's virial as fixed point: each thread's rounded first, then summed as integers,
+/// so that the sum does not depend on which threads of the warp hold a water or cluster (the
+/// update split leaves other GPUs' waters out of a warp). Every lane calls.
 __device__ void addWarpVirial(const ConstraintArgs& c, const double w6[6]) {
   for (int k = 0; k < 6; ++k) {
-    double v = w6[k];
+    unsigned long long v = static_cast<unsigned long long>(fixed::energyToFixed(w6[k]));
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
-    if ((threadIdx.x & 31) == 0 && v != 0.0)
-      atomicAdd(c.virial + k, static_cast<unsigned long long>(fixed::energyToFixed(v)));
+    if ((threadIdx.x & 31) == 0 && v != 0ull) atomicAdd(c.virial + k, v);
   }
 }
 
 __global__ void __launch_bounds__(kThreads, kWaterBlocksPerSm) waterFirstHalfKernel(ConstraintArgs c) {
   const int i = int(blockIdx.x) * kThreads + int(threadIdx.x);
-  if (i < c.waterCount) waterFirstHalf(c, c.waterOrder[i]);
+  if (i < c.waterCount) {
+    const int w = c.waterOrder[i];
+    if (ownsAt(c, c.waters[w].oxygen)) waterFirstHalf(c, w);
+  }
 }
 
 __global__ void __launch_bounds__(kThreads) clusterFirstHalfKernel(ConstraintArgs c) {
@@ -309,7 +326,10 @@ template <bool kVirial>
 __global__ void __launch_bounds__(kThreads, kWaterBlocksPerSm) waterSecondHalfKernel(ConstraintArgs c, bool kick) {
   const int i = int(blockIdx.x) * kThreads + int(threadIdx.x);
   double w6[6] = {0, 0, 0, 0, 0, 0};
-  if (i < c.waterCount) waterSecondHalf(c, c.waterOrder[i], kick, kVirial, w6);
+  if (i < c.waterCount) {
+    const int w = c.waterOrder[i];
+    if (ownsAt(c, c.waters[w].oxygen)) waterSecondHalf(c, w, kick, kVirial, w6);
+  }
   if constexpr (kVirial) addWarpVirial(c, w6);
 }
 

@@ -2,10 +2,12 @@
 // per slot. The formulas and their order of operations are the CPU integrators'.
 #include <cub/cub.cuh>
 
+#include <algorithm>
 #include <climits>
 
 #include "integrators/CudaAtomUpdate.cuh"
 #include "integrators/CudaIntegrator.h"
+#include "core/Error.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/Launch.h"
 
@@ -18,29 +20,14 @@ constexpr int kThreads = 256;
 constexpr int kFirstHalfBlocksPerSm = 4;
 using namespace cuda_update;
 
-__global__ void __launch_bounds__(kThreads, kFirstHalfBlocksPerSm)
-    firstHalfKernel(DeviceAtoms a, CudaIntegratorParams q, StepStatus* status, cudaGraphConditionalHandle handle,
-                    bool inGraph) {
-  const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  double4_32a x;
-  if (s < a.n && (x = a.pos[s]).w == 0.0) {  // constrained slots (w = 1) moved already
-    // Every load of the slot before its arithmetic and stores, so that they are in flight
-    // together (the kernel is bound by memory latency otherwise: the stores may alias later
-    // loads, which then wait for them).
-    const double3 f = forceOf(a, s);
-    double4_32a v = a.vel[s];
-    const double4_32a ref = a.ref[s];
-    const float charge = a.posq[s].w;
-    const int particle = a.atom[s];
-    const std::uint64_t step = std::uint64_t(status->step);
-    const WrapBox box = wrapBox(q);
-    clearForce(a, s);
-    firstHalf(q, f, step, particle, x, v);
-    a.vel[s] = v;
-    a.pos[s] = x;
-    afterDrift(a, box, q.halfBuffer2, status, s, x, ref, charge);
-  }
-  // The last block to finish turns the flag into the graph's condition.
+/// The slots this launch updates: [lo, hi) (atoms.own, or every slot).
+__device__ __forceinline__ int2 ownRange(const DeviceAtoms& a) {
+  return a.own ? make_int2(a.own[0], a.own[1]) : make_int2(0, a.n);
+}
+
+/// Every thread of the grid calls it at the end: the last block to finish turns the
+/// displacement flag into the graph's condition.
+__device__ __forceinline__ void decideRebuild(StepStatus* status, cudaGraphConditionalHandle handle, bool inGraph) {
   __shared__ bool last;
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -57,14 +44,71 @@ __global__ void __launch_bounds__(kThreads, kFirstHalfBlocksPerSm)
   }
 }
 
+/// The first half of slot s at x (unconstrained: w = 0).
+__device__ __forceinline__ void firstHalfSlot(const DeviceAtoms& a, const CudaIntegratorParams& q, StepStatus* status,
+                                              int s, double4_32a x) {
+  // Every load of the slot before its arithmetic and stores, so that they are in flight
+  // together (the kernel is bound by memory latency otherwise: the stores may alias later
+  // loads, which then wait for them).
+  const double3 f = forceOf(a, s);
+  double4_32a v = a.vel[s];
+  const double4_32a ref = a.ref[s];
+  const float charge = a.posq[s].w;
+  const int particle = a.atom[s];
+  const std::uint64_t step = std::uint64_t(status->step);
+  const WrapBox box = wrapBox(q);
+  clearForce(a, s);
+  firstHalf(q, f, step, particle, x, v);
+  a.vel[s] = v;
+  a.pos[s] = x;
+  afterDrift(a, box, q.halfBuffer2, status, s, x, ref, charge);
+}
+
+/// kOwn: the update split's slots a.own, the flag left for wrapOthersKernel; else every slot,
+/// the last block deciding the list build.
+template <bool kOwn>
+__global__ void __launch_bounds__(kThreads, kFirstHalfBlocksPerSm)
+    firstHalfKernel(DeviceAtoms a, CudaIntegratorParams q, StepStatus* status, cudaGraphConditionalHandle handle,
+                    bool inGraph) {
+  int s = blockIdx.x * blockDim.x + threadIdx.x, end = a.n;  // the grid covers every slot
+  if constexpr (kOwn) s += a.own[0], end = a.own[1];
+  double4_32a x;
+  if (s < end && (x = a.pos[s]).w == 0.0) firstHalfSlot(a, q, status, s, x);  // constrained (w = 1): moved already
+  if constexpr (!kOwn) decideRebuild(status, handle, inGraph);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    wrapOthersKernel(DeviceAtoms a, CudaIntegratorParams q, StepStatus* status, cudaGraphConditionalHandle handle,
+                     bool inGraph) {
+  const int2 range = ownRange(a);
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < a.n && (s < range.x || s >= range.y)) {
+    const double4_32a x = a.pos[s], ref = a.ref[s];
+    const float charge = a.posq[s].w;
+    clearForce(a, s);
+    afterDrift(a, wrapBox(q), q.halfBuffer2, status, s, x, ref, charge);
+  }
+  decideRebuild(status, handle, inGraph);
+}
+
+__global__ void updateBoundsKernel(int n, int ranks, const unsigned long long* keys, int shift, int* bounds) {
+  const int g = threadIdx.x;
+  if (g > ranks) return;
+  int s = int((long long)g * n / ranks);
+  if (keys && g > 0 && g < ranks)
+    while (s < n && (keys[s] >> shift) == (keys[s - 1] >> shift)) ++s;
+  bounds[g] = s;
+}
+
 template <bool kKinetic>
 __global__ void __launch_bounds__(kThreads) secondHalfKernel(DeviceAtoms a, CudaIntegratorParams q, StepStatus* status,
                                                             const int* pmeBinsNeeded, double* keParts, bool kick) {
   using Reduce = cub::BlockReduce<double, kThreads>;
   __shared__ typename Reduce::TempStorage scratch;
-  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  const int2 range = ownRange(a);
+  const int s = range.x + int(blockIdx.x * blockDim.x + threadIdx.x);  // the grid covers every slot
   double ke = 0;
-  if (s < a.n) {
+  if (s < range.y) {
     double4_32a v = a.vel[s];
     double4_32a x;
     if (kick && (x = a.pos[s]).w == 0.0) {  // constrained slots: kicked by the constraint kernels
@@ -79,7 +123,7 @@ __global__ void __launch_bounds__(kThreads) secondHalfKernel(DeviceAtoms a, Cuda
     const double sum = Reduce(scratch).Sum(ke);
     if (threadIdx.x == 0) keParts[blockIdx.x] = sum;
   }
-  if (kick && s == 0) {
+  if (kick && blockIdx.x == 0 && threadIdx.x == 0) {
     status->step += 1;
     if (pmeBinsNeeded) status->pmeBinsNeeded = max(status->pmeBinsNeeded, *pmeBinsNeeded);
   }
@@ -94,25 +138,50 @@ __global__ void wrapKernel(DeviceAtoms a, CudaIntegratorParams q) {
 
 int kineticBlocks(int n) { return blocksFor(n, kThreads); }
 
+/// Blocks for a launch over this GPU's slots: as many as for every slot (the run of slots
+/// starts anywhere; the threads past its end return at once).
+int updateBlocks(const DeviceAtoms& atoms) { return blocksFor(atoms.n, kThreads); }
+
 void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                      StepStatus* status, const unsigned long long* conditionHandle) {
-  firstHalfKernel<<<blocksFor(atoms.n, kThreads), kThreads, 0, stream>>>(
-      atoms, params, status, conditionHandle ? *conditionHandle : 0ull, conditionHandle != nullptr);
+  const cudaGraphConditionalHandle handle = conditionHandle ? *conditionHandle : 0ull;
+  if (atoms.own)
+    firstHalfKernel<true><<<updateBlocks(atoms), kThreads, 0, stream>>>(atoms, params, status, handle, false);
+  else
+    firstHalfKernel<false><<<updateBlocks(atoms), kThreads, 0, stream>>>(atoms, params, status, handle,
+                                                                        conditionHandle != nullptr);
   FARADAY_CUDA_CHECK_LAUNCH("firstHalfKernel");
+}
+
+void launchWrapOthers(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
+                      StepStatus* status, const unsigned long long* conditionHandle) {
+  wrapOthersKernel<<<blocksFor(atoms.n, kThreads), kThreads, 0, stream>>>(
+      atoms, params, status, conditionHandle ? *conditionHandle : 0ull, conditionHandle != nullptr);
+  FARADAY_CUDA_CHECK_LAUNCH("wrapOthersKernel");
+}
+
+void launchUpdateBounds(cudaStream_t stream, int n, int ranks, const unsigned long long* sortedKeys, int groupShift,
+                        int* bounds) {
+  updateBoundsKernel<<<1, 32, 0, stream>>>(n, ranks, sortedKeys, groupShift, bounds);
+  FARADAY_CUDA_CHECK_LAUNCH("updateBoundsKernel");
 }
 
 void launchSecondHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                       StepStatus* status, const int* pmeBinsNeeded, double* keParts) {
+  if (keParts && atoms.own) throw Error("secondHalf: the kinetic partials need every slot");
+  const int blocks = updateBlocks(atoms);
   if (keParts)
-    secondHalfKernel<true><<<blocksFor(atoms.n, kThreads), kThreads, 0, stream>>>(atoms, params, status, pmeBinsNeeded, keParts, true);
+    secondHalfKernel<true><<<blocks, kThreads, 0, stream>>>(atoms, params, status, pmeBinsNeeded, keParts, true);
   else
-    secondHalfKernel<false><<<blocksFor(atoms.n, kThreads), kThreads, 0, stream>>>(atoms, params, status, pmeBinsNeeded, keParts, true);
+    secondHalfKernel<false><<<blocks, kThreads, 0, stream>>>(atoms, params, status, pmeBinsNeeded, keParts, true);
   FARADAY_CUDA_CHECK_LAUNCH("secondHalfKernel");
 }
 
 void launchKineticEnergy(cudaStream_t stream, const DeviceAtoms& atoms, double* keParts) {
-  secondHalfKernel<true><<<blocksFor(atoms.n, kThreads), kThreads, 0, stream>>>(atoms, CudaIntegratorParams{}, nullptr, nullptr,
-                                                                      keParts, false);
+  DeviceAtoms every = atoms;
+  every.own = nullptr;  // the partials are those of every slot, one a thread
+  secondHalfKernel<true><<<blocksFor(atoms.n, kThreads), kThreads, 0, stream>>>(every, CudaIntegratorParams{}, nullptr,
+                                                                               nullptr, keParts, false);
   FARADAY_CUDA_CHECK_LAUNCH("secondHalfKernel");
 }
 

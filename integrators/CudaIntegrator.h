@@ -33,6 +33,9 @@ struct DeviceAtoms {
   unsigned long long* force = nullptr;  ///< fixed point (fixed::kScale), planes x, y, z of `stride`
   std::size_t stride = 0;
   std::uint32_t* fractions = nullptr;   ///< PME fractional coordinates (3 per slot), or null
+  /// One GPU of several that each update their own slots (the update split): the slots
+  /// [own[0], own[1]) in device memory; null: every slot.
+  const int* own = nullptr;
 };
 
 /// What the host sees of a run of steps, reset at each check.
@@ -65,10 +68,23 @@ struct CudaIntegratorParams {
 /// graph condition `*conditionHandle` (inside a captured graph; null outside one: the kernels
 /// timed alone). Clears the forces after reading them. Skips the slots held by constraints
 /// (pos.w = 1), whose first half the constraint kernels did before.
+/// With atoms.own (the update split) the slots of this GPU only, and the flag stays for
+/// launchWrapOthers.
 void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                      StepStatus* status, const unsigned long long* conditionHandle);
-/// Second half (B); checks for non-finite values; advances status->step. With keParts,
-/// also writes per-block kinetic-energy partials (kineticBlocks() of them) of every slot. The
+/// The update split, after the other GPUs' slots have arrived: for every slot outside
+/// atoms.own, the wrapped float positions, the PME fractions, the displacement test and the
+/// forces cleared (the other GPUs update those slots); its last block turns the rebuild flag
+/// into the graph condition, as launchFirstHalf's does on one GPU.
+void launchWrapOthers(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
+                      StepStatus* status, const unsigned long long* conditionHandle);
+/// The update split's slots of each GPU after a sort: bounds[g] for g = 0..ranks, the first
+/// slot at or after g n / ranks where the sorted keys (`sortedKeys`, null without slot groups)
+/// shifted right by `groupShift` change, so that no slot group spans two GPUs.
+void launchUpdateBounds(cudaStream_t stream, int n, int ranks, const unsigned long long* sortedKeys, int groupShift,
+                        int* bounds);
+/// Second half (B); checks for non-finite values; advances status->step. With keParts (not
+/// with atoms.own), also writes per-block kinetic-energy partials (kineticBlocks() of them) of every slot. The
 /// slots held by constraints are kicked by the constraint kernels before.
 void launchSecondHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                       StepStatus* status, const int* pmeBinsNeeded, double* keParts);

@@ -349,7 +349,7 @@ TEST(ConfigKeyTable, KeysAreUniqueInTheirSectionAndTheirDefaultsReadBack) {
 TEST(ConfigKeyTable, EachKeyWritesItsOwnField) {
   const std::vector<std::string> candidates = {"3",    "5",         "0.5",   "true",     "false", "auto",   "8 8 8", "x.csv",
                                                "cuda", "all-pairs", "typed", "langevin", "atoms", "pmepot", "V",     "none",
-                                               "h-bonds", "first", "nccl"};
+                                               "h-bonds", "first", "nccl", "off"};
   const Config defaults;
   std::string untested;
   for (const config::KeySpec* k : config::allKeys()) {

@@ -124,6 +124,22 @@ TEST(MultiGpuMd, RankThreadsRunOnEveryRankAndTheirBarrierOrsAndFailsFast) {
   }
   threads.run([&](int r) { seen[std::size_t(r)] = threads.any(r == 0); });  // usable again
   EXPECT_EQ(seen, (std::vector<int>{1, 1, 1}));
+  std::vector<unsigned long long> least(3);
+  threads.run([&](int r) { least[std::size_t(r)] = threads.minimum(r == 1 ? 7ull : 100ull + r); });
+  EXPECT_EQ(least, (std::vector<unsigned long long>{7, 7, 7}));
+}
+
+/// The update split needs every water and constraint cluster inside one slot group (so that
+/// no GPU's run of slots cuts one): the protein's waters and hydrogen bonds are; a constraint
+/// between two heavy atoms joins two groups.
+TEST(MultiGpuMd, UpdateSplitNeedsEveryConstrainedGroupInOneSlotGroup) {
+  const auto systemOf = [](const std::string& name, const std::string& config, std::vector<std::string> args) {
+    return buildSetup(loadConfig(sourceDir() + "/systems/" + name + "/" + config, args)).system;
+  };
+  EXPECT_TRUE(updateSplitPossible(systemOf("nacl_melt", "sim.cfg", {})));
+  EXPECT_TRUE(updateSplitPossible(systemOf("protein", "sim.cfg", {})));  // no constraints
+  EXPECT_TRUE(updateSplitPossible(systemOf("protein", "npt.cfg", {})));  // SETTLE and h-bonds
+  EXPECT_FALSE(updateSplitPossible(systemOf("protein", "npt.cfg", {"--system.constraints=all-bonds"})));
 }
 
 /// A CUDA backend of systems/NAME/CONFIG on `devices` ("" = one GPU), at its initial state
@@ -134,9 +150,11 @@ struct MdRun {
   std::unique_ptr<Backend> backend;
 };
 MdRun startRun(const std::string& name, const std::string& devices, const std::string& config = "sim.cfg",
-               const std::string& pmeSplit = "first", const std::string& gpuSum = "auto") {
+               const std::string& pmeSplit = "first", const std::string& gpuSum = "auto",
+               const std::string& updateSplit = "auto") {
   MdRun r;
-  std::vector<std::string> args = {"--run.platform=cuda", "--run.pme_split=" + pmeSplit, "--run.gpu_sum=" + gpuSum};
+  std::vector<std::string> args = {"--run.platform=cuda", "--run.pme_split=" + pmeSplit, "--run.gpu_sum=" + gpuSum,
+                                   "--run.update_split=" + updateSplit};
   if (!devices.empty()) args.push_back("--run.devices=" + devices);
   r.config = loadConfig(sourceDir() + "/systems/" + name + "/" + config, args);
   r.setup = buildSetup(r.config);
@@ -219,6 +237,41 @@ TEST(MultiGpuMdGpu, TrajectoryOnEveryGpuIsTheOneGpuTrajectoryBitForBit) {
       std::printf("[ info ] %s: 200 steps on %s = one GPU, bit for bit (%s)\n", system.c_str(), devices.c_str(),
                   many.backend->name().c_str());
     }
+  }
+}
+
+/// Each GPU updating its own atoms (run.update_split = on: SETTLE and h-bond constraints on the
+/// GPU that holds their slots, Langevin noise by particle) against every GPU updating every
+/// atom and against one GPU: the same trajectory, kinetic energies and potentials, bit for bit.
+TEST(MultiGpuMdGpu, UpdateSplitIsTheOneGpuTrajectoryBitForBit) {
+  FARADAY_REQUIRE_GPUS(2);
+  if (!allPeersReachable({0, 1})) GTEST_SKIP() << "update split test skipped: no peer access between GPUs 0 and 1";
+  for (const auto& [system, config] : std::vector<std::pair<std::string, std::string>>{
+           {"nacl_melt", "sim.cfg"}, {"protein", "sim.cfg"}, {"protein", "npt.cfg"}}) {
+    MdRun one = startRun(system, "", config);
+    MdRun split = startRun(system, "all", config, "first", "auto", "on");
+    MdRun whole = startRun(system, "all", config, "first", "auto", "off");
+    ASSERT_NE(split.backend->name().find("each updating its own atoms"), std::string::npos) << split.backend->name();
+    ASSERT_EQ(whole.backend->name().find("each updating its own atoms"), std::string::npos) << whole.backend->name();
+    // auto: the split where there are constraints (npt.cfg), else every GPU updates every atom.
+    const bool constrained = config == "npt.cfg";
+    EXPECT_EQ(startRun(system, "all", config).backend->name().find("each updating its own atoms") != std::string::npos,
+              constrained)
+        << system << " " << config;
+    const std::vector<double> e1 = advance(*one.backend, 200), es = advance(*split.backend, 200),
+                              ew = advance(*whole.backend, 200);
+    EXPECT_EQ(e1, es) << system << " " << config;
+    EXPECT_EQ(e1, ew) << system << " " << config;
+    EXPECT_EQ(one.backend->kineticEnergy(), split.backend->kineticEnergy()) << system << " " << config;
+    expectSameState(*one.backend, *split.backend, system + " " + config + ", split");
+    expectSameState(*one.backend, *whole.backend, system + " " + config + ", whole");
+    EXPECT_TRUE(sameBits(one.backend->forces(), split.backend->forces())) << system << " " << config;
+    EXPECT_GT(one.backend->neighborListBuilds(), 2) << "too few list builds: the sorts between GPUs go untested";
+    EXPECT_EQ(one.backend->neighborListBuilds(), split.backend->neighborListBuilds());
+    const Energies a = one.backend->energies(), b = split.backend->energies();
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(a.virial.m[i][i], b.virial.m[i][i]) << system << " " << config;
+    std::printf("[ info ] %s %s: 200 steps, each GPU updating its own atoms = one GPU, bit for bit (%lld builds)\n",
+                system.c_str(), config.c_str(), one.backend->neighborListBuilds());
   }
 }
 

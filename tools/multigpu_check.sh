@@ -2,9 +2,10 @@
 # Several GPUs of one host: the tests against one GPU, MD steps on 1, 2 and 4 GPUs (bench md
 # --devices: the NaCl melt of 110,592 and 1,000,000 ions, the 256,000-atom argon box and a
 # rigid SPC/E box of ~1M atoms at 2 fs; PME split as PME_SPLIT, default auto: bench md's
-# --pme-split), OpenMM on the same systems and GPUs (when the
-# openmm module is there; its --device-index), and faraday map (pme and direct) over a
-# 2,000-frame trajectory of a 110,592-ion NaCl melt on 1, 2 and 4 GPUs; a short table last.
+# --pme-split; the update split as UPDATE_SPLIT, default auto: --update-split), OpenMM on the
+# same systems and GPUs (when the openmm module is there; its --device-index), and faraday map
+# (pme and direct) over a 2,000-frame trajectory of a 110,592-ion NaCl melt on 1, 2 and 4
+# GPUs; a short table last.
 #   tools/multigpu_check.sh [BIN_DIR] [FRAMES]
 # BIN_DIR holds faraday and faraday_tests (default: build). FRAMES (default 2000; 0 = no maps)
 # frames are written every 5 steps by a one-GPU run. MD_SYSTEMS="nacl argon water" (default)
@@ -42,7 +43,8 @@ if [[ $systems == *" water "* ]]; then
 fi
 echo "== bench md on $counts GPU(s)"
 (cd "$out" && "$faraday" bench md --nacl="$nacl" --argon="$argon" --configs="$configs" --devices=$counts --kernels=0 \
-  --gro-dir="$out/gro" --csv=md_multigpu.csv --pme-split="${PME_SPLIT:-auto}") >"$out/bench_md.log" 2>&1
+  --gro-dir="$out/gro" --csv=md_multigpu.csv --pme-split="${PME_SPLIT:-auto}" \
+  --update-split="${UPDATE_SPLIT:-auto}") >"$out/bench_md.log" 2>&1
 tail -16 "$out/bench_md.log"
 
 anchor=$bin/openmm_anchor.py

@@ -34,7 +34,7 @@ Energies CudaBackend::energies() { return impl_->lastEnergies; }
 double CudaBackend::kineticEnergy() {
   Impl& m = *impl_;
   if (m.energiesStep != m.step) {
-    launchKineticEnergy(m.stream(), m.atoms(), m.dev->keParts.data());
+    launchKineticEnergy(m.stream(), m.allAtoms(), m.dev->keParts.data());
     m.dev->enqueueFinalize(m.stream(), m.pmeSums());
     m.readEnergies();
     m.energiesStep = m.step;
@@ -127,9 +127,23 @@ void CudaBackend::shareWork(const CudaBackendShare& share) {
   Impl& m = *impl_;
   m.share = std::make_unique<CudaBackendShare>(share);
   m.phases.setPhases(m.phaseTable(true));
-  if (share.directSum)
-    m.peerSum = std::make_unique<CudaPeerSum>(share.work.rank, share.work.ranks, m.dev->force.data(),
-                                              3 * m.dev->stride, m.dev->nbSums.data(), std::size_t(kConstraintSumsAt));
+  if (share.directSum) {
+    PeerSumArrays arrays;
+    arrays.force = m.dev->force.data();
+    arrays.stride = m.dev->stride;
+    arrays.sums = m.dev->nbSums.data();
+    arrays.sumCount = std::size_t(kConstraintSumsAt);
+    arrays.positions = m.dev->pos.data();
+    arrays.velocities = m.dev->vel.data();
+    m.peerSum = std::make_unique<CudaPeerSum>(share.work.rank, share.work.ranks, arrays);
+  }
+  if (share.work.updateSplit) {
+    if (!share.directSum) throw Error("the update split needs the forces summed by direct stores");
+    if (share.work.ranks + 1 > CudaDeviceState::kMaxBounds)
+      throw Error("the update split spans at most " + std::to_string(CudaDeviceState::kMaxBounds - 1) + " GPUs");
+    launchUpdateBounds(m.stream(), m.n, share.work.ranks, nullptr, 0, m.dev->bounds.data());
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
+  }
   if (!share.work.pme) {
     m.pme.reset();  // PME runs on another GPU of the group (before setState)
   } else if (m.pme && share.work.pmeSlabs) {
@@ -163,6 +177,17 @@ void CudaBackend::connectPeerSum(const std::vector<PeerSumAddresses>& all) {
   if (!impl_->peerSum) throw Error("the forces are not summed by direct stores on this backend");
   impl_->peerSum->connect(all);
   impl_->graph.reset();
+}
+
+void CudaBackend::shareOwnSlots() {
+  Impl& m = *impl_;
+  if (!m.updateSplit()) return;
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
+  m.share->any(false);  // every GPU idle: no step of theirs reads or writes these arrays now
+  m.peerSum->enqueueShareOwn(m.stream(), m.dev->bounds.data(), CudaPeerSum::kVelocities | CudaPeerSum::kForces,
+                             nullptr, 0);
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
+  m.lastWasStep = false;
 }
 
 void CudaBackend::limitTileCapacityForTesting(int tiles) {

@@ -88,6 +88,9 @@ class CudaBackend : public Backend {
   /// its peers, and the connection to every rank's (by rank; peer access enabled).
   PeerSumAddresses peerSumAddresses();
   void connectPeerSum(const std::vector<PeerSumAddresses>& all);
+  /// With the update split (share.work.updateSplit): this GPU's velocities and forces of its
+  /// own slots into every other GPU's (every GPU calls it at the same point; a barrier first).
+  void shareOwnSlots();
 
  private:
   struct Impl;

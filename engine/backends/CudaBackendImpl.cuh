@@ -101,6 +101,9 @@ struct CudaBackend::Impl final : CudaStepWork {
   long long statusReadAt = -1;  ///< the step whose flags check() last read (firstBad holds them)
   bool stateSet = false;
   bool forcesValid = false;  ///< the force buffer holds F(x) of the current positions
+  /// The last work enqueued was a step (update split: a step's first all-gather stores into
+  /// the other GPUs' arrays at once, so after other work every GPU waits for the others first).
+  bool lastWasStep = false;
   std::vector<bool> energyAt;   ///< since the last check: whether step k computed energies
   Energies lastEnergies;
   double kinetic = 0;
@@ -247,7 +250,21 @@ struct CudaBackend::Impl final : CudaStepWork {
 
   /// The stream every step and copy runs on.
   cudaStream_t stream() const { return mainStream.get(); }
-  DeviceAtoms atoms() { return dev->atoms(pme != nullptr); }
+  /// Each GPU of several updates its own slots (CudaBackendShare, WorkShare::updateSplit).
+  bool updateSplit() const { return peerSum && share && share->work.updateSplit; }
+  /// The per-slot arrays of this GPU's updates: its own slots with the update split.
+  DeviceAtoms atoms() {
+    DeviceAtoms a = dev->atoms(pme != nullptr);
+    if (updateSplit()) a.own = dev->bounds.data() + share->work.rank;
+    return a;
+  }
+  /// Every slot.
+  DeviceAtoms allAtoms() { return dev->atoms(pme != nullptr); }
+  /// With the update split: this GPU's slots of `what` (CudaPeerSum::kPositions, ...) into
+  /// every other GPU's, and `extra` summed over the GPUs.
+  void enqueueShareOwn(cudaStream_t s, unsigned what, unsigned long long* extra = nullptr, int extraCount = 0) {
+    peerSum->enqueueShareOwn(s, dev->bounds.data(), what, extra, extraCount);
+  }
   /// PME's own sums (null without PME, or when split: then the fixed-point sums at kPmeSumsAt).
   const double* pmeSums() const { return pme && !pmeSplit() ? pme->energyAndVirial() : nullptr; }
   /// PME split over the GPUs of a step in slabs (CudaBackend::shareWork).
@@ -263,12 +280,23 @@ struct CudaBackend::Impl final : CudaStepWork {
                                      energies ? dev->nbSums.data() + kConstraintSumsAt : nullptr, true);
   }
 
+  /// The first half; with the update split of this GPU's slots, then the positions'
+  /// all-gather and the other slots' wrapped positions, fractions and displacement test.
   void enqueueFirstHalf(cudaStream_t s, cudaGraphConditionalHandle rebuild) override {
-    launchFirstHalf(s, atoms(), integ, dev->status.data(), &rebuild);
+    if (!updateSplit()) {
+      launchFirstHalf(s, atoms(), integ, dev->status.data(), &rebuild);
+      return;
+    }
+    launchFirstHalf(s, atoms(), integ, dev->status.data(), nullptr);
+    enqueueShareOwn(s, CudaPeerSum::kPositions);
+    launchWrapOthers(s, atoms(), integ, dev->status.data(), &rebuild);
   }
 
-  /// A rebuild at the current positions: they become the reference, then enqueueSortAndBuild.
+  /// A rebuild at the current positions: they become the reference, then enqueueSortAndBuild
+  /// (with the update split, every GPU's velocities gathered first: the sort moves atoms
+  /// between the GPUs' slots).
   void enqueueRebuild(cudaStream_t s) override {
+    if (updateSplit()) enqueueShareOwn(s, CudaPeerSum::kVelocities);
     dev->ref.copyFrom(dev->pos, s);
     enqueueSortAndBuild(s);
   }
@@ -277,6 +305,8 @@ struct CudaBackend::Impl final : CudaStepWork {
   void enqueueSortAndBuild(cudaStream_t s) {
     list->enqueueSort(s, dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data());
     dev->enqueuePermute(s, list->newToOld());
+    if (updateSplit())
+      launchUpdateBounds(s, n, share->work.ranks, list->groupSortedKeys(), SlotGroups::kRankBits, dev->bounds.data());
     if (constraints) constraints->enqueueOrder(s, dev->atom.data());
     launchWrapPositions(s, atoms(), integ);
     list->enqueueBuild(s, dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data(), work());
@@ -286,7 +316,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// fixed-point forces: one after the other (timed steps, so that each phase has its
   /// interval, and outside graphs), or PME and the bonded kernels each on a stream of its own
   /// beside the tiles (the sums are integer atomics, so the order does not matter).
-  void enqueueForces(cudaStream_t s, bool energies, CudaPhaseTimer* timer, bool concurrent) override {
+  void enqueueForces(cudaStream_t s, bool energies, CudaPhaseTimer* timer, bool concurrent, bool inStep) override {
     const auto enqueuePme = [&](cudaStream_t on) {
       const int first = CudaStepGraph::pmeEvent(cuda_backend::hasBondedWork(system.topology));
       std::function<void(int)> mark;
@@ -323,8 +353,10 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (besidePme) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, join.get(), 0));
     else if (pme) enqueuePme(s);
     if (timer) timer->recordInCapture(event, s);
-    // Several GPUs: every one holds its partial sums; afterwards all hold the totals.
-    if (peerSum) peerSum->enqueue(s);
+    // Several GPUs: every one holds its partial sums; afterwards all hold the totals (in a
+    // step with the update split, each GPU those of its own slots).
+    if (peerSum && inStep && updateSplit()) peerSum->enqueueScatter(s, dev->bounds.data());
+    else if (peerSum) peerSum->enqueue(s);
     else if (share) share->reduce(s, dev->force.data(), 3 * dev->stride, dev->nbSums.data(), std::size_t(kConstraintSumsAt));
     if (timer) timer->recordInCapture(event + 1, s);
   }
@@ -334,10 +366,19 @@ struct CudaBackend::Impl final : CudaStepWork {
   }
   bool anyGpu(bool flag) const { return share ? share->any(flag) : flag; }  ///< on any GPU of the step
 
+  /// The second half; energies: the kinetic energy (with the update split, of every GPU's
+  /// velocities, gathered with the constraint virials summed) and the energies' sums.
   void enqueueSecondHalf(cudaStream_t s, bool energies) override {
+    const bool split = updateSplit();
     launchSecondHalf(s, atoms(), integ, dev->status.data(), pme ? pme->binsNeeded() : nullptr,
-                     energies ? dev->keParts.data() : nullptr);
-    if (energies) dev->enqueueFinalize(s, pmeSums());
+                     energies && !split ? dev->keParts.data() : nullptr);
+    if (!energies) return;
+    if (split) {
+      enqueueShareOwn(s, CudaPeerSum::kVelocities, constraints ? dev->nbSums.data() + kConstraintSumsAt : nullptr,
+                      constraints ? 6 : 0);
+      launchKineticEnergy(s, allAtoms(), dev->keParts.data());
+    }
+    dev->enqueueFinalize(s, pmeSums());
   }
 
   // ---- Host-side control --------------------------------------------------------------
@@ -385,6 +426,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     dev->upload(state, listReference, system, pairType, ewald.method != "none",
                 constraints ? constrainedParticles(constraints->set(), system.size()) : std::vector<char>(), stream());
     resetStatus();
+    lastWasStep = false;
     ScopedTimer t(timers, "neighbor");
     buildFirstList();
     launchWrapPositions(stream(), atoms(), integ);
@@ -420,6 +462,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// After an evaluation's work: PME's bins checked (grown and evaluated again on overflow),
   /// the forces and energies those of the current state.
   void evaluated() {
+    lastWasStep = false;
     checkPmeBins(true);
     energiesStep = step;
     forcesValid = true;
@@ -433,7 +476,8 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// `concurrent`), then enqueueEnergiesOutsideSteps.
   void enqueueEvaluation(cudaStream_t s, bool concurrent) {
     dev->force.zero(s);
-    enqueueForces(s, true, nullptr, concurrent);
+    enqueueForces(s, true, nullptr, concurrent, false);
+    if (updateSplit()) enqueueShareOwn(s, CudaPeerSum::kVelocities);  // for the kinetic energy below
     enqueueEnergiesOutsideSteps(s);
   }
 
@@ -450,12 +494,13 @@ struct CudaBackend::Impl final : CudaStepWork {
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
   }
 
-  /// Kinetic energy and constraint virial, then the energies summed (after enqueueForces, outside steps).
+  /// Kinetic energy and constraint virial, then the energies summed (after enqueueForces, outside
+  /// steps; every slot on every GPU).
   void enqueueEnergiesOutsideSteps(cudaStream_t s) {
     if (constraints)
-      constraints->enqueueSecondHalf(s, atoms(), integ, dev->status.data(), dev->slotOfAtom.data(),
+      constraints->enqueueSecondHalf(s, allAtoms(), integ, dev->status.data(), dev->slotOfAtom.data(),
                                      dev->nbSums.data() + kConstraintSumsAt, false);
-    launchKineticEnergy(s, atoms(), dev->keParts.data());
+    launchKineticEnergy(s, allAtoms(), dev->keParts.data());
     dev->enqueueFinalize(s, pmeSums());
   }
 
@@ -491,6 +536,11 @@ struct CudaBackend::Impl final : CudaStepWork {
   // ---- Steps, checks, roll-back -------------------------------------------------------
 
   void launchStep(bool energies) {
+    if (updateSplit() && !lastWasStep) {
+      FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
+      share->any(false);
+    }
+    lastWasStep = true;
     const bool timed = phases.samples(step);
     if (timed) phases.collect();  // the previous timed step of this set
     {
@@ -516,7 +566,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// Reads the flags; on an overflow rolls back to the last check, grows and runs the steps
   /// again; else keeps this state as the roll-back point.
   void check() {
-    const StepStatus s = readStatus();
+    StepStatus s = readStatus();
     phases.collect();
     const TileCounters c = readCounters();
     statusReadAt = step;
@@ -536,6 +586,11 @@ struct CudaBackend::Impl final : CudaStepWork {
       check();
       return;
     }
+    if (updateSplit()) {  // each GPU checked its own atoms
+      s.constraintFailure = share->minimum(s.constraintFailure);
+      const unsigned long long bad = share->minimum(s.firstBad == INT_MAX ? ~0ull : (unsigned long long)s.firstBad);
+      s.firstBad = bad == ~0ull ? INT_MAX : int(bad);
+    }
     if (constraints) constraints->throwIfFailed(s.constraintFailure);  // stops the run (StepFailure)
     if (c.groupsTooWide && groupOfAtom.size() > 0)
       throw StepFailure("a hydrogen moved more than half of cutoff + buffer (" +
@@ -547,6 +602,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   }
 
   void save() {
+    lastWasStep = false;
     dev->save(stream());
     savedStep = step;
     energyAt.clear();
@@ -560,6 +616,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     restored();
   }
   void restored() {
+    lastWasStep = false;
     step = savedStep;
     energyAt.clear();
   }

@@ -107,6 +107,8 @@ CudaDeviceState::CudaDeviceState(int n_, cudaStream_t stream) : n(n_) {
   keParts = DeviceBuffer<double>("kinetic energy partials", kineticBlocks(n));
   status = DeviceBuffer<StepStatus>("step status", 1);
   deviceEnergies = DeviceBuffer<DeviceEnergies>("energies", 1);
+  bounds = DeviceBuffer<int>("update split bounds", kMaxBounds);
+  savedBounds = DeviceBuffer<int>("saved update split bounds", kMaxBounds);
   savedPos = DeviceBuffer<double4_32a>("saved positions", n);
   savedVel = DeviceBuffer<double4_32a>("saved velocities", n);
   savedRef = DeviceBuffer<double4_32a>("saved reference positions", n);
@@ -222,6 +224,7 @@ void CudaDeviceState::forEachSaved(F&& f) {
   f(slotOfAtom, savedSlotOfAtom);
   f(charge, savedCharge);
   f(force, savedForce);
+  f(bounds, savedBounds);
 }
 
 void CudaDeviceState::save(cudaStream_t stream) {

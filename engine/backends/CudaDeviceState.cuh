@@ -98,6 +98,10 @@ class CudaDeviceState {
   DeviceBuffer<double> keParts;
   DeviceBuffer<StepStatus> status;
   DeviceBuffer<DeviceEnergies> deviceEnergies;
+  /// Where several GPUs each update their own slots (the update split): GPU g's slots are
+  /// [bounds[g], bounds[g + 1]) (kMaxBounds entries; set at each sort, saved with the state).
+  static constexpr int kMaxBounds = 16;
+  DeviceBuffer<int> bounds;
 
  private:
   /// f(array, its roll-back copy) for every array the roll-back copy keeps, in a fixed order.
@@ -115,6 +119,7 @@ class CudaDeviceState {
   DeviceBuffer<int> savedAtom, savedType, savedSlotOfAtom;
   DeviceBuffer<double> savedCharge;
   DeviceBuffer<unsigned long long> savedForce;
+  DeviceBuffer<int> savedBounds;
   /// The flags restore() puts back.
   DeviceValue<StepStatus> restoredStatus{"restored step status"};
 };

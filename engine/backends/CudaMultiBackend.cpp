@@ -4,6 +4,8 @@
 
 #include "core/Error.h"
 #include "core/Units.h"
+#include "integrators/Constraints.h"
+#include "kernels/neighbor/SlotGroups.h"
 #include "engine/config/KernelParams.h"
 #include "kernels/common/Device.h"
 #include "kernels/multigpu/WorkShare.h"
@@ -29,6 +31,25 @@ double multiGpuRank0Weight(const Config& config, const System& system, int ranks
   return rank0TileWeight(ranks, tiles, grid, grid > 0 ? n : 0.0);
 }
 
+bool updateSplitPossible(const System& system) {
+  const ConstraintSet set = makeConstraintSet(system);
+  if (set.empty()) return true;
+  const SlotGroups groups = hydrogenSlotGroups(system);
+  if (groups.empty()) return false;
+  const auto oneGroup = [&](const int* atoms, int count) {
+    for (int k = 1; k < count; ++k)
+      if (groups.anchor[std::size_t(atoms[k])] != groups.anchor[std::size_t(atoms[0])]) return false;
+    return true;
+  };
+  for (const SettleWater& w : set.waters) {
+    const int atoms[3] = {w.oxygen, w.oxygen + 1, w.oxygen + 2};
+    if (!oneGroup(atoms, 3)) return false;
+  }
+  for (const ConstraintCluster& c : set.clusters)
+    if (!oneGroup(set.clusterAtoms.data() + c.firstAtom, c.atomCount)) return false;
+  return true;
+}
+
 #if defined(FARADAY_HAVE_CUDA)
 namespace {
 
@@ -46,8 +67,15 @@ class CudaMultiBackend final : public Backend {
     const bool peers = allPeersReachable(devices);
     pmeDirect_ = pmeSlabs_ && split != "slabs-nccl" && peers;
     directSum_ = config.run.gpuSum == "auto" && peers;
-    const std::vector<WorkShare> shares =
+    // auto: where constraints make the update a large share of the step (on 2 H200 the split
+    // took rigid water 1M 1.84 -> 1.76 ms a step, and left the NaCl melt 1M at 1.12-1.17
+    // against 1.13, argon 256k 0.145 against 0.139: its all-gather costs what it saves there).
+    const std::string& mode = config.run.updateSplit;
+    updateSplit_ = directSum_ && updateSplitPossible(system) &&
+                   (mode == "on" || (mode == "auto" && !makeConstraintSet(system).empty()));
+    std::vector<WorkShare> shares =
         pmeSlabs_ ? makeSlabWorkShares(ranks) : makeWorkShares(ranks, multiGpuRank0Weight(config, system, ranks));
+    for (WorkShare& w : shares) w.updateSplit = updateSplit_;
     threads_.run([&](int r) {
       // The phase table is rank 0's (it runs PME and its tiles); the others keep no timers.
       auto backend = std::make_unique<CudaBackend>(config, system, r == 0 ? timers : nullptr);
@@ -57,6 +85,7 @@ class CudaMultiBackend final : public Backend {
       share.reduce = [this, r](void* stream, unsigned long long* force, std::size_t forces, unsigned long long* sums,
                                std::size_t sumCount) { group_.allReduceSum(r, force, forces, sums, sumCount, stream); };
       share.any = [this](bool flag) { return threads_.any(flag); };
+      share.minimum = [this](unsigned long long value) { return threads_.minimum(value); };
       share.exchange = [this, r](void* stream, const std::vector<PeerFloats>& sends,
                                  const std::vector<PeerFloats>& recvs) { group_.exchange(r, sends, recvs, stream); };
       backend->shareWork(share);
@@ -89,26 +118,42 @@ class CudaMultiBackend final : public Backend {
   std::string name() const override {
     return "cuda x " + std::to_string(ranks_.size()) + " GPUs, PME " +
            (pmeSlabs_ ? (pmeDirect_ ? "in slabs" : "in slabs by NCCL") : "on the first") + ", forces summed " +
-           (directSum_ ? "by direct stores" : "by NCCL");
+           (directSum_ ? "by direct stores" : "by NCCL") + (updateSplit_ ? ", each updating its own atoms" : "");
   }
 
   void setState(const State& state, const std::vector<Vec3>& listReference) override {
     threads_.run([&](int r) { ranks_[std::size_t(r)]->setState(state, listReference); });
   }
-  void getState(State& state) override { first().getState(state); }
+  void getState(State& state) override {
+    shareOwnSlots();
+    first().getState(state);
+  }
   std::vector<Vec3> listReference() override { return first().listReference(); }
-  void snapshot(State& state, std::vector<Vec3>& listReference) override { first().snapshot(state, listReference); }
+  void snapshot(State& state, std::vector<Vec3>& listReference) override {
+    shareOwnSlots();
+    first().snapshot(state, listReference);
+  }
   Energies computeForces() override {
     threads_.run([&](int r) { ranks_[std::size_t(r)]->computeForces(); });
     return first().energies();
   }
-  const std::vector<Vec3>& forces() override { return first().forces(); }
+  const std::vector<Vec3>& forces() override {
+    shareOwnSlots();
+    return first().forces();
+  }
   void advance(bool withEnergies) override {
     threads_.run([&](int r) { ranks_[std::size_t(r)]->advance(withEnergies); });
   }
   Energies energies() override { return first().energies(); }
-  double kineticEnergy() override { return first().kineticEnergy(); }
-  long nonFiniteParticle() override { return first().nonFiniteParticle(); }
+  double kineticEnergy() override {
+    shareOwnSlots();
+    return first().kineticEnergy();
+  }
+  long nonFiniteParticle() override {
+    // Each GPU checks its own atoms: the checks of pending steps combine them (settle).
+    if (updateSplit_) settle();
+    return first().nonFiniteParticle();
+  }
   long long neighborListBuilds() const override { return ranks_[0]->neighborListBuilds(); }
   DeviceFrame deviceFrame() override { return first().deviceFrame(); }
   void settle() override {
@@ -129,9 +174,14 @@ class CudaMultiBackend final : public Backend {
   /// Rank 0: every GPU holds the same state; rank 0 also has PME's energies. Its device is
   /// the calling thread's (makeCudaMultiBackend makes it current).
   CudaBackend& first() { return *ranks_[0]; }
+  /// With the update split, every GPU's own velocities and forces to every GPU, so that rank
+  /// 0 holds them all.
+  void shareOwnSlots() {
+    if (updateSplit_) threads_.run([&](int r) { ranks_[std::size_t(r)]->shareOwnSlots(); });
+  }
 
   GpuGroup group_;  // first: destroyed after the backends and the threads
-  bool pmeSlabs_ = false, pmeDirect_ = false, directSum_ = false;
+  bool pmeSlabs_ = false, pmeDirect_ = false, directSum_ = false, updateSplit_ = false;
   RankThreads threads_;
   std::vector<std::unique_ptr<CudaBackend>> ranks_;
 };

@@ -6,7 +6,10 @@
 // rank 0) and the partial 64-bit fixed-point forces and energy sums are summed across the GPUs
 // by an NCCL all-reduce inside each GPU's step graph, between the forces and the integrator's
 // second half. Integer sums are exact, so every GPU integrates the one-GPU forces and the
-// trajectory is the one-GPU trajectory, bit for bit, on any number of GPUs.
+// trajectory is the one-GPU trajectory, bit for bit, on any number of GPUs. With the update
+// split (run.update_split, where the sum runs by direct stores) the sum is a reduce-scatter
+// by runs of slots, each GPU integrates and constrains its own run, and the positions come
+// back by an all-gather: the same arithmetic per atom, so the same bits.
 #include <memory>
 #include <vector>
 
@@ -22,5 +25,10 @@ std::unique_ptr<Backend> makeCudaMultiBackend(const Config& config, const System
 /// The fraction of a GPU's tiles that rank 0, which also runs PME, takes (cost model of
 /// WorkShare.h): the tile count estimated from the density, cutoff and buffer.
 double multiGpuRank0Weight(const Config& config, const System& system, int ranks);
+
+/// Whether each GPU can update its own run of slots: every water and constraint cluster lies
+/// within one slot group (a heavy atom and its hydrogens, SlotGroups.h), which a GPU's run
+/// never cuts.
+bool updateSplitPossible(const System& system);
 
 }  // namespace faraday

@@ -25,6 +25,8 @@ struct CudaBackendShare {
   bool directSum = false;
   /// Whether `flag` is true on any GPU: every GPU's host thread calls it at the same point.
   std::function<bool(bool)> any;
+  /// The smallest of `value` over the GPUs: every GPU's host thread calls it at the same point.
+  std::function<unsigned long long(unsigned long long)> minimum;
   /// PME split over the GPUs in slabs (work.pme on every rank): the exchange of blocks
   /// among them, enqueued on `stream` (GpuGroup::exchange).
   std::function<void(void* stream, const std::vector<PeerFloats>& sends, const std::vector<PeerFloats>& recvs)>

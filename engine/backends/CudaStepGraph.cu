@@ -90,7 +90,7 @@ void CudaStepGraph::capture(int variant, cudaStream_t stream) {
     FARADAY_CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
     captureListBuild(cp.conditional.phGraph_out[0]);
     mark(kFirstForceEvent - 1);
-    work_.enqueueForces(stream, energies, timer, /*concurrent=*/timer == nullptr);  // ends at lastEvent_ - 2
+    work_.enqueueForces(stream, energies, timer, /*concurrent=*/timer == nullptr, /*inStep=*/true);  // ends at lastEvent_ - 2
     work_.enqueueConstraints(stream, false, energies);
     mark(lastEvent_ - 1);
     work_.enqueueSecondHalf(stream, energies);

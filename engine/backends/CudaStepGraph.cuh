@@ -30,8 +30,10 @@ class CudaStepWork {
   /// The list build at the current positions (sort, permutation, tiles).
   virtual void enqueueRebuild(cudaStream_t stream) = 0;
   /// Short-range tiles, bonded terms and PME into the cleared forces, PME beside the rest when
-  /// `concurrent`; with `timer`, an event after each phase (from event kFirstForceEvent on).
-  virtual void enqueueForces(cudaStream_t stream, bool energies, CudaPhaseTimer* timer, bool concurrent) = 0;
+  /// `concurrent`; with `timer`, an event after each phase (from event kFirstForceEvent on);
+  /// `inStep`: inside a step (with the update split, the sum leaves each GPU its own slots).
+  virtual void enqueueForces(cudaStream_t stream, bool energies, CudaPhaseTimer* timer, bool concurrent,
+                             bool inStep) = 0;
   /// The integrator's second half [and the energies].
   virtual void enqueueSecondHalf(cudaStream_t stream, bool energies) = 0;
   /// Forces and energies at the current positions, outside steps (into the cleared forces).

@@ -1,5 +1,7 @@
 #include "engine/backends/RankThreads.h"
 
+#include <algorithm>
+
 #include "core/Error.h"
 #include "kernels/common/Device.h"
 
@@ -70,7 +72,7 @@ void RankThreads::run(const std::function<void(int)>& job) {
   finished_ = 0;
   failed_ = false;
   arrived_ = 0;
-  anyFlag_ = false;
+  minValue_ = ~0ull;
   for (std::exception_ptr& e : errors_) e = nullptr;
   released_.assign(released_.size(), false);
   ++generation_;
@@ -84,22 +86,24 @@ void RankThreads::run(const std::function<void(int)>& job) {
     if (e) std::rethrow_exception(e);
 }
 
-bool RankThreads::any(bool flag) {
+bool RankThreads::any(bool flag) { return minimum(flag ? 0ull : 1ull) == 0ull; }
+
+unsigned long long RankThreads::minimum(unsigned long long value) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (failed_) throw BarrierReleased();
-  anyFlag_ = anyFlag_ || flag;
+  minValue_ = std::min(minValue_, value);
   if (++arrived_ == size()) {
-    anyResult_ = anyFlag_;
-    anyFlag_ = false;
+    minResult_ = minValue_;
+    minValue_ = ~0ull;
     arrived_ = 0;
     ++barrierGeneration_;
     barrier_.notify_all();
-    return anyResult_;
+    return minResult_;
   }
   const long long generation = barrierGeneration_;
   barrier_.wait(lock, [&] { return barrierGeneration_ != generation || failed_; });
   if (barrierGeneration_ == generation) throw BarrierReleased();
-  return anyResult_;
+  return minResult_;
 }
 
 }  // namespace faraday

@@ -1,6 +1,7 @@
 #pragma once
 // One persistent host thread per GPU: run() executes a function on every rank's thread (each
-// with its GPU current) and waits; any() is the ranks' barrier with a logical or.
+// with its GPU current) and waits; any() and minimum() are the ranks' barrier with a logical
+// or and a minimum.
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -26,6 +27,9 @@ class RankThreads {
   /// Called by every rank inside run() at the same point: whether `flag` is true on any rank.
   /// Throws Error when another rank has failed meanwhile (instead of waiting for it forever).
   bool any(bool flag);
+  /// Called by every rank inside run() at the same point: the smallest `value` of the ranks
+  /// (throws as any()).
+  unsigned long long minimum(unsigned long long value);
 
  private:
   void loop(int rank, int device, bool useCuda);
@@ -38,10 +42,10 @@ class RankThreads {
   bool stop_ = false, failed_ = false;
   std::vector<std::exception_ptr> errors_;
   std::vector<bool> released_;  ///< errors_[r] is any()'s "another GPU failed", not r's own
-  // The barrier of any().
+  // The barrier of any() and minimum().
   int arrived_ = 0;
   long long barrierGeneration_ = 0;
-  bool anyFlag_ = false, anyResult_ = false;
+  unsigned long long minValue_ = ~0ull, minResult_ = ~0ull;
   std::vector<std::thread> threads_;
 };
 

@@ -57,6 +57,7 @@ struct MdOptions {
   std::vector<int> deviceCounts;                    ///< parsed from devices
   std::string pmeSplit = "auto";                    ///< run.pme_split on several GPUs
   std::string gpuSum = "auto";                      ///< run.gpu_sum on several GPUs
+  std::string updateSplit = "auto";                 ///< run.update_split on several GPUs
 };
 
 /// --buffer entries: auto (nonbonded.buffer = auto), and, with the option empty, auto for the
@@ -106,9 +107,11 @@ bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
              "each CUDA system on GPUs 0 .. N - 1 for every N (1,2,4: one GPU against two and four)");
   parser.add("pme-split", o.pmeSplit, "auto, slabs, slabs-nccl or first", "PME on several GPUs (run.pme_split)");
   parser.add("gpu-sum", o.gpuSum, "auto or nccl", "the forces' sum on several GPUs (run.gpu_sum)");
+  parser.add("update-split", o.updateSplit, "auto, on or off", "each GPU updates its own atoms (run.update_split)");
   if (!parser.parse(args, std::cout)) return false;
   checkAsKey("pme-split", "run.pme_split", o.pmeSplit);
   checkAsKey("gpu-sum", "run.gpu_sum", o.gpuSum);
+  checkAsKey("update-split", "run.update_split", o.updateSplit);
   for (double v : parser.numberList("devices", o.devices)) {
     if (!(v >= 1 && v == std::floor(v))) throw keyError("devices", "GPU counts are whole numbers >= 1");
     o.deviceCounts.push_back(int(v));
@@ -250,6 +253,7 @@ Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o
   for (int d = 0; d < gpus && gpus > 1; ++d) config.run.devices += (d ? "," : "") + std::to_string(d);
   config.run.pmeSplit = o.pmeSplit;
   config.run.gpuSum = o.gpuSum;
+  config.run.updateSplit = o.updateSplit;
   const bool gpu = platform == "cuda";
   Row r;
   r.system = s.name;

@@ -85,6 +85,7 @@ struct Config {
     std::string devices;                 ///< run.devices: "" (the first GPU), "2", "0,1,3" or "all"
     std::string gpuSum = "auto";         ///< run.gpu_sum: auto | nccl (the forces' sum of an MD run on several GPUs)
     std::string pmeSplit = "auto";       ///< run.pme_split: auto | slabs | slabs-nccl | first (PME of an MD run on several GPUs)
+    std::string updateSplit = "auto";    ///< run.update_split: auto | on | off (each GPU of an MD run updates its own atoms)
     double progressInterval = 2.0;       ///< run.progress_interval, s between progress lines (0 = off)
   } run;
 

@@ -191,6 +191,13 @@ std::vector<KeySpec> runKeys() {
              "the GPUs' own kernels storing into each other's memory where every pair has peer access (NVLink), "
              "else NCCL's all-reduce; nccl = NCCL's all-reduce (the same bits either way)",
              runOnly, &C::run, &C::RunSection::gpuSum, {"auto", "nccl"}),
+      choice("run.update_split",
+             "auto | on | off: the integration and constraints of an MD run on several GPUs: on = each GPU "
+             "updates its own run of atoms (the forces' sum a reduce-scatter, then the positions an all-gather) "
+             "where the forces are summed by direct stores and every water and constraint cluster lies in one "
+             "group of a heavy atom and its hydrogens; off = every GPU updates every atom; auto = on for systems "
+             "with constraints (their SETTLE and SHAKE work is split), else off (the same bits either way)",
+             runOnly, &C::run, &C::RunSection::updateSplit, {"auto", "on", "off"}),
       number("run.progress_interval", "s", "seconds between progress lines (0 = off)", runAndMap, &C::run,
              &C::RunSection::progressInterval, nonNegative),
   };

@@ -17,17 +17,20 @@ constexpr int kThreads = 256;
 /// (528, 1056 and 2112 blocks took the same time or longer: 0.084 - 0.088 ms at 1M atoms on
 /// 2 H200); nothing else runs during the sum.
 constexpr unsigned int kBlocks = 264;
+constexpr int kAllGatherPhase = 2;
 
 struct SumArgs {
   int me = 0, ranks = 0;
   unsigned long long* force = nullptr;
+  std::size_t forceCount = 0;  ///< values of the forces (and of each inbox slot)
+  std::size_t stride = 0;      ///< values per plane of the forces
   unsigned long long* sums = nullptr;
   int sumCount = 0;
-  std::size_t chunkMax = 0;                          ///< values per inbox chunk (even)
-  std::size_t start[kMaxPeerSumRanks + 1] = {};      ///< the ranks' chunks of the forces
+  std::size_t start[kMaxPeerSumRanks + 1] = {};      ///< the ranks' chunks of the forces (all-reduce)
+  const int* bounds = nullptr;                       ///< the ranks' slots (by slots; null: chunks)
   PeerSumAddresses peer[kMaxPeerSumRanks] = {};      ///< every rank's buffers (this one's too)
-  unsigned long long* sent = nullptr;                ///< this GPU's counts of finished phases (2)
-  unsigned int* blocksDone = nullptr;                ///< its finished blocks per phase (2)
+  unsigned long long* sent = nullptr;                ///< this GPU's counts of finished phases
+  unsigned int* blocksDone = nullptr;                ///< its finished blocks per phase
 };
 
 /// The rank k after this one (wrapping): each rank stores into the next ranks first, so that
@@ -39,13 +42,39 @@ __device__ __forceinline__ int rankAfter(const SumArgs& a, int k) {
 /// The slot of rank `from`'s partials in rank `to`'s inbox.
 __device__ __forceinline__ int inboxSlot(int from, int to) { return from < to ? from : from - 1; }
 
-/// Copies or adds the values [0, count) as 16-byte pairs (both pointers 16-byte aligned) and
-/// the odd last value, spread over the grid.
-template <class F>
-__device__ __forceinline__ void forPairs(std::size_t count, F&& f) {
-  const std::size_t pairs = count / 2, stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < (count + 1) / 2; j += stride)
-    f(j, j < pairs);
+/// Calls pair(i) for the 16-byte pairs [i, i + 2) (i even) of [begin, end) and one(i) for an
+/// odd first and last value, spread over the grid.
+template <class Pair, class One>
+__device__ __forceinline__ void forRange(std::size_t begin, std::size_t end, Pair&& pair, One&& one) {
+  if (begin >= end) return;
+  const std::size_t a = (begin + 1) & ~std::size_t(1), z = std::max(a, end & ~std::size_t(1));
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  const std::size_t t0 = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (std::size_t j = t0; j < (z - a) / 2; j += stride) pair(a + 2 * j);
+  if (t0 == 0) {
+    if (begin & 1) one(begin);
+    if ((end & 1) && end - 1 >= a) one(end - 1);
+  }
+}
+
+/// Copies values [begin, end) of `src` into `dst` (the same indices).
+__device__ __forceinline__ void copyRange(const unsigned long long* src, unsigned long long* dst, std::size_t begin,
+                                          std::size_t end) {
+  forRange(
+      begin, end,
+      [&](std::size_t i) { *reinterpret_cast<ulonglong2*>(dst + i) = *reinterpret_cast<const ulonglong2*>(src + i); },
+      [&](std::size_t i) { dst[i] = src[i]; });
+}
+
+/// Rank p's values of the forces, as [begin, end) in plane `plane` (chunks: one range, plane 0).
+__device__ __forceinline__ void rankRange(const SumArgs& a, int p, int plane, std::size_t& begin, std::size_t& end) {
+  if (a.bounds) {
+    begin = std::size_t(plane) * a.stride + std::size_t(a.bounds[p]);
+    end = std::size_t(plane) * a.stride + std::size_t(a.bounds[p + 1]);
+  } else {
+    begin = plane == 0 ? a.start[p] : 0;
+    end = plane == 0 ? a.start[p + 1] : 0;
+  }
 }
 
 /// After every block's stores: the last block counts the phase and tells each peer.
@@ -59,12 +88,12 @@ __device__ __forceinline__ void signalPeers(const SumArgs& a, int phase) {
 __global__ void __launch_bounds__(kThreads) pushPartialsKernel(SumArgs a) {
   for (int k = 1; k < a.ranks; ++k) {
     const int p = rankAfter(a, k);
-    const unsigned long long* src = a.force + a.start[p];
-    unsigned long long* dst = a.peer[p].inbox + std::size_t(inboxSlot(a.me, p)) * a.chunkMax;
-    forPairs(a.start[p + 1] - a.start[p], [&](std::size_t j, bool pair) {
-      if (pair) reinterpret_cast<ulonglong2*>(dst)[j] = reinterpret_cast<const ulonglong2*>(src)[j];
-      else dst[2 * j] = src[2 * j];
-    });
+    unsigned long long* dst = a.peer[p].inbox + std::size_t(inboxSlot(a.me, p)) * a.forceCount;
+    for (int plane = 0; plane < 3; ++plane) {
+      std::size_t begin, end;
+      rankRange(a, p, plane, begin, end);
+      copyRange(a.force, dst, begin, end);
+    }
   }
   if (blockIdx.x == 0)
     for (int k = threadIdx.x; k < a.sumCount; k += blockDim.x)
@@ -73,28 +102,34 @@ __global__ void __launch_bounds__(kThreads) pushPartialsKernel(SumArgs a) {
   signalPeers(a, 0);
 }
 
-/// Phase 1: this GPU's chunk summed with the others' partials, written here and into every
-/// other rank's forces; the energy sums of every rank added here.
-__global__ void __launch_bounds__(kThreads) sumAndShareKernel(SumArgs a) {
-  const std::size_t s0 = a.start[a.me];
-  unsigned long long* own = a.force + s0;
+/// Phase 1: this GPU's chunk summed with the others' partials, written here and (`share`: the
+/// all-reduce) into every other rank's forces; the energy sums of every rank added here.
+__global__ void __launch_bounds__(kThreads) sumAndShareKernel(SumArgs a, bool share) {
   const unsigned long long* inbox = a.peer[a.me].inbox;
-  forPairs(a.start[a.me + 1] - s0, [&](std::size_t j, bool pair) {
-    if (pair) {
-      ulonglong2 t = reinterpret_cast<const ulonglong2*>(own)[j];
-      for (int k = 0; k + 1 < a.ranks; ++k) {
-        const ulonglong2 v = reinterpret_cast<const ulonglong2*>(inbox + std::size_t(k) * a.chunkMax)[j];
-        t.x += v.x, t.y += v.y;
-      }
-      reinterpret_cast<ulonglong2*>(own)[j] = t;
-      for (int k = 1; k < a.ranks; ++k) reinterpret_cast<ulonglong2*>(a.peer[rankAfter(a, k)].force + s0)[j] = t;
-    } else {
-      unsigned long long t = own[2 * j];
-      for (int k = 0; k + 1 < a.ranks; ++k) t += inbox[std::size_t(k) * a.chunkMax + 2 * j];
-      own[2 * j] = t;
-      for (int k = 1; k < a.ranks; ++k) a.peer[rankAfter(a, k)].force[s0 + 2 * j] = t;
-    }
-  });
+  const auto sumAt = [&](std::size_t i) {
+    unsigned long long t = a.force[i];
+    for (int k = 0; k + 1 < a.ranks; ++k) t += inbox[std::size_t(k) * a.forceCount + i];
+    a.force[i] = t;
+    if (share)
+      for (int k = 1; k < a.ranks; ++k) a.peer[rankAfter(a, k)].force[i] = t;
+  };
+  for (int plane = 0; plane < 3; ++plane) {
+    std::size_t begin, end;
+    rankRange(a, a.me, plane, begin, end);
+    forRange(
+        begin, end,
+        [&](std::size_t i) {
+          ulonglong2 t = *reinterpret_cast<const ulonglong2*>(a.force + i);
+          for (int k = 0; k + 1 < a.ranks; ++k) {
+            const ulonglong2 v = *reinterpret_cast<const ulonglong2*>(inbox + std::size_t(k) * a.forceCount + i);
+            t.x += v.x, t.y += v.y;
+          }
+          *reinterpret_cast<ulonglong2*>(a.force + i) = t;
+          if (share)
+            for (int k = 1; k < a.ranks; ++k) *reinterpret_cast<ulonglong2*>(a.peer[rankAfter(a, k)].force + i) = t;
+        },
+        sumAt);
+  }
   if (blockIdx.x == 0)
     for (int k = threadIdx.x; k < a.sumCount; k += blockDim.x) {
       unsigned long long t = a.sums[k];
@@ -102,7 +137,43 @@ __global__ void __launch_bounds__(kThreads) sumAndShareKernel(SumArgs a) {
         if (q != a.me) t += a.peer[a.me].sumsInbox[std::size_t(q) * a.sumCount + k];
       a.sums[k] = t;
     }
-  signalPeers(a, 1);
+  if (share) signalPeers(a, 1);
+}
+
+/// This GPU's slots of the arrays in `what` into every other rank's, and its extra sums into
+/// every other rank's extra inbox.
+__global__ void __launch_bounds__(kThreads) shareOwnKernel(SumArgs a, unsigned what, const unsigned long long* extra,
+                                                          int extraCount) {
+  const std::size_t b = std::size_t(a.bounds[a.me]), e = std::size_t(a.bounds[a.me + 1]);
+  for (int k = 1; k < a.ranks; ++k) {
+    const int p = rankAfter(a, k);
+    const PeerSumAddresses& to = a.peer[p];
+    const PeerSumAddresses& from = a.peer[a.me];
+    // A double4 is 4 values of 8 bytes. (The positions' x, y, z alone, 24 of the 32 bytes a
+    // slot, took longer: 0.206 against 0.134 ms for the integration phase at 1M ions on 2 H200.)
+    if (what & CudaPeerSum::kPositions)
+      copyRange(static_cast<const unsigned long long*>(from.positions), static_cast<unsigned long long*>(to.positions),
+                4 * b, 4 * e);
+    if (what & CudaPeerSum::kVelocities)
+      copyRange(static_cast<const unsigned long long*>(from.velocities),
+                static_cast<unsigned long long*>(to.velocities), 4 * b, 4 * e);
+    if (what & CudaPeerSum::kForces)
+      for (int plane = 0; plane < 3; ++plane)
+        copyRange(a.force, to.force, plane * a.stride + b, plane * a.stride + e);
+    if (blockIdx.x == 0 && int(threadIdx.x) < extraCount)
+      to.extraInbox[a.me * kPeerExtraValues + threadIdx.x] = extra[threadIdx.x];
+  }
+  signalPeers(a, kAllGatherPhase);
+}
+
+/// The other ranks' extra sums added to this GPU's.
+__global__ void addExtraKernel(SumArgs a, unsigned long long* extra, int extraCount) {
+  const int k = threadIdx.x;
+  if (k >= extraCount) return;
+  unsigned long long t = extra[k];
+  for (int q = 0; q < a.ranks; ++q)
+    if (q != a.me) t += a.peer[a.me].extraInbox[q * kPeerExtraValues + k];
+  extra[k] = t;
 }
 
 /// One warp: until every peer has run as many `phase` kernels as this rank.
@@ -118,18 +189,17 @@ std::size_t CudaPeerSum::chunkStart(std::size_t count, int ranks, int p) {
   return std::min(count, std::size_t(p) * chunk);
 }
 
-CudaPeerSum::CudaPeerSum(int rank, int ranks, unsigned long long* force, std::size_t forceCount,
-                         unsigned long long* sums, std::size_t sumCount)
-    : rank_(rank), ranks_(ranks), force_(force), forceCount_(forceCount), sums_(sums), sumCount_(sumCount) {
+CudaPeerSum::CudaPeerSum(int rank, int ranks, const PeerSumArrays& arrays)
+    : rank_(rank), ranks_(ranks), arrays_(arrays), forceCount_(3 * arrays.stride) {
   if (ranks < 2 || ranks > kMaxPeerSumRanks)
     throw Error("the GPUs' direct sum spans 2 to " + std::to_string(kMaxPeerSumRanks) + " GPUs, not " +
                 std::to_string(ranks));
-  const std::size_t chunkMax = chunkStart(forceCount, ranks, 1);
-  inbox_ = DeviceBuffer<unsigned long long>("gpu sum inbox", std::size_t(ranks - 1) * chunkMax);
-  sumsInbox_ = DeviceBuffer<unsigned long long>("gpu sum energy inbox", std::size_t(ranks) * sumCount);
-  flags_ = DeviceBuffer<unsigned long long>("gpu sum flags", 2 * kMaxPeerSumRanks);
-  sent_ = DeviceBuffer<unsigned long long>("gpu sum counts", 2);
-  blocksDone_ = DeviceBuffer<unsigned int>("gpu sum blocks", 2);
+  inbox_ = DeviceBuffer<unsigned long long>("gpu sum inbox", std::size_t(ranks - 1) * forceCount_);
+  sumsInbox_ = DeviceBuffer<unsigned long long>("gpu sum energy inbox", std::size_t(ranks) * arrays.sumCount);
+  extraInbox_ = DeviceBuffer<unsigned long long>("gpu sum extra inbox", std::size_t(ranks) * kPeerExtraValues);
+  flags_ = DeviceBuffer<unsigned long long>("gpu sum flags", kPeerSumPhases * kMaxPeerSumRanks);
+  sent_ = DeviceBuffer<unsigned long long>("gpu sum counts", kPeerSumPhases);
+  blocksDone_ = DeviceBuffer<unsigned int>("gpu sum blocks", kPeerSumPhases);
   flags_.zero();
   sent_.zero();
   blocksDone_.zero();
@@ -137,7 +207,8 @@ CudaPeerSum::CudaPeerSum(int rank, int ranks, unsigned long long* force, std::si
 }
 
 PeerSumAddresses CudaPeerSum::addresses() {
-  return {force_, inbox_.data(), sumsInbox_.data(), flags_.data()};
+  return {arrays_.force, inbox_.data(),        sumsInbox_.data(), extraInbox_.data(),
+          flags_.data(), arrays_.positions, arrays_.velocities};
 }
 
 void CudaPeerSum::connect(const std::vector<PeerSumAddresses>& all) {
@@ -145,27 +216,68 @@ void CudaPeerSum::connect(const std::vector<PeerSumAddresses>& all) {
   peers_ = all;
 }
 
-void CudaPeerSum::enqueue(cudaStream_t stream) {
-  if (peers_.empty()) throw Error("the GPUs' direct sum is not connected to its peers");
+namespace {
+
+SumArgs sumArgs(int rank, int ranks, const PeerSumArrays& arrays, const std::vector<PeerSumAddresses>& peers,
+                unsigned long long* sent, unsigned int* blocksDone) {
+  if (peers.empty()) throw Error("the GPUs' direct sum is not connected to its peers");
   SumArgs a;
-  a.me = rank_;
-  a.ranks = ranks_;
-  a.force = force_;
-  a.sums = sums_;
-  a.sumCount = int(sumCount_);
-  a.chunkMax = chunkStart(forceCount_, ranks_, 1);
-  for (int p = 0; p <= ranks_; ++p) a.start[p] = chunkStart(forceCount_, ranks_, p);
-  for (int p = 0; p < ranks_; ++p) a.peer[p] = peers_[std::size_t(p)];
-  a.sent = sent_.data();
-  a.blocksDone = blocksDone_.data();
+  a.me = rank;
+  a.ranks = ranks;
+  a.force = arrays.force;
+  a.forceCount = 3 * arrays.stride;
+  a.stride = arrays.stride;
+  a.sums = arrays.sums;
+  a.sumCount = int(arrays.sumCount);
+  for (int p = 0; p <= ranks; ++p) a.start[p] = CudaPeerSum::chunkStart(a.forceCount, ranks, p);
+  for (int p = 0; p < ranks; ++p) a.peer[p] = peers[std::size_t(p)];
+  a.sent = sent;
+  a.blocksDone = blocksDone;
+  return a;
+}
+
+void waitForPeers(cudaStream_t stream, const SumArgs& a, int phase) {
+  waitForPeersKernel<<<1, 32, 0, stream>>>(a, phase);
+  FARADAY_CUDA_CHECK_LAUNCH("waitForPeersKernel");
+}
+
+}  // namespace
+
+void CudaPeerSum::enqueue(cudaStream_t stream) {
+  const SumArgs a = sumArgs(rank_, ranks_, arrays_, peers_, sent_.data(), blocksDone_.data());
   pushPartialsKernel<<<kBlocks, kThreads, 0, stream>>>(a);
   FARADAY_CUDA_CHECK_LAUNCH("pushPartialsKernel");
-  waitForPeersKernel<<<1, 32, 0, stream>>>(a, 0);
-  FARADAY_CUDA_CHECK_LAUNCH("waitForPeersKernel");
-  sumAndShareKernel<<<kBlocks, kThreads, 0, stream>>>(a);
+  waitForPeers(stream, a, 0);
+  sumAndShareKernel<<<kBlocks, kThreads, 0, stream>>>(a, true);
   FARADAY_CUDA_CHECK_LAUNCH("sumAndShareKernel");
-  waitForPeersKernel<<<1, 32, 0, stream>>>(a, 1);
-  FARADAY_CUDA_CHECK_LAUNCH("waitForPeersKernel");
+  waitForPeers(stream, a, 1);
+}
+
+void CudaPeerSum::enqueueScatter(cudaStream_t stream, const int* bounds) {
+  SumArgs a = sumArgs(rank_, ranks_, arrays_, peers_, sent_.data(), blocksDone_.data());
+  a.bounds = bounds;
+  pushPartialsKernel<<<kBlocks, kThreads, 0, stream>>>(a);
+  FARADAY_CUDA_CHECK_LAUNCH("pushPartialsKernel");
+  waitForPeers(stream, a, 0);
+  // No signal after it: a peer pushes into this inbox again only after this GPU's next
+  // all-gather of positions, which follows this sum.
+  sumAndShareKernel<<<kBlocks, kThreads, 0, stream>>>(a, false);
+  FARADAY_CUDA_CHECK_LAUNCH("sumAndShareKernel");
+}
+
+void CudaPeerSum::enqueueShareOwn(cudaStream_t stream, const int* bounds, unsigned what, unsigned long long* extra,
+                                  int extraCount) {
+  if (extraCount < 0 || extraCount > kPeerExtraValues || (extraCount > 0 && !extra))
+    throw Error("the GPUs' all-gather takes up to " + std::to_string(kPeerExtraValues) + " extra sums");
+  SumArgs a = sumArgs(rank_, ranks_, arrays_, peers_, sent_.data(), blocksDone_.data());
+  a.bounds = bounds;
+  shareOwnKernel<<<kBlocks, kThreads, 0, stream>>>(a, what, extra, extraCount);
+  FARADAY_CUDA_CHECK_LAUNCH("shareOwnKernel");
+  waitForPeers(stream, a, kAllGatherPhase);
+  if (extraCount > 0) {
+    addExtraKernel<<<1, kPeerExtraValues, 0, stream>>>(a, extra, extraCount);
+    FARADAY_CUDA_CHECK_LAUNCH("addExtraKernel");
+  }
 }
 
 }  // namespace faraday

@@ -7,6 +7,10 @@
 // them all. Integer sums: the same bits in any order. Each phase ends as the PME transposes'
 // do (CudaPmeExchange.cu): the last block bumps a counter in each peer's memory, and a
 // one-warp kernel waits until every peer's counter reaches this GPU's.
+// Where each GPU updates its own slots (the update split, CudaBackendShare), the step's sum is
+// the reduce-scatter alone, by slots: GPU g's chunk is slots [bounds[g], bounds[g + 1]) of each
+// plane of the forces; after its first half each GPU pushes its slots' positions into every
+// other GPU's arrays (and, when asked, velocities and forces: enqueueShareOwn).
 // Every rank enqueues the same sums in the same order (as NCCL's collectives need), so the
 // counts agree. A rank pushes into a peer's inbox only after the peer's previous sum has read
 // it (the peer's all-gather signal, which this rank waited for), and pushes totals into a
@@ -22,28 +26,47 @@
 
 namespace faraday {
 
+/// One GPU's arrays that the sum and the all-gathers read and write.
+struct PeerSumArrays {
+  unsigned long long* force = nullptr;  ///< 3 planes of `stride` fixed-point values
+  std::size_t stride = 0;
+  unsigned long long* sums = nullptr;   ///< the energy sums
+  std::size_t sumCount = 0;
+  void* positions = nullptr;            ///< per slot, double4 (32 bytes)
+  void* velocities = nullptr;           ///< per slot, double4
+};
+
 class CudaPeerSum {
  public:
-  /// Rank `rank` of `ranks` (the current device is its GPU): sums `force` (forceCount values)
-  /// and `sums` (sumCount values) of this GPU with the others'.
-  CudaPeerSum(int rank, int ranks, unsigned long long* force, std::size_t forceCount, unsigned long long* sums,
-              std::size_t sumCount);
+  /// What enqueueShareOwn pushes: bits of these.
+  static constexpr unsigned kPositions = 1, kVelocities = 2, kForces = 4;
+
+  /// Rank `rank` of `ranks` (the current device is its GPU).
+  CudaPeerSum(int rank, int ranks, const PeerSumArrays& arrays);
 
   PeerSumAddresses addresses();
   /// Every rank's addresses, by rank (peer access enabled between every pair of GPUs).
   void connect(const std::vector<PeerSumAddresses>& all);
   /// The sum, enqueued on `stream` (graph capture allowed); after it every GPU holds the totals.
   void enqueue(cudaStream_t stream);
+  /// The reduce-scatter by slots: afterwards this GPU holds the totals of its slots
+  /// [bounds[rank], bounds[rank + 1]) in each plane (`bounds`: ranks + 1 slots in device
+  /// memory, the same on every GPU) and of the energy sums; the other slots hold this GPU's
+  /// partials, already sent.
+  void enqueueScatter(cudaStream_t stream, const int* bounds);
+  /// This GPU's slots of the arrays named by `what` (kPositions, kVelocities, kForces) pushed
+  /// into every other GPU's; `extra` (null, or extraCount <= kPeerExtraValues fixed-point
+  /// sums) summed over the GPUs in place. Afterwards every GPU holds every GPU's slots.
+  void enqueueShareOwn(cudaStream_t stream, const int* bounds, unsigned what, unsigned long long* extra,
+                       int extraCount);
   /// The first value of rank p's chunk (p = ranks: the end); even, for 16-byte stores.
   static std::size_t chunkStart(std::size_t count, int ranks, int p);
 
  private:
   int rank_, ranks_;
-  unsigned long long* force_;
+  PeerSumArrays arrays_;
   std::size_t forceCount_;
-  unsigned long long* sums_;
-  std::size_t sumCount_;
-  DeviceBuffer<unsigned long long> inbox_, sumsInbox_, flags_, sent_;
+  DeviceBuffer<unsigned long long> inbox_, sumsInbox_, extraInbox_, flags_, sent_;
   DeviceBuffer<unsigned int> blocksDone_;
   std::vector<PeerSumAddresses> peers_;
 };

@@ -6,13 +6,21 @@ namespace faraday {
 
 /// The most GPUs a direct sum spans.
 inline constexpr int kMaxPeerSumRanks = 8;
+/// The phases of CudaPeerSum, each with its own counters: the all-reduce's two (0, 1; the
+/// reduce-scatter uses 0) and the all-gathers of each GPU's own slots (2).
+inline constexpr int kPeerSumPhases = 3;
+/// Values of each rank in the small inbox (CudaPeerSum::enqueueShareOwn's `extra` sums).
+inline constexpr int kPeerExtraValues = 8;
 
 /// One GPU's buffers as the other GPUs store into them (device addresses on that GPU).
 struct PeerSumAddresses {
   unsigned long long* force = nullptr;      ///< its forces (the summed array)
-  unsigned long long* inbox = nullptr;      ///< (ranks - 1) chunks: the others' partials of its chunk
+  unsigned long long* inbox = nullptr;      ///< (ranks - 1) x the forces: the others' partials
   unsigned long long* sumsInbox = nullptr;  ///< ranks x sumCount: every rank's energy sums
-  unsigned long long* flags = nullptr;      ///< 2 x kMaxPeerSumRanks counters, written by the others
+  unsigned long long* extraInbox = nullptr; ///< ranks x kPeerExtraValues: every rank's extra sums
+  unsigned long long* flags = nullptr;      ///< kPeerSumPhases x kMaxPeerSumRanks counters, written by the others
+  void* positions = nullptr;                ///< its per-slot positions (double4)
+  void* velocities = nullptr;               ///< its per-slot velocities (double4)
 };
 
 }  // namespace faraday

@@ -23,6 +23,9 @@ struct WorkShare {
   int period = 1, begin = 0, end = 1;  ///< blocks I with I mod period in [begin, end)
   bool pme = true;                     ///< this GPU runs PME
   bool pmeSlabs = false;               ///< PME is split over every GPU (pme on each)
+  /// Each GPU integrates and constrains its own run of slots (the update split), the step's
+  /// sum is a reduce-scatter and the positions an all-gather; else every GPU updates every slot.
+  bool updateSplit = false;
 
   FARADAY_HD bool ownsBlock(int block) const {
     const int m = block % period;

@@ -48,6 +48,9 @@ class CudaTileList {
   /// had before.
   void enqueueSort(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot, const int* slotOfAtom);
   const int* newToOld() const { return sortedSlots_.data(); }
+  /// With slot groups, the sorted keys of the last enqueueSort (a group's members share their
+  /// anchor's key above SlotGroups::kRankBits); null without groups.
+  const unsigned long long* groupSortedKeys() const { return grouped_ ? sortedKeys_.data() : nullptr; }
 
   /// Cells, block bounding boxes and tiles from the reference positions `ref` (slot order,
   /// sorted by enqueueSort's keys). atomOfSlot / slotOfAtom map slots and input particles.
