@@ -2,7 +2,6 @@
 // per slot. The formulas and their order of operations are the CPU integrators'.
 #include <cub/cub.cuh>
 
-#include <algorithm>
 #include <climits>
 
 #include "integrators/CudaAtomUpdate.cuh"
