@@ -155,6 +155,7 @@ struct Topology {
   std::vector<Settle> settles;
 
   bool hasExclusions() const { return !exclusions.empty(); }
+  bool hasConstraints() const { return !constraints.empty() || !settles.empty(); }
   /// Whether any bonded term, 1-4 pair or position restraint is present.
   bool hasBondedTerms() const {
     return !bonds.empty() || !morseBonds.empty() || !angles.empty() || !ureyBradleys.empty() ||
@@ -162,8 +163,7 @@ struct Topology {
            !cmaps.empty() || !pairs14.empty() || !positionRestraints.empty();
   }
   bool empty() const {
-    return molecules.empty() && !hasBondedTerms() && !hasExclusions() && constraints.empty() && settles.empty() &&
-           ljC6.empty();
+    return molecules.empty() && !hasBondedTerms() && !hasExclusions() && !hasConstraints() && ljC6.empty();
   }
 };
 

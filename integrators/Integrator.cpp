@@ -18,7 +18,7 @@ CpuIntegrator::CpuIntegrator(const System& system, const IntegratorParams& param
                   ") has mass <= 0; every [atom.NAME] needs mass > 0");
     inverseMass_[i] = 1.0 / system.mass[i];
   }
-  if (!system.topology.settles.empty() || !system.topology.constraints.empty())
+  if (system.topology.hasConstraints())
     constraints_ = std::make_unique<CpuConstraints>(system, params.constraintTolerance, threads_);
 }
 

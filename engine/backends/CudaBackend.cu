@@ -184,8 +184,7 @@ void CudaBackend::shareOwnSlots() {
   if (!m.updateSplit()) return;
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
   m.share->any(false);  // every GPU idle: no step of theirs reads or writes these arrays now
-  m.peerSum->enqueueShareOwn(m.stream(), m.dev->bounds.data(), CudaPeerSum::kVelocities | CudaPeerSum::kForces,
-                             nullptr, 0);
+  m.enqueueShareOwn(m.stream(), CudaPeerSum::kVelocities | CudaPeerSum::kForces);
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
   m.lastWasStep = false;
 }

@@ -47,7 +47,6 @@ inline int highestPriority() {
 
 /// Whether the topology gives the bonded kernels work (terms, or exclusions to correct).
 inline bool hasBondedWork(const Topology& t) { return t.hasBondedTerms() || t.hasExclusions(); }
-inline bool hasConstraints(const Topology& t) { return !t.settles.empty() || !t.constraints.empty(); }
 
 }  // namespace faraday::cuda_backend
 
@@ -205,7 +204,7 @@ struct CudaBackend::Impl final : CudaStepWork {
       bonded = std::make_unique<CudaBonded>(system.topology, system.charge, BondedParams{np.ewaldBeta},
                                             groupCorrection ? &slotGroups.anchor : nullptr);
     if (groupCorrection) groupOfAtom = deviceCopy("group of atom", slotGroups.anchor);
-    if (cuda_backend::hasConstraints(system.topology)) constraints = std::make_unique<CudaConstraints>(system, ic.constraintTolerance);
+    if (system.topology.hasConstraints()) constraints = std::make_unique<CudaConstraints>(system, ic.constraintTolerance);
     list = std::make_unique<CudaTileList>(TileListParams{cutoff, buffer}, n, system.box, exclusionOffsets_, exclusions_,
                                           slotGroups);
     if (ewald.method == "pme") {
@@ -245,7 +244,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// The phase table of this system's step, on one GPU or one of `several`.
   std::vector<CudaTimedPhase> phaseTable(bool several) const {
     return CudaStepGraph::phases(cuda_backend::hasBondedWork(system.topology),
-                                 cuda_backend::hasConstraints(system.topology), ewald.method == "pme", several);
+                                 system.topology.hasConstraints(), ewald.method == "pme", several);
   }
 
   /// The stream every step and copy runs on.

@@ -32,8 +32,8 @@ double multiGpuRank0Weight(const Config& config, const System& system, int ranks
 }
 
 bool updateSplitPossible(const System& system) {
+  if (!system.topology.hasConstraints()) return true;
   const ConstraintSet set = makeConstraintSet(system);
-  if (set.empty()) return true;
   const SlotGroups groups = hydrogenSlotGroups(system);
   if (groups.empty()) return false;
   const auto oneGroup = [&](const int* atoms, int count) {
@@ -71,8 +71,8 @@ class CudaMultiBackend final : public Backend {
     // took rigid water 1M 1.84 -> 1.76 ms a step, and left the NaCl melt 1M at 1.12-1.17
     // against 1.13, argon 256k 0.145 against 0.139: its all-gather costs what it saves there).
     const std::string& mode = config.run.updateSplit;
-    updateSplit_ = directSum_ && updateSplitPossible(system) &&
-                   (mode == "on" || (mode == "auto" && !makeConstraintSet(system).empty()));
+    updateSplit_ = directSum_ && (mode == "on" || (mode == "auto" && system.topology.hasConstraints())) &&
+                   updateSplitPossible(system);
     std::vector<WorkShare> shares =
         pmeSlabs_ ? makeSlabWorkShares(ranks) : makeWorkShares(ranks, multiGpuRank0Weight(config, system, ranks));
     for (WorkShare& w : shares) w.updateSplit = updateSplit_;

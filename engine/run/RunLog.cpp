@@ -103,7 +103,7 @@ std::string runSetupSummary(const Config& config, const System& system) {
                 config.run.threads, openMpWaiting().c_str());
   out += line;
   const Topology& t = system.topology;
-  if (!t.settles.empty() || !t.constraints.empty()) {
+  if (t.hasConstraints()) {
     std::snprintf(line, sizeof line,
                   "Constraints: %zu rigid waters (SETTLE), %zu distance constraints (system.constraints = %s, "
                   "integrator.constraint_tolerance = %g); %.0f degrees of freedom\n",

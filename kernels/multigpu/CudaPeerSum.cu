@@ -190,11 +190,11 @@ std::size_t CudaPeerSum::chunkStart(std::size_t count, int ranks, int p) {
 }
 
 CudaPeerSum::CudaPeerSum(int rank, int ranks, const PeerSumArrays& arrays)
-    : rank_(rank), ranks_(ranks), arrays_(arrays), forceCount_(3 * arrays.stride) {
+    : rank_(rank), ranks_(ranks), arrays_(arrays) {
   if (ranks < 2 || ranks > kMaxPeerSumRanks)
     throw Error("the GPUs' direct sum spans 2 to " + std::to_string(kMaxPeerSumRanks) + " GPUs, not " +
                 std::to_string(ranks));
-  inbox_ = DeviceBuffer<unsigned long long>("gpu sum inbox", std::size_t(ranks - 1) * forceCount_);
+  inbox_ = DeviceBuffer<unsigned long long>("gpu sum inbox", std::size_t(ranks - 1) * 3 * arrays.stride);
   sumsInbox_ = DeviceBuffer<unsigned long long>("gpu sum energy inbox", std::size_t(ranks) * arrays.sumCount);
   extraInbox_ = DeviceBuffer<unsigned long long>("gpu sum extra inbox", std::size_t(ranks) * kPeerExtraValues);
   flags_ = DeviceBuffer<unsigned long long>("gpu sum flags", kPeerSumPhases * kMaxPeerSumRanks);

@@ -65,7 +65,6 @@ class CudaPeerSum {
  private:
   int rank_, ranks_;
   PeerSumArrays arrays_;
-  std::size_t forceCount_;
   DeviceBuffer<unsigned long long> inbox_, sumsInbox_, extraInbox_, flags_, sent_;
   DeviceBuffer<unsigned int> blocksDone_;
   std::vector<PeerSumAddresses> peers_;
