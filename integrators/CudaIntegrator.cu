@@ -3,12 +3,14 @@
 #include <cub/cub.cuh>
 
 #include <climits>
+#include <string>
 
 #include "integrators/CudaAtomUpdate.cuh"
 #include "integrators/CudaIntegrator.h"
 #include "core/Error.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/Launch.h"
+#include "kernels/neighbor/TileList.h"
 
 namespace faraday {
 namespace {
@@ -82,7 +84,13 @@ __global__ void __launch_bounds__(kThreads)
   const int2 range = ownRange(a);
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s < a.n && (s < range.x || s >= range.y)) {
-    const double4_32a x = a.pos[s], ref = a.ref[s];
+    double4_32a x = a.pos[s];
+    if (a.packedOthers) {
+      const double* p = a.packedOthers + 3 * std::size_t(s);
+      x.x = p[0], x.y = p[1], x.z = p[2];
+      a.pos[s] = x;
+    }
+    const double4_32a ref = a.ref[s];
     const float charge = a.posq[s].w;
     clearForce(a, s);
     afterDrift(a, wrapBox(q), q.halfBuffer2, status, s, x, ref, charge);
@@ -90,10 +98,18 @@ __global__ void __launch_bounds__(kThreads)
   decideRebuild(status, handle, inGraph);
 }
 
-__global__ void updateBoundsKernel(int n, int ranks, const unsigned long long* keys, int shift, int* bounds) {
+/// launchUpdateBounds's block cuts, by value.
+struct BlockCuts {
+  static constexpr int kMax = 9;
+  bool given = false;
+  int block[kMax] = {};
+};
+
+__global__ void updateBoundsKernel(int n, int ranks, const unsigned long long* keys, int shift, BlockCuts cuts,
+                                   int* bounds) {
   const int g = threadIdx.x;
   if (g > ranks) return;
-  int s = int((long long)g * n / ranks);
+  int s = cuts.given ? int(min((long long)n, (long long)cuts.block[g] * kTileSize)) : int((long long)g * n / ranks);
   if (keys && g > 0 && g < ranks)
     while (s < n && (keys[s] >> shift) == (keys[s - 1] >> shift)) ++s;
   bounds[g] = s;
@@ -160,8 +176,12 @@ void launchWrapOthers(cudaStream_t stream, const DeviceAtoms& atoms, const CudaI
 }
 
 void launchUpdateBounds(cudaStream_t stream, int n, int ranks, const unsigned long long* sortedKeys, int groupShift,
-                        int* bounds) {
-  updateBoundsKernel<<<1, 32, 0, stream>>>(n, ranks, sortedKeys, groupShift, bounds);
+                        int* bounds, const int* blockCuts) {
+  if (ranks + 1 > BlockCuts::kMax) throw Error("update bounds: at most " + std::to_string(BlockCuts::kMax - 1) + " GPUs");
+  BlockCuts cuts;
+  cuts.given = blockCuts != nullptr;
+  for (int g = 0; cuts.given && g <= ranks; ++g) cuts.block[g] = blockCuts[g];
+  updateBoundsKernel<<<1, 32, 0, stream>>>(n, ranks, sortedKeys, groupShift, cuts, bounds);
   FARADAY_CUDA_CHECK_LAUNCH("updateBoundsKernel");
 }
 

@@ -36,6 +36,9 @@ struct DeviceAtoms {
   /// One GPU of several that each update their own slots (the update split): the slots
   /// [own[0], own[1]) in device memory; null: every slot.
   const int* own = nullptr;
+  /// With own: the other GPUs' slots' x, y, z (3 per slot), as their all-gather left them
+  /// (launchWrapOthers unpacks them into pos); null: pos holds them.
+  const double* packedOthers = nullptr;
 };
 
 /// What the host sees of a run of steps, reset at each check.
@@ -79,10 +82,11 @@ void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIn
 void launchWrapOthers(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                       StepStatus* status, const unsigned long long* conditionHandle);
 /// The update split's slots of each GPU after a sort: bounds[g] for g = 0..ranks, the first
-/// slot at or after g n / ranks where the sorted keys (`sortedKeys`, null without slot groups)
-/// shifted right by `groupShift` change, so that no slot group spans two GPUs.
+/// slot at or after g n / ranks (or, given `blockCuts`, ranks + 1 tile blocks, at the start of
+/// block blockCuts[g]) where the sorted keys (`sortedKeys`, null without slot groups) shifted
+/// right by `groupShift` change, so that no slot group spans two GPUs.
 void launchUpdateBounds(cudaStream_t stream, int n, int ranks, const unsigned long long* sortedKeys, int groupShift,
-                        int* bounds);
+                        int* bounds, const int* blockCuts = nullptr);
 /// Second half (B); checks for non-finite values; advances status->step. With keParts (not
 /// with atoms.own), also writes per-block kinetic-energy partials (kineticBlocks() of them) of every slot. The
 /// slots held by constraints are kicked by the constraint kernels before.

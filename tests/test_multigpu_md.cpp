@@ -23,6 +23,8 @@
 #include "kernels/common/Device.h"
 #include "kernels/multigpu/WorkShare.h"
 #if defined(FARADAY_HAVE_CUDA)
+#include "kernels/common/CudaOwners.h"
+#include "kernels/common/DeviceBuffer.h"
 #include "kernels/multigpu/CudaPeerSum.h"
 #endif
 #include "tests/TestSupport.h"
@@ -56,6 +58,37 @@ TEST(MultiGpuMd, EveryBlockAndEveryBondedWarpBelongsToExactlyOneGpu) {
     }
   EXPECT_THROW(makeWorkShares(0, 1.0), Error);
   EXPECT_THROW(makeWorkShares(2, 1.5), Error);
+}
+
+/// With the direct sum the tiles go by contiguous runs of blocks, cut where the tiles reach
+/// each rank's share: every block has one owner, the runs follow rank order, and each rank's
+/// tiles are its share of them to within one block's tiles.
+TEST(MultiGpuMd, ContiguousCutsGiveEachGpuOneRunHoldingItsShareOfTheTiles) {
+  for (int ranks = 1; ranks <= 4; ++ranks)
+    for (const double w : {1.0, 0.3})
+      for (const int blocks : {1, 5, 64, 1000, 31251}) {
+        std::vector<long long> tiles(static_cast<std::size_t>(blocks), 0);
+        long long total = 0;
+        for (int b = 0; b < blocks; ++b) total += tiles[std::size_t(b)] = 20 + (b * 7919) % 37 + (b < blocks / 4 ? 15 : 0);
+        std::vector<WorkShare> shares = makeWorkShares(ranks, w);
+        for (WorkShare& s : shares) s.cutContiguous(tiles);
+        int previous = 0;
+        std::vector<long long> held(std::size_t(ranks), 0);
+        for (int block = 0; block < blocks; ++block) {
+          int owner = -1, owners = 0;
+          for (const WorkShare& s : shares)
+            if (s.ownsBlock(block)) owner = s.rank, ++owners;
+          ASSERT_EQ(owners, 1) << ranks << " GPUs, " << blocks << " blocks, block " << block;
+          EXPECT_GE(owner, previous) << "block " << block << " goes back to an earlier rank";
+          previous = owner;
+          held[std::size_t(owner)] += tiles[std::size_t(block)];
+        }
+        for (int r = 0; r < ranks; ++r) {
+          const WorkShare& s = shares[std::size_t(r)];
+          const double want = double(total) * (s.end - s.begin) / s.period;
+          EXPECT_NEAR(double(held[std::size_t(r)]), want, 2 * 72.0 + 1) << ranks << " GPUs, rank " << r;
+        }
+      }
 }
 
 TEST(MultiGpuMd, SlabSharesRunPmeOnEveryGpuWithEqualTiles) {
@@ -212,6 +245,107 @@ std::vector<double> advanceWithVolumeMoves(MdRun& r, MonteCarloBarostat& barosta
       GTEST_SKIP() << "multi-GPU test skipped: " << ::faraday::cudaDeviceCount() << " GPU(s) here, " \
                    << (n) << " needed";                                                          \
   } while (0)
+
+#if defined(FARADAY_HAVE_CUDA)
+/// The direct sum by slots, against the host's integer sums: the all-reduce (every GPU holds
+/// every slot's total) and the reduce-scatter (each its own slots), with partials that are
+/// non-zero on a GPU's own slots and their edges and at scattered single slots elsewhere (so
+/// that most chunks are not sent), over two rounds whose non-zero chunks differ (a chunk sent
+/// in the first round and not in the second must not count again).
+TEST(MultiGpuMdGpu, DirectSumBySlotsSendsTheNonZeroChunksAndGivesTheHostSums) {
+  FARADAY_REQUIRE_GPUS(2);
+  const int ranks = std::min(4, ::faraday::cudaDeviceCount());
+  std::vector<int> devices;
+  for (int r = 0; r < ranks; ++r) devices.push_back(r);
+  if (!allPeersReachable(devices)) GTEST_SKIP() << "direct sum test skipped: no peer access between the GPUs";
+  const int n = 100003;
+  const std::size_t stride = 100096, sumCount = 5;
+  std::vector<int> bounds(std::size_t(ranks) + 1);
+  for (int g = 0; g <= ranks; ++g) bounds[std::size_t(g)] = int((long long)g * n / ranks) + (g > 0 && g < ranks ? 37 * g : 0);
+  // Rank r's partial of value (plane, slot) in `round`: its own slots and 200 either side
+  // (the second round: 50), every 997th slot (shifted by the round), else zero; large values
+  // whose sums wrap around 2^64.
+  const auto partial = [&](int round, int r, int plane, int slot) -> unsigned long long {
+    const int edge = round == 0 ? 200 : 50;
+    const bool near = slot >= bounds[std::size_t(r)] - edge && slot < bounds[std::size_t(r) + 1] + edge;
+    const bool single = (slot + 13 * r + 101 * round) % 997 == 0;
+    if (slot >= n || !(near || single)) return 0ull;
+    return 0x9E3779B97F4A7C15ull * (unsigned long long)(slot + 1) * (unsigned long long)(3 * r + plane + 1 + round) ^
+           ((unsigned long long)plane << 60);
+  };
+  struct Rank {
+    DeviceBuffer<unsigned long long> force{"test forces", 0}, sums{"test sums", 0};
+    DeviceBuffer<double> pos{"test positions", 0}, vel{"test velocities", 0};
+    DeviceBuffer<int> bounds{"test bounds", 0};
+    std::unique_ptr<CudaPeerSum> sum;
+    CudaStream stream;
+  };
+  std::vector<Rank> rank(static_cast<std::size_t>(ranks));
+  std::vector<PeerSumAddresses> addresses;
+  for (int r = 0; r < ranks; ++r) {
+    FARADAY_CUDA_CHECK(cudaSetDevice(r));
+    for (int d : devices)
+      if (d != r) enablePeerAccess(d);
+    Rank& k = rank[std::size_t(r)];
+    k.stream = CudaStream();
+    k.force = DeviceBuffer<unsigned long long>("test forces", 3 * stride);
+    k.sums = DeviceBuffer<unsigned long long>("test sums", sumCount);
+    k.pos = DeviceBuffer<double>("test positions", 4 * stride);
+    k.vel = DeviceBuffer<double>("test velocities", 4 * stride);
+    k.bounds.upload(bounds);
+    PeerSumArrays arrays;
+    arrays.force = k.force.data();
+    arrays.stride = stride;
+    arrays.sums = k.sums.data();
+    arrays.sumCount = sumCount;
+    arrays.positions = k.pos.data();
+    arrays.velocities = k.vel.data();
+    k.sum = std::make_unique<CudaPeerSum>(r, ranks, arrays);
+    addresses.push_back(k.sum->addresses());
+  }
+  for (int r = 0; r < ranks; ++r) rank[std::size_t(r)].sum->connect(addresses);
+  for (const bool scatter : {false, true})
+    for (int round = 0; round < 2; ++round) {
+      for (int r = 0; r < ranks; ++r) {
+        FARADAY_CUDA_CHECK(cudaSetDevice(r));
+        std::vector<unsigned long long> f(3 * stride), e(sumCount);
+        for (int plane = 0; plane < 3; ++plane)
+          for (int slot = 0; slot < int(stride); ++slot) f[plane * stride + std::size_t(slot)] = partial(round, r, plane, slot);
+        for (std::size_t c = 0; c < sumCount; ++c) e[c] = 1000ull * (unsigned long long)(r + 1) + c + round;
+        Rank& k = rank[std::size_t(r)];
+        k.force.upload(f, k.stream.get());
+        k.sums.upload(e, k.stream.get());
+        FARADAY_CUDA_CHECK(cudaStreamSynchronize(k.stream.get()));
+      }
+      for (int r = 0; r < ranks; ++r) {  // every GPU's kernels in flight together (they wait for each other)
+        FARADAY_CUDA_CHECK(cudaSetDevice(r));
+        Rank& k = rank[std::size_t(r)];
+        if (scatter) k.sum->enqueueScatter(k.stream.get(), k.bounds.data());
+        else k.sum->enqueue(k.stream.get(), k.bounds.data());
+      }
+      for (int r = 0; r < ranks; ++r) {
+        FARADAY_CUDA_CHECK(cudaSetDevice(r));
+        Rank& k = rank[std::size_t(r)];
+        const std::vector<unsigned long long> f = k.force.toHost(k.stream.get()), e = k.sums.toHost(k.stream.get());
+        int wrong = 0;
+        for (int plane = 0; plane < 3; ++plane)
+          for (int slot = 0; slot < n; ++slot) {
+            if (scatter && (slot < bounds[std::size_t(r)] || slot >= bounds[std::size_t(r) + 1])) continue;
+            unsigned long long want = 0;
+            for (int q = 0; q < ranks; ++q) want += partial(round, q, plane, slot);
+            wrong += f[plane * stride + std::size_t(slot)] != want;
+          }
+        EXPECT_EQ(wrong, 0) << (scatter ? "reduce-scatter" : "all-reduce") << ", round " << round << ", GPU " << r;
+        for (std::size_t c = 0; c < sumCount; ++c) {
+          unsigned long long want = 0;
+          for (int q = 0; q < ranks; ++q) want += 1000ull * (unsigned long long)(q + 1) + c + round;
+          EXPECT_EQ(e[c], want) << "energy sum " << c << ", GPU " << r;
+        }
+      }
+    }
+  FARADAY_CUDA_CHECK(cudaSetDevice(0));
+}
+#endif
 
 /// The forces summed by direct stores between the GPUs (where they have peer access) and by
 /// NCCL's all-reduce: both the one-GPU trajectory.

@@ -89,6 +89,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   CudaStepGraph graph{*this, phases, cuda_backend::hasBondedWork(system.topology)};
   std::unique_ptr<CudaBackendShare> share;  ///< one GPU of several (null: the whole step here)
   std::unique_ptr<CudaPeerSum> peerSum;     ///< the sum over the GPUs by direct stores (share->directSum)
+  bool wholeList = false;                   ///< work() is the whole work (cutTiles)
 
   long long step = 0;           ///< steps advanced since setState (host count)
   long long stateStep = 0;      ///< State::step at setState
@@ -254,7 +255,10 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// The per-slot arrays of this GPU's updates: its own slots with the update split.
   DeviceAtoms atoms() {
     DeviceAtoms a = dev->atoms(pme != nullptr);
-    if (updateSplit()) a.own = dev->bounds.data() + share->work.rank;
+    if (updateSplit()) {
+      a.own = dev->bounds.data() + share->work.rank;
+      a.packedOthers = peerSum->packedPositions();
+    }
     return a;
   }
   /// Every slot.
@@ -305,7 +309,8 @@ struct CudaBackend::Impl final : CudaStepWork {
     list->enqueueSort(s, dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data());
     dev->enqueuePermute(s, list->newToOld());
     if (updateSplit())
-      launchUpdateBounds(s, n, share->work.ranks, list->groupSortedKeys(), SlotGroups::kRankBits, dev->bounds.data());
+      launchUpdateBounds(s, n, share->work.ranks, list->groupSortedKeys(), SlotGroups::kRankBits, dev->bounds.data(),
+                         share->work.contiguous ? share->work.cuts : nullptr);
     if (constraints) constraints->enqueueOrder(s, dev->atom.data());
     launchWrapPositions(s, atoms(), integ);
     list->enqueueBuild(s, dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data(), work());
@@ -355,11 +360,12 @@ struct CudaBackend::Impl final : CudaStepWork {
     // Several GPUs: every one holds its partial sums; afterwards all hold the totals (in a
     // step with the update split, each GPU those of its own slots).
     if (peerSum && inStep && updateSplit()) peerSum->enqueueScatter(s, dev->bounds.data());
-    else if (peerSum) peerSum->enqueue(s);
+    else if (peerSum) peerSum->enqueue(s, share->work.contiguous ? dev->bounds.data() : nullptr);
     else if (share) share->reduce(s, dev->force.data(), 3 * dev->stride, dev->nbSums.data(), std::size_t(kConstraintSumsAt));
     if (timer) timer->recordInCapture(event + 1, s);
   }
-  WorkShare work() const { return share ? share->work : WorkShare{}; }
+  /// This GPU's share of the work (all of it while wholeList: cutTiles' list).
+  WorkShare work() const { return share && !wholeList ? share->work : WorkShare{}; }
   TileGroupExclusions groupExclusions() const {
     return groupOfAtom.size() > 0 ? TileGroupExclusions{dev->atom.data(), groupOfAtom.data()} : TileGroupExclusions{};
   }
@@ -395,8 +401,33 @@ struct CudaBackend::Impl final : CudaStepWork {
   StepStatus readStatus() { return dev->readStatus(stream()); }
   TileCounters readCounters() { return fromDevice(list->counters(), stream()); }
 
-  /// Builds the list at setState (outside any graph) until it fits its storage.
+  /// Builds the list at setState (outside any graph) until it fits its storage; with the
+  /// direct sum, the tiles are first cut in contiguous runs of blocks (cutTiles).
   void buildFirstList() {
+    if (share && share->directSum && !share->work.contiguous) cutTiles();
+    buildListToFit();
+  }
+
+  /// Several GPUs with the direct sum: the whole list built here once, and each GPU's tiles
+  /// cut as a run of blocks holding its share of them (WorkShare::cutContiguous: the same cuts
+  /// on every GPU, from the same state); the sum's slots follow the cuts (with the update
+  /// split, moved to group boundaries at each sort). Who computes a tile never changes a force.
+  void cutTiles() {
+    wholeList = true;
+    buildListToFit();
+    const std::vector<long long> perBlock = list->tilesPerBlock(stream());
+    wholeList = false;
+    share->work.cutContiguous(perBlock);
+    long long own = 0;
+    for (int b = share->work.cuts[share->work.rank]; b < share->work.cuts[share->work.rank + 1]; ++b)
+      own += perBlock[std::size_t(b)];
+    list->shrink(int(own), stream());
+    graph.reset();
+    launchUpdateBounds(stream(), n, share->work.ranks, nullptr, 0, dev->bounds.data(), share->work.cuts);
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
+  }
+
+  void buildListToFit() {
     for (int attempt = 0;; ++attempt) {
       enqueueSortAndBuild(stream());
       const TileCounters c = readCounters();

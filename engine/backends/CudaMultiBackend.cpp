@@ -67,12 +67,13 @@ class CudaMultiBackend final : public Backend {
     const bool peers = allPeersReachable(devices);
     pmeDirect_ = pmeSlabs_ && split != "slabs-nccl" && peers;
     directSum_ = config.run.gpuSum == "auto" && peers;
-    // auto: where constraints make the update a large share of the step (on 2 H200 the split
-    // took rigid water 1M 1.84 -> 1.76 ms a step, and left the NaCl melt 1M at 1.12-1.17
-    // against 1.13, argon 256k 0.145 against 0.139: its all-gather costs what it saves there).
+    // auto: where constraints make the update a large share of the step, or with PME in slabs
+    // on 4 GPUs or more, where the reduce-scatter saves more than the positions' all-gather
+    // costs (4 H200: NaCl 1M 0.727 -> 0.717 ms a step; on 2, 1.077 -> 1.116; argon 256k,
+    // no PME, 0.123 -> 0.134 on 4).
     const std::string& mode = config.run.updateSplit;
-    updateSplit_ = directSum_ && (mode == "on" || (mode == "auto" && system.topology.hasConstraints())) &&
-                   updateSplitPossible(system);
+    const bool splitPays = system.topology.hasConstraints() || (pmeSlabs_ && ranks >= 4);
+    updateSplit_ = directSum_ && (mode == "on" || (mode == "auto" && splitPays)) && updateSplitPossible(system);
     std::vector<WorkShare> shares =
         pmeSlabs_ ? makeSlabWorkShares(ranks) : makeWorkShares(ranks, multiGpuRank0Weight(config, system, ranks));
     for (WorkShare& w : shares) w.updateSplit = updateSplit_;

@@ -196,7 +196,8 @@ std::vector<KeySpec> runKeys() {
              "updates its own run of atoms (the forces' sum a reduce-scatter, then the positions an all-gather) "
              "where the forces are summed by direct stores and every water and constraint cluster lies in one "
              "group of a heavy atom and its hydrogens; off = every GPU updates every atom; auto = on for systems "
-             "with constraints (their SETTLE and SHAKE work is split), else off (the same bits either way)",
+             "with constraints (their SETTLE and SHAKE work is split) and with PME in slabs on 4 GPUs or more, "
+             "else off (the same bits either way)",
              runOnly, &C::run, &C::RunSection::updateSplit, {"auto", "on", "off"}),
       number("run.progress_interval", "s", "seconds between progress lines (0 = off)", runAndMap, &C::run,
              &C::RunSection::progressInterval, nonNegative),

@@ -29,6 +29,7 @@ struct SumArgs {
   std::size_t start[kMaxPeerSumRanks + 1] = {};      ///< the ranks' chunks of the forces (all-reduce)
   const int* bounds = nullptr;                       ///< the ranks' slots (by slots; null: chunks)
   PeerSumAddresses peer[kMaxPeerSumRanks] = {};      ///< every rank's buffers (this one's too)
+  std::size_t words = 0;                             ///< chunk words per sender (by slots)
   unsigned long long* sent = nullptr;                ///< this GPU's counts of finished phases
   unsigned int* blocksDone = nullptr;                ///< its finished blocks per phase
 };
@@ -102,13 +103,96 @@ __global__ void __launch_bounds__(kThreads) pushPartialsKernel(SumArgs a) {
   signalPeers(a, 0);
 }
 
+/// Whether value i (of the 3 planes) lies in rank p's slots.
+__device__ __forceinline__ bool inRankSlots(const SumArgs& a, int p, std::size_t i) {
+  if (i >= 3 * a.stride) return false;
+  const std::size_t slot = i % a.stride;
+  return slot >= std::size_t(a.bounds[p]) && slot < std::size_t(a.bounds[p + 1]);
+}
+
+/// Phase 0 of the reduce-scatter by slots: for every other rank, the chunks (kPeerChunk values
+/// of one plane) of its slots where this GPU's partials are not all zero go into its inbox,
+/// and a bit per chunk says which (zero chunks add nothing: the sum is the same). With tiles
+/// dealt by contiguous blocks, most of a GPU's partials lie in its own slots and its
+/// neighbours' edges. One warp per word of kPeerChunksPerWord chunks.
+__global__ void __launch_bounds__(kThreads) pushChunksKernel(SumArgs a) {
+  constexpr std::size_t kWordValues = std::size_t(kPeerChunk) * kPeerChunksPerWord;
+  const int lane = threadIdx.x & 31;
+  const std::size_t warp = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const std::size_t warps = std::size_t(gridDim.x) * blockDim.x / 32;
+  const std::size_t count = 3 * a.stride;
+  for (int k = 1; k < a.ranks; ++k) {
+    const int p = rankAfter(a, k);
+    const std::size_t b = std::size_t(a.bounds[p]), e = std::size_t(a.bounds[p + 1]);
+    unsigned long long* dst = a.peer[p].inbox + std::size_t(inboxSlot(a.me, p)) * a.forceCount;
+    unsigned int* bits = a.peer[p].chunkBits + std::size_t(inboxSlot(a.me, p)) * a.words;
+    for (std::size_t w = warp; w < a.words; w += warps) {
+      const std::size_t w0 = w * kWordValues, w1 = std::min(count, w0 + kWordValues);
+      bool overlaps = false;  // the word meets rank p's slots in some plane
+      for (int plane = 0; plane < 3; ++plane) {
+        const std::size_t lo = plane * a.stride + b, hi = plane * a.stride + e;
+        overlaps = overlaps || (lo < hi && lo < w1 && hi > w0);
+      }
+      if (!overlaps) continue;  // rank p never reads this word
+      unsigned int mask = 0;
+      // kUnroll chunks' loads in flight at once, then their tests and stores.
+      constexpr int kUnroll = 8;
+      static_assert(kPeerChunksPerWord % kUnroll == 0, "whole rounds of chunks");
+      for (int c0 = 0; c0 < kPeerChunksPerWord; c0 += kUnroll) {
+        ulonglong2 v[kUnroll];
+        bool in0[kUnroll], in1[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          const std::size_t first = w0 + std::size_t(c0 + u) * kPeerChunk, i = first + 2 * lane;  // i even
+          // The chunk within one plane (every chunk but a plane's last, where the plane's
+          // values are not a multiple of kPeerChunk): all of rank p's, or none of them.
+          const std::size_t s0 = first % a.stride;
+          const bool onePlane = s0 + kPeerChunk <= a.stride;
+          const bool none = first >= count || (onePlane && (s0 + kPeerChunk <= b || s0 >= e));
+          const bool whole = !none && onePlane && s0 >= b && s0 + kPeerChunk <= e;
+          in0[u] = !none && (whole || inRankSlots(a, p, i));
+          in1[u] = !none && (whole || inRankSlots(a, p, i + 1));
+          v[u] = ulonglong2{0ull, 0ull};
+          if (in0[u] && in1[u]) v[u] = *reinterpret_cast<const ulonglong2*>(a.force + i);
+          else if (in0[u]) v[u].x = a.force[i];
+          else if (in1[u]) v[u].y = a.force[i + 1];
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          if (!__any_sync(0xffffffffu, (v[u].x | v[u].y) != 0ull)) continue;
+          mask |= 1u << (c0 + u);
+          const std::size_t i = w0 + std::size_t(c0 + u) * kPeerChunk + 2 * lane;
+          if (in0[u] && in1[u]) *reinterpret_cast<ulonglong2*>(dst + i) = v[u];
+          else if (in0[u]) dst[i] = v[u].x;
+          else if (in1[u]) dst[i + 1] = v[u].y;
+        }
+      }
+      if (lane == 0) bits[w] = mask;
+    }
+  }
+  if (blockIdx.x == 0)
+    for (int k = threadIdx.x; k < a.sumCount; k += blockDim.x)
+      for (int p = 0; p < a.ranks; ++p)
+        if (p != a.me) a.peer[p].sumsInbox[std::size_t(a.me) * a.sumCount + k] = a.sums[k];
+  signalPeers(a, 0);
+}
+
+/// Whether inbox slot k holds value i (its chunk's bit; every chunk without chunk bits).
+__device__ __forceinline__ bool chunkSent(const SumArgs& a, int k, std::size_t i) {
+  if (!a.bounds) return true;
+  const std::size_t chunk = i / kPeerChunk;
+  const unsigned int word = a.peer[a.me].chunkBits[std::size_t(k) * a.words + chunk / kPeerChunksPerWord];
+  return (word >> (chunk % kPeerChunksPerWord)) & 1u;
+}
+
 /// Phase 1: this GPU's chunk summed with the others' partials, written here and (`share`: the
 /// all-reduce) into every other rank's forces; the energy sums of every rank added here.
 __global__ void __launch_bounds__(kThreads) sumAndShareKernel(SumArgs a, bool share) {
   const unsigned long long* inbox = a.peer[a.me].inbox;
   const auto sumAt = [&](std::size_t i) {
     unsigned long long t = a.force[i];
-    for (int k = 0; k + 1 < a.ranks; ++k) t += inbox[std::size_t(k) * a.forceCount + i];
+    for (int k = 0; k + 1 < a.ranks; ++k)
+      if (chunkSent(a, k, i)) t += inbox[std::size_t(k) * a.forceCount + i];
     a.force[i] = t;
     if (share)
       for (int k = 1; k < a.ranks; ++k) a.peer[rankAfter(a, k)].force[i] = t;
@@ -121,6 +205,7 @@ __global__ void __launch_bounds__(kThreads) sumAndShareKernel(SumArgs a, bool sh
         [&](std::size_t i) {
           ulonglong2 t = *reinterpret_cast<const ulonglong2*>(a.force + i);
           for (int k = 0; k + 1 < a.ranks; ++k) {
+            if (!chunkSent(a, k, i)) continue;  // i even: i and i + 1 share their chunk
             const ulonglong2 v = *reinterpret_cast<const ulonglong2*>(inbox + std::size_t(k) * a.forceCount + i);
             t.x += v.x, t.y += v.y;
           }
@@ -149,11 +234,17 @@ __global__ void __launch_bounds__(kThreads) shareOwnKernel(SumArgs a, unsigned w
     const int p = rankAfter(a, k);
     const PeerSumAddresses& to = a.peer[p];
     const PeerSumAddresses& from = a.peer[a.me];
-    // A double4 is 4 values of 8 bytes. (The positions' x, y, z alone, 24 of the 32 bytes a
-    // slot, took longer: 0.206 against 0.134 ms for the integration phase at 1M ions on 2 H200.)
-    if (what & CudaPeerSum::kPositions)
-      copyRange(static_cast<const unsigned long long*>(from.positions), static_cast<unsigned long long*>(to.positions),
-                4 * b, 4 * e);
+    // The positions' x, y, z packed (24 of a slot's 32 bytes; w, the constrained flag, is the
+    // same on every GPU) in 16-byte stores: value i of the packed run is component i mod 3 of
+    // slot i / 3. (Stored into the double4s as 16 + 8 bytes a slot they took longer: 0.206
+    // against 0.134 ms for the integration phase at 1M ions on 2 H200.)
+    if (what & CudaPeerSum::kPositions) {
+      const double* src = static_cast<const double*>(from.positions);
+      const auto at = [src](std::size_t i) { return src[4 * (i / 3) + i % 3]; };
+      forRange(
+          3 * b, 3 * e, [&](std::size_t i) { *reinterpret_cast<double2*>(to.packedPositions + i) = double2{at(i), at(i + 1)}; },
+          [&](std::size_t i) { to.packedPositions[i] = at(i); });
+    }
     if (what & CudaPeerSum::kVelocities)
       copyRange(static_cast<const unsigned long long*>(from.velocities),
                 static_cast<unsigned long long*>(to.velocities), 4 * b, 4 * e);
@@ -184,6 +275,11 @@ __global__ void waitForPeersKernel(SumArgs a, int phase) {
 
 }  // namespace
 
+std::size_t CudaPeerSum::chunkWords(std::size_t count) {
+  const std::size_t wordValues = std::size_t(kPeerChunk) * kPeerChunksPerWord;
+  return (count + wordValues - 1) / wordValues;
+}
+
 std::size_t CudaPeerSum::chunkStart(std::size_t count, int ranks, int p) {
   const std::size_t chunk = ((count + std::size_t(ranks) - 1) / std::size_t(ranks) + 1) & ~std::size_t(1);  // even
   return std::min(count, std::size_t(p) * chunk);
@@ -197,6 +293,8 @@ CudaPeerSum::CudaPeerSum(int rank, int ranks, const PeerSumArrays& arrays)
   inbox_ = DeviceBuffer<unsigned long long>("gpu sum inbox", std::size_t(ranks - 1) * 3 * arrays.stride);
   sumsInbox_ = DeviceBuffer<unsigned long long>("gpu sum energy inbox", std::size_t(ranks) * arrays.sumCount);
   extraInbox_ = DeviceBuffer<unsigned long long>("gpu sum extra inbox", std::size_t(ranks) * kPeerExtraValues);
+  packed_ = DeviceBuffer<double>("gpu sum packed positions", 3 * arrays.stride);
+  chunkBits_ = DeviceBuffer<unsigned int>("gpu sum chunk bits", std::size_t(ranks - 1) * chunkWords(3 * arrays.stride));
   flags_ = DeviceBuffer<unsigned long long>("gpu sum flags", kPeerSumPhases * kMaxPeerSumRanks);
   sent_ = DeviceBuffer<unsigned long long>("gpu sum counts", kPeerSumPhases);
   blocksDone_ = DeviceBuffer<unsigned int>("gpu sum blocks", kPeerSumPhases);
@@ -207,8 +305,17 @@ CudaPeerSum::CudaPeerSum(int rank, int ranks, const PeerSumArrays& arrays)
 }
 
 PeerSumAddresses CudaPeerSum::addresses() {
-  return {arrays_.force, inbox_.data(),        sumsInbox_.data(), extraInbox_.data(),
-          flags_.data(), arrays_.positions, arrays_.velocities};
+  PeerSumAddresses p;
+  p.force = arrays_.force;
+  p.inbox = inbox_.data();
+  p.sumsInbox = sumsInbox_.data();
+  p.extraInbox = extraInbox_.data();
+  p.flags = flags_.data();
+  p.chunkBits = chunkBits_.data();
+  p.positions = arrays_.positions;
+  p.packedPositions = packed_.data();
+  p.velocities = arrays_.velocities;
+  return p;
 }
 
 void CudaPeerSum::connect(const std::vector<PeerSumAddresses>& all) {
@@ -231,6 +338,7 @@ SumArgs sumArgs(int rank, int ranks, const PeerSumArrays& arrays, const std::vec
   a.sumCount = int(arrays.sumCount);
   for (int p = 0; p <= ranks; ++p) a.start[p] = CudaPeerSum::chunkStart(a.forceCount, ranks, p);
   for (int p = 0; p < ranks; ++p) a.peer[p] = peers[std::size_t(p)];
+  a.words = CudaPeerSum::chunkWords(a.forceCount);
   a.sent = sent;
   a.blocksDone = blocksDone;
   return a;
@@ -243,10 +351,16 @@ void waitForPeers(cudaStream_t stream, const SumArgs& a, int phase) {
 
 }  // namespace
 
-void CudaPeerSum::enqueue(cudaStream_t stream) {
-  const SumArgs a = sumArgs(rank_, ranks_, arrays_, peers_, sent_.data(), blocksDone_.data());
-  pushPartialsKernel<<<kBlocks, kThreads, 0, stream>>>(a);
-  FARADAY_CUDA_CHECK_LAUNCH("pushPartialsKernel");
+void CudaPeerSum::enqueue(cudaStream_t stream, const int* bounds) {
+  SumArgs a = sumArgs(rank_, ranks_, arrays_, peers_, sent_.data(), blocksDone_.data());
+  a.bounds = bounds;
+  if (bounds) {
+    pushChunksKernel<<<kBlocks, kThreads, 0, stream>>>(a);
+    FARADAY_CUDA_CHECK_LAUNCH("pushChunksKernel");
+  } else {
+    pushPartialsKernel<<<kBlocks, kThreads, 0, stream>>>(a);
+    FARADAY_CUDA_CHECK_LAUNCH("pushPartialsKernel");
+  }
   waitForPeers(stream, a, 0);
   sumAndShareKernel<<<kBlocks, kThreads, 0, stream>>>(a, true);
   FARADAY_CUDA_CHECK_LAUNCH("sumAndShareKernel");
@@ -256,8 +370,8 @@ void CudaPeerSum::enqueue(cudaStream_t stream) {
 void CudaPeerSum::enqueueScatter(cudaStream_t stream, const int* bounds) {
   SumArgs a = sumArgs(rank_, ranks_, arrays_, peers_, sent_.data(), blocksDone_.data());
   a.bounds = bounds;
-  pushPartialsKernel<<<kBlocks, kThreads, 0, stream>>>(a);
-  FARADAY_CUDA_CHECK_LAUNCH("pushPartialsKernel");
+  pushChunksKernel<<<kBlocks, kThreads, 0, stream>>>(a);
+  FARADAY_CUDA_CHECK_LAUNCH("pushChunksKernel");
   waitForPeers(stream, a, 0);
   // No signal after it: a peer pushes into this inbox again only after this GPU's next
   // all-gather of positions, which follows this sum.

@@ -9,7 +9,8 @@
 // one-warp kernel waits until every peer's counter reaches this GPU's.
 // Where each GPU updates its own slots (the update split, CudaBackendShare), the step's sum is
 // the reduce-scatter alone, by slots: GPU g's chunk is slots [bounds[g], bounds[g + 1]) of each
-// plane of the forces; after its first half each GPU pushes its slots' positions into every
+// plane of the forces, of which only the runs of kPeerChunk values holding a non-zero partial
+// are sent (with a bit each); after its first half each GPU pushes its slots' positions into every
 // other GPU's arrays (and, when asked, velocities and forces: enqueueShareOwn).
 // Every rank enqueues the same sums in the same order (as NCCL's collectives need), so the
 // counts agree. A rank pushes into a peer's inbox only after the peer's previous sum has read
@@ -48,7 +49,9 @@ class CudaPeerSum {
   /// Every rank's addresses, by rank (peer access enabled between every pair of GPUs).
   void connect(const std::vector<PeerSumAddresses>& all);
   /// The sum, enqueued on `stream` (graph capture allowed); after it every GPU holds the totals.
-  void enqueue(cudaStream_t stream);
+  /// `bounds` (null: equal chunks of the values): each GPU sums slots [bounds[rank],
+  /// bounds[rank + 1]) of each plane, receiving only the others' non-zero chunks there.
+  void enqueue(cudaStream_t stream, const int* bounds = nullptr);
   /// The reduce-scatter by slots: afterwards this GPU holds the totals of its slots
   /// [bounds[rank], bounds[rank + 1]) in each plane (`bounds`: ranks + 1 slots in device
   /// memory, the same on every GPU) and of the energy sums; the other slots hold this GPU's
@@ -59,14 +62,20 @@ class CudaPeerSum {
   /// sums) summed over the GPUs in place. Afterwards every GPU holds every GPU's slots.
   void enqueueShareOwn(cudaStream_t stream, const int* bounds, unsigned what, unsigned long long* extra,
                        int extraCount);
+  /// x, y, z of each slot (3 per slot) where enqueueShareOwn's kPositions stores the other
+  /// GPUs' slots (the caller unpacks them into its positions).
+  const double* packedPositions() const { return packed_.data(); }
   /// The first value of rank p's chunk (p = ranks: the end); even, for 16-byte stores.
   static std::size_t chunkStart(std::size_t count, int ranks, int p);
+  /// Words of chunk bits for `count` values (kPeerChunk values a bit, kPeerChunksPerWord a word).
+  static std::size_t chunkWords(std::size_t count);
 
  private:
   int rank_, ranks_;
   PeerSumArrays arrays_;
   DeviceBuffer<unsigned long long> inbox_, sumsInbox_, extraInbox_, flags_, sent_;
-  DeviceBuffer<unsigned int> blocksDone_;
+  DeviceBuffer<double> packed_;  ///< the others' slots' x, y, z (enqueueShareOwn's kPositions)
+  DeviceBuffer<unsigned int> blocksDone_, chunkBits_;
   std::vector<PeerSumAddresses> peers_;
 };
 

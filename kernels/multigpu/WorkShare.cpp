@@ -2,13 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/Error.h"
 
 namespace faraday {
 
 std::vector<WorkShare> makeWorkShares(int ranks, double rank0Weight) {
-  if (ranks < 1) throw Error("a work split needs at least one GPU");
+  if (ranks < 1 || ranks >= WorkShare::kMaxCuts)
+    throw Error("a work split spans 1 to " + std::to_string(WorkShare::kMaxCuts - 1) + " GPUs");
   if (!(rank0Weight >= 0 && rank0Weight <= 1)) throw Error("a work split's rank-0 weight must be in [0, 1]");
   std::vector<WorkShare> shares(static_cast<std::size_t>(ranks));
   if (ranks == 1) return shares;  // the whole work, PME included
@@ -26,6 +28,11 @@ std::vector<WorkShare> makeWorkShares(int ranks, double rank0Weight) {
     s.end = r + 1 == ranks ? WorkShare::kPeriod : boundary(r + 1);
     s.pme = r == 0;
   }
+  for (WorkShare& s : shares)
+    for (int r = 0; r < ranks; ++r) {
+      s.shareEnds[r] = shares[std::size_t(r)].begin;
+      s.shareEnds[r + 1] = shares[std::size_t(r)].end;
+    }
   return shares;
 }
 
@@ -34,6 +41,22 @@ std::vector<WorkShare> makeSlabWorkShares(int ranks) {
   if (ranks == 1) return shares;
   for (WorkShare& s : shares) s.pme = s.pmeSlabs = true;
   return shares;
+}
+
+void WorkShare::cutContiguous(const std::vector<long long>& tilesPerBlock) {
+  const int blocks = int(tilesPerBlock.size());
+  long long total = 0;
+  for (long long t : tilesPerBlock) total += t;
+  cuts[0] = 0;
+  long long before = 0;  // tiles of blocks [0, b)
+  int b = 0;
+  for (int r = 1; r < ranks; ++r) {
+    const long long target = (long long)std::llround(double(total) * shareEnds[r] / period);
+    while (b < blocks && before + tilesPerBlock[std::size_t(b)] <= target) before += tilesPerBlock[std::size_t(b++)];
+    cuts[r] = b;
+  }
+  cuts[ranks] = blocks;
+  contiguous = true;
 }
 
 double rank0TileWeight(int ranks, double tiles, double gridPoints, double atoms) {

@@ -3,8 +3,12 @@
 // whole state (replicated) and the partial forces are summed across the GPUs as 64-bit fixed
 // point: the sum is exact, so the forces are those of one GPU, bit for bit, whatever the split.
 //   tiles   by the tile's block I (a block of 32 sorted slots): block I is this GPU's when
-//           I mod kPeriod lies in [begin, end). The tiles' order in the list varies from build
-//           to build (an integer counter), their blocks do not, so every GPU picks the same set.
+//           I mod kPeriod lies in [begin, end); or (contiguous, with the direct sum) when it
+//           lies in [cuts[rank], cuts[rank + 1]): runs of blocks cut where the tiles of the
+//           first list reach each rank's share (cutContiguous), so that a GPU's partial forces
+//           lie mostly in its own slots and the sum sends little else. The tiles' order in
+//           the list varies from build to build (an integer counter), their blocks do not, so
+//           every GPU picks the same set; who computes a tile never changes its forces.
 //   bonded  by warp (32 consecutive terms of one array): warp w when w mod ranks == rank, so
 //           each warp's energy sum is the one-GPU warp's.
 //   PME     on rank 0 alone (pme), its tile share smaller by the cost model's weight; or
@@ -20,7 +24,11 @@ struct WorkShare {
   /// Blocks are dealt in runs of kPeriod: the granularity of the weights.
   static constexpr int kPeriod = 64;
   int rank = 0, ranks = 1;
+  static constexpr int kMaxCuts = 9;  ///< up to 8 GPUs
   int period = 1, begin = 0, end = 1;  ///< blocks I with I mod period in [begin, end)
+  int shareEnds[kMaxCuts] = {0, 1};    ///< every rank's [begin, end) of the period: rank r's is [shareEnds[r], shareEnds[r + 1])
+  bool contiguous = false;             ///< blocks in [cuts[rank], cuts[rank + 1]) instead (set by cutContiguous)
+  int cuts[kMaxCuts] = {};
   bool pme = true;                     ///< this GPU runs PME
   bool pmeSlabs = false;               ///< PME is split over every GPU (pme on each)
   /// Each GPU integrates and constrains its own run of slots (the update split), the step's
@@ -28,9 +36,13 @@ struct WorkShare {
   bool updateSplit = false;
 
   FARADAY_HD bool ownsBlock(int block) const {
+    if (contiguous) return block >= cuts[rank] && block < cuts[rank + 1];
     const int m = block % period;
     return m >= begin && m < end;
   }
+  /// Contiguous runs of blocks from the tiles of each block (a whole list): rank r's run ends
+  /// at the first block where the tiles before it reach shareEnds[r + 1] / period of them all.
+  void cutContiguous(const std::vector<long long>& tilesPerBlock);
   FARADAY_HD bool ownsWarp(int warp) const { return warp % ranks == rank; }
   bool whole() const { return ranks == 1; }
 };

@@ -614,6 +614,20 @@ TileListBox TileListBox::of(const Box& box) {
           make_double3(L.x, L.y, L.z), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
 }
 
+std::vector<long long> CudaTileList::tilesPerBlock(cudaStream_t stream) {
+  TileCounters c{};
+  FARADAY_CUDA_CHECK(cudaMemcpyAsync(&c, counters_.data(), sizeof c, cudaMemcpyDeviceToHost, stream));
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<int> info(std::size_t(std::min(c.tiles, tileCapacity_)));
+  if (!info.empty())
+    FARADAY_CUDA_CHECK(cudaMemcpyAsync(info.data(), info_.data(), info.size() * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<long long> perBlock(std::size_t(blocks_), 0);
+  for (const int i : info)
+    if (tileBlock(i) >= 0 && tileBlock(i) < blocks_) ++perBlock[std::size_t(tileBlock(i))];
+  return perBlock;
+}
+
 void CudaTileList::setBox(const Box& box, cudaStream_t stream) { boxTerms_.set(TileListBox::of(box), stream); }
 
 void CudaTileList::allocateTiles(int capacity) {
@@ -633,6 +647,13 @@ void CudaTileList::reserve(int tiles, int exclusionTiles) {
 }
 
 void CudaTileList::reserveExactlyForTesting(int tiles) { allocateTiles(tiles); }
+
+void CudaTileList::shrink(int tiles, cudaStream_t stream) {
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));  // allocateTiles frees what earlier work may use
+  if (tiles + tiles / 8 + 16 < tileCapacity_) allocateTiles(tiles + tiles / 8 + 16);
+  enqueueClearNeeded(stream);
+  FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
 
 template <typename F>
 void CudaTileList::forEachKept(F&& f) {

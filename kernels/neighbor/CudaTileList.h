@@ -66,6 +66,9 @@ class CudaTileList {
 
   /// Grows the storage to hold at least the counts asked for (contents are lost).
   void reserve(int tiles, int exclusionTiles);
+  /// Tile storage for `tiles` (with reserve's margin) where it holds more (after a whole list
+  /// that one GPU of several no longer builds); the "needed" maxima cleared.
+  void shrink(int tiles, cudaStream_t stream);
   /// A device copy of the last build's tiles (and block boxes and counts), made before a trial
   /// build that may be undone (a volume move) and put back instead of building again. The
   /// tiles' contents depend only on the reference positions, the slots and the box, so the
@@ -88,6 +91,8 @@ class CudaTileList {
   int atoms() const { return n_; }
 
   const int* tileInfo() const { return info_.data(); }
+  /// The tiles of each block in the last build (synchronous on `stream`, outside graphs).
+  std::vector<long long> tilesPerBlock(cudaStream_t stream);
   const int* tileLanes() const { return lanes_.data(); }
   const int* tileExclusion() const { return exclusionIndex_.data(); }
   const std::uint32_t* exclusionMasks() const { return masks_.data(); }
