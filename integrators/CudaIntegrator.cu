@@ -110,7 +110,9 @@ __global__ void updateBoundsKernel(int n, int ranks, const unsigned long long* k
   const int g = threadIdx.x;
   if (g > ranks) return;
   int s = cuts.given ? int(min((long long)n, (long long)cuts.block[g] * kTileSize)) : int((long long)g * n / ranks);
-  if (keys && g > 0 && g < ranks)
+  // A rank's run may start at slot 0 (block cuts giving the ranks before it no tiles: PME on
+  // the first GPU with a tile weight of 0): no slot before it to compare with.
+  if (keys && g > 0 && g < ranks && s > 0)
     while (s < n && (keys[s] >> shift) == (keys[s - 1] >> shift)) ++s;
   bounds[g] = s;
 }

@@ -25,6 +25,7 @@
 #if defined(FARADAY_HAVE_CUDA)
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
+#include "integrators/CudaIntegrator.h"
 #include "kernels/multigpu/CudaPeerSum.h"
 #endif
 #include "tests/TestSupport.h"
@@ -245,6 +246,26 @@ std::vector<double> advanceWithVolumeMoves(MdRun& r, MonteCarloBarostat& barosta
       GTEST_SKIP() << "multi-GPU test skipped: " << ::faraday::cudaDeviceCount() << " GPU(s) here, " \
                    << (n) << " needed";                                                          \
   } while (0)
+
+#if defined(FARADAY_HAVE_CUDA)
+/// The update split's slots from block cuts: each rank's run starts at its first block's first
+/// slot, moved on to the next change of the group key, and a rank whose cut is block 0 (the
+/// ranks before it have no tiles) starts at slot 0 (no slot before it to compare with).
+TEST(MultiGpuMdGpu, UpdateBoundsFollowTheBlockCutsToGroupBoundaries) {
+  FARADAY_REQUIRE_GPU();
+  const int n = 400, shift = 4, ranks = 4;
+  std::vector<unsigned long long> keys(n);
+  for (int s = 0; s < n; ++s) keys[std::size_t(s)] = (unsigned long long)(s / 3) << shift | (s % 3);  // groups of 3
+  const DeviceBuffer<unsigned long long> d = deviceCopy("keys", keys);
+  DeviceBuffer<int> bounds("bounds", ranks + 1);
+  for (const auto& [cuts, want] : std::vector<std::pair<std::vector<int>, std::vector<int>>>{
+           {{0, 0, 5, 10, 13}, {0, 0, 162, 321, 400}}, {{0, 3, 6, 9, 13}, {0, 96, 192, 288, 400}},
+           {{0, 0, 0, 0, 13}, {0, 0, 0, 0, 400}}}) {
+    launchUpdateBounds(nullptr, n, ranks, d.data(), shift, bounds.data(), cuts.data());
+    EXPECT_EQ(bounds.toHost(), want) << "cuts " << cuts[1] << ", " << cuts[2] << ", " << cuts[3];
+  }
+}
+#endif
 
 #if defined(FARADAY_HAVE_CUDA)
 /// The direct sum by slots, against the host's integer sums: the all-reduce (every GPU holds
