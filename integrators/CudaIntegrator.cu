@@ -10,6 +10,7 @@
 #include "core/Error.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/Launch.h"
+#include "kernels/multigpu/WorkShare.h"
 #include "kernels/neighbor/TileList.h"
 
 namespace faraday {
@@ -100,9 +101,8 @@ __global__ void __launch_bounds__(kThreads)
 
 /// launchUpdateBounds's block cuts, by value.
 struct BlockCuts {
-  static constexpr int kMax = 9;
   bool given = false;
-  int block[kMax] = {};
+  int block[WorkShare::kMaxCuts] = {};
 };
 
 __global__ void updateBoundsKernel(int n, int ranks, const unsigned long long* keys, int shift, BlockCuts cuts,
@@ -179,7 +179,8 @@ void launchWrapOthers(cudaStream_t stream, const DeviceAtoms& atoms, const CudaI
 
 void launchUpdateBounds(cudaStream_t stream, int n, int ranks, const unsigned long long* sortedKeys, int groupShift,
                         int* bounds, const int* blockCuts) {
-  if (ranks + 1 > BlockCuts::kMax) throw Error("update bounds: at most " + std::to_string(BlockCuts::kMax - 1) + " GPUs");
+  if (ranks + 1 > WorkShare::kMaxCuts)
+    throw Error("update bounds: at most " + std::to_string(WorkShare::kMaxCuts - 1) + " GPUs");
   BlockCuts cuts;
   cuts.given = blockCuts != nullptr;
   for (int g = 0; cuts.given && g <= ranks; ++g) cuts.block[g] = blockCuts[g];

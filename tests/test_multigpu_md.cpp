@@ -105,20 +105,14 @@ TEST(MultiGpuMd, SlabSharesRunPmeOnEveryGpuWithEqualTiles) {
 
 #if defined(FARADAY_HAVE_CUDA)
 /// The direct sum's chunks: even starts (16-byte stores), in order, covering every value once.
-TEST(MultiGpuMd, DirectSumChunksAreEvenAndCoverEveryValueOnce) {
-  for (const std::size_t count : {std::size_t(1), std::size_t(2), std::size_t(9), std::size_t(3 * 1000448),
-                                  std::size_t(3 * 1000001)}) {
-    for (int ranks = 2; ranks <= kMaxPeerSumRanks; ++ranks) {
-      EXPECT_EQ(CudaPeerSum::chunkStart(count, ranks, 0), 0u);
-      EXPECT_EQ(CudaPeerSum::chunkStart(count, ranks, ranks), count) << count << " over " << ranks;
-      const std::size_t chunk = CudaPeerSum::chunkStart(count, ranks, 1);
-      for (int p = 0; p < ranks; ++p) {
-        const std::size_t a = CudaPeerSum::chunkStart(count, ranks, p), b = CudaPeerSum::chunkStart(count, ranks, p + 1);
-        EXPECT_LE(a, b);
-        EXPECT_LE(b - a, chunk);  // each fits the inbox's chunk
-        EXPECT_TRUE(a % 2 == 0 || a == count) << count << " over " << ranks << ", rank " << p;
-      }
-    }
+TEST(MultiGpuMd, DirectSumChunkBitsCoverEveryValueOnce) {
+  constexpr std::size_t kWordValues = std::size_t(kPeerChunk) * kPeerChunksPerWord;
+  EXPECT_EQ(kPeerChunk % 2, 0);  // a chunk holds whole 16-byte pairs
+  for (const std::size_t count : {std::size_t(1), std::size_t(2), std::size_t(2048), std::size_t(2049),
+                                  std::size_t(3 * 1000448), std::size_t(3 * 1000001)}) {
+    const std::size_t words = CudaPeerSum::chunkWords(count);
+    EXPECT_GE(words * kWordValues, count) << count;        // every value has a bit
+    EXPECT_LT((words - 1) * kWordValues, count) << count;  // and no word is past the values
   }
 }
 #endif

@@ -139,8 +139,6 @@ void CudaBackend::shareWork(const CudaBackendShare& share) {
   }
   if (share.work.updateSplit) {
     if (!share.directSum) throw Error("the update split needs the forces summed by direct stores");
-    if (share.work.ranks + 1 > CudaDeviceState::kMaxBounds)
-      throw Error("the update split spans at most " + std::to_string(CudaDeviceState::kMaxBounds - 1) + " GPUs");
     launchUpdateBounds(m.stream(), m.n, share.work.ranks, nullptr, 0, m.dev->bounds.data());
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
   }

@@ -360,7 +360,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     // Several GPUs: every one holds its partial sums; afterwards all hold the totals (in a
     // step with the update split, each GPU those of its own slots).
     if (peerSum && inStep && updateSplit()) peerSum->enqueueScatter(s, dev->bounds.data());
-    else if (peerSum) peerSum->enqueue(s, share->work.contiguous ? dev->bounds.data() : nullptr);
+    else if (peerSum) peerSum->enqueue(s, dev->bounds.data());  // the slots cut by cutTiles
     else if (share) share->reduce(s, dev->force.data(), 3 * dev->stride, dev->nbSums.data(), std::size_t(kConstraintSumsAt));
     if (timer) timer->recordInCapture(event + 1, s);
   }

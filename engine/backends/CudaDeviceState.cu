@@ -13,6 +13,7 @@
 #include "engine/backends/CudaStepPolicy.h"
 #include "kernels/common/FixedPoint.h"
 #include "kernels/common/Launch.h"
+#include "kernels/multigpu/WorkShare.h"
 
 namespace faraday {
 namespace {
@@ -107,8 +108,8 @@ CudaDeviceState::CudaDeviceState(int n_, cudaStream_t stream) : n(n_) {
   keParts = DeviceBuffer<double>("kinetic energy partials", kineticBlocks(n));
   status = DeviceBuffer<StepStatus>("step status", 1);
   deviceEnergies = DeviceBuffer<DeviceEnergies>("energies", 1);
-  bounds = DeviceBuffer<int>("update split bounds", kMaxBounds);
-  savedBounds = DeviceBuffer<int>("saved update split bounds", kMaxBounds);
+  bounds = DeviceBuffer<int>("gpu slot bounds", WorkShare::kMaxCuts);
+  savedBounds = DeviceBuffer<int>("saved gpu slot bounds", WorkShare::kMaxCuts);
   savedPos = DeviceBuffer<double4_32a>("saved positions", n);
   savedVel = DeviceBuffer<double4_32a>("saved velocities", n);
   savedRef = DeviceBuffer<double4_32a>("saved reference positions", n);

@@ -98,9 +98,9 @@ class CudaDeviceState {
   DeviceBuffer<double> keParts;
   DeviceBuffer<StepStatus> status;
   DeviceBuffer<DeviceEnergies> deviceEnergies;
-  /// Where several GPUs each update their own slots (the update split): GPU g's slots are
-  /// [bounds[g], bounds[g + 1]) (kMaxBounds entries; set at each sort, saved with the state).
-  static constexpr int kMaxBounds = 16;
+  /// Several GPUs: GPU g sums (and, with the update split, updates) slots [bounds[g],
+  /// bounds[g + 1]) (WorkShare::kMaxCuts entries; set at each sort with the update split, saved
+  /// with the state).
   DeviceBuffer<int> bounds;
 
  private:

@@ -26,8 +26,7 @@ struct SumArgs {
   std::size_t stride = 0;      ///< values per plane of the forces
   unsigned long long* sums = nullptr;
   int sumCount = 0;
-  std::size_t start[kMaxPeerSumRanks + 1] = {};      ///< the ranks' chunks of the forces (all-reduce)
-  const int* bounds = nullptr;                       ///< the ranks' slots (by slots; null: chunks)
+  const int* bounds = nullptr;                       ///< the ranks' slots: rank p's are [bounds[p], bounds[p + 1])
   PeerSumAddresses peer[kMaxPeerSumRanks] = {};      ///< every rank's buffers (this one's too)
   std::size_t words = 0;                             ///< chunk words per sender (by slots)
   unsigned long long* sent = nullptr;                ///< this GPU's counts of finished phases
@@ -67,40 +66,16 @@ __device__ __forceinline__ void copyRange(const unsigned long long* src, unsigne
       [&](std::size_t i) { dst[i] = src[i]; });
 }
 
-/// Rank p's values of the forces, as [begin, end) in plane `plane` (chunks: one range, plane 0).
+/// Rank p's values of the forces in plane `plane`: [begin, end).
 __device__ __forceinline__ void rankRange(const SumArgs& a, int p, int plane, std::size_t& begin, std::size_t& end) {
-  if (a.bounds) {
-    begin = std::size_t(plane) * a.stride + std::size_t(a.bounds[p]);
-    end = std::size_t(plane) * a.stride + std::size_t(a.bounds[p + 1]);
-  } else {
-    begin = plane == 0 ? a.start[p] : 0;
-    end = plane == 0 ? a.start[p + 1] : 0;
-  }
+  begin = std::size_t(plane) * a.stride + std::size_t(a.bounds[p]);
+  end = std::size_t(plane) * a.stride + std::size_t(a.bounds[p + 1]);
 }
 
 /// After every block's stores: the last block counts the phase and tells each peer.
 __device__ __forceinline__ void signalPeers(const SumArgs& a, int phase) {
   peer_signal::signalPeers(a.me, a.ranks, a.blocksDone + phase, a.sent + phase,
                            [&](int p) { return a.peer[p].flags + phase * kMaxPeerSumRanks + a.me; });
-}
-
-/// Phase 0: every other rank's chunk of this GPU's partial forces into that rank's inbox, and
-/// this GPU's energy sums into every other rank's.
-__global__ void __launch_bounds__(kThreads) pushPartialsKernel(SumArgs a) {
-  for (int k = 1; k < a.ranks; ++k) {
-    const int p = rankAfter(a, k);
-    unsigned long long* dst = a.peer[p].inbox + std::size_t(inboxSlot(a.me, p)) * a.forceCount;
-    for (int plane = 0; plane < 3; ++plane) {
-      std::size_t begin, end;
-      rankRange(a, p, plane, begin, end);
-      copyRange(a.force, dst, begin, end);
-    }
-  }
-  if (blockIdx.x == 0)
-    for (int k = threadIdx.x; k < a.sumCount; k += blockDim.x)
-      for (int p = 0; p < a.ranks; ++p)
-        if (p != a.me) a.peer[p].sumsInbox[std::size_t(a.me) * a.sumCount + k] = a.sums[k];
-  signalPeers(a, 0);
 }
 
 /// Whether value i (of the 3 planes) lies in rank p's slots.
@@ -110,11 +85,11 @@ __device__ __forceinline__ bool inRankSlots(const SumArgs& a, int p, std::size_t
   return slot >= std::size_t(a.bounds[p]) && slot < std::size_t(a.bounds[p + 1]);
 }
 
-/// Phase 0 of the reduce-scatter by slots: for every other rank, the chunks (kPeerChunk values
-/// of one plane) of its slots where this GPU's partials are not all zero go into its inbox,
-/// and a bit per chunk says which (zero chunks add nothing: the sum is the same). With tiles
-/// dealt by contiguous blocks, most of a GPU's partials lie in its own slots and its
-/// neighbours' edges. One warp per word of kPeerChunksPerWord chunks.
+/// Phase 0: for every other rank, the chunks (kPeerChunk values of one plane) of its slots
+/// where this GPU's partials are not all zero go into its inbox, and a bit per chunk says which
+/// (zero chunks add nothing: the sum is the same); this GPU's energy sums go into every other
+/// rank's. With tiles dealt by contiguous blocks, most of a GPU's partials lie in its own slots
+/// and its neighbours' edges. One warp per word of kPeerChunksPerWord chunks.
 __global__ void __launch_bounds__(kThreads) pushChunksKernel(SumArgs a) {
   constexpr std::size_t kWordValues = std::size_t(kPeerChunk) * kPeerChunksPerWord;
   const int lane = threadIdx.x & 31;
@@ -177,15 +152,14 @@ __global__ void __launch_bounds__(kThreads) pushChunksKernel(SumArgs a) {
   signalPeers(a, 0);
 }
 
-/// Whether inbox slot k holds value i (its chunk's bit; every chunk without chunk bits).
+/// Whether inbox slot k holds value i (its chunk's bit).
 __device__ __forceinline__ bool chunkSent(const SumArgs& a, int k, std::size_t i) {
-  if (!a.bounds) return true;
   const std::size_t chunk = i / kPeerChunk;
   const unsigned int word = a.peer[a.me].chunkBits[std::size_t(k) * a.words + chunk / kPeerChunksPerWord];
   return (word >> (chunk % kPeerChunksPerWord)) & 1u;
 }
 
-/// Phase 1: this GPU's chunk summed with the others' partials, written here and (`share`: the
+/// Phase 1: this GPU's slots summed with the others' partials, written here and (`share`: the
 /// all-reduce) into every other rank's forces; the energy sums of every rank added here.
 __global__ void __launch_bounds__(kThreads) sumAndShareKernel(SumArgs a, bool share) {
   const unsigned long long* inbox = a.peer[a.me].inbox;
@@ -280,11 +254,6 @@ std::size_t CudaPeerSum::chunkWords(std::size_t count) {
   return (count + wordValues - 1) / wordValues;
 }
 
-std::size_t CudaPeerSum::chunkStart(std::size_t count, int ranks, int p) {
-  const std::size_t chunk = ((count + std::size_t(ranks) - 1) / std::size_t(ranks) + 1) & ~std::size_t(1);  // even
-  return std::min(count, std::size_t(p) * chunk);
-}
-
 CudaPeerSum::CudaPeerSum(int rank, int ranks, const PeerSumArrays& arrays)
     : rank_(rank), ranks_(ranks), arrays_(arrays) {
   if (ranks < 2 || ranks > kMaxPeerSumRanks)
@@ -326,8 +295,9 @@ void CudaPeerSum::connect(const std::vector<PeerSumAddresses>& all) {
 namespace {
 
 SumArgs sumArgs(int rank, int ranks, const PeerSumArrays& arrays, const std::vector<PeerSumAddresses>& peers,
-                unsigned long long* sent, unsigned int* blocksDone) {
+                const int* bounds, unsigned long long* sent, unsigned int* blocksDone) {
   if (peers.empty()) throw Error("the GPUs' direct sum is not connected to its peers");
+  if (!bounds) throw Error("the GPUs' direct sum needs every rank's slots");
   SumArgs a;
   a.me = rank;
   a.ranks = ranks;
@@ -336,8 +306,8 @@ SumArgs sumArgs(int rank, int ranks, const PeerSumArrays& arrays, const std::vec
   a.stride = arrays.stride;
   a.sums = arrays.sums;
   a.sumCount = int(arrays.sumCount);
-  for (int p = 0; p <= ranks; ++p) a.start[p] = CudaPeerSum::chunkStart(a.forceCount, ranks, p);
   for (int p = 0; p < ranks; ++p) a.peer[p] = peers[std::size_t(p)];
+  a.bounds = bounds;
   a.words = CudaPeerSum::chunkWords(a.forceCount);
   a.sent = sent;
   a.blocksDone = blocksDone;
@@ -349,30 +319,27 @@ void waitForPeers(cudaStream_t stream, const SumArgs& a, int phase) {
   FARADAY_CUDA_CHECK_LAUNCH("waitForPeersKernel");
 }
 
+/// Phase 0 of both sums: the partials' non-zero chunks into the peers' inboxes, then the wait
+/// for theirs.
+void pushChunks(cudaStream_t stream, const SumArgs& a) {
+  pushChunksKernel<<<kBlocks, kThreads, 0, stream>>>(a);
+  FARADAY_CUDA_CHECK_LAUNCH("pushChunksKernel");
+  waitForPeers(stream, a, 0);
+}
+
 }  // namespace
 
 void CudaPeerSum::enqueue(cudaStream_t stream, const int* bounds) {
-  SumArgs a = sumArgs(rank_, ranks_, arrays_, peers_, sent_.data(), blocksDone_.data());
-  a.bounds = bounds;
-  if (bounds) {
-    pushChunksKernel<<<kBlocks, kThreads, 0, stream>>>(a);
-    FARADAY_CUDA_CHECK_LAUNCH("pushChunksKernel");
-  } else {
-    pushPartialsKernel<<<kBlocks, kThreads, 0, stream>>>(a);
-    FARADAY_CUDA_CHECK_LAUNCH("pushPartialsKernel");
-  }
-  waitForPeers(stream, a, 0);
+  const SumArgs a = sumArgs(rank_, ranks_, arrays_, peers_, bounds, sent_.data(), blocksDone_.data());
+  pushChunks(stream, a);
   sumAndShareKernel<<<kBlocks, kThreads, 0, stream>>>(a, true);
   FARADAY_CUDA_CHECK_LAUNCH("sumAndShareKernel");
   waitForPeers(stream, a, 1);
 }
 
 void CudaPeerSum::enqueueScatter(cudaStream_t stream, const int* bounds) {
-  SumArgs a = sumArgs(rank_, ranks_, arrays_, peers_, sent_.data(), blocksDone_.data());
-  a.bounds = bounds;
-  pushChunksKernel<<<kBlocks, kThreads, 0, stream>>>(a);
-  FARADAY_CUDA_CHECK_LAUNCH("pushChunksKernel");
-  waitForPeers(stream, a, 0);
+  const SumArgs a = sumArgs(rank_, ranks_, arrays_, peers_, bounds, sent_.data(), blocksDone_.data());
+  pushChunks(stream, a);
   // No signal after it: a peer pushes into this inbox again only after this GPU's next
   // all-gather of positions, which follows this sum.
   sumAndShareKernel<<<kBlocks, kThreads, 0, stream>>>(a, false);
@@ -383,8 +350,7 @@ void CudaPeerSum::enqueueShareOwn(cudaStream_t stream, const int* bounds, unsign
                                   int extraCount) {
   if (extraCount < 0 || extraCount > kPeerExtraValues || (extraCount > 0 && !extra))
     throw Error("the GPUs' all-gather takes up to " + std::to_string(kPeerExtraValues) + " extra sums");
-  SumArgs a = sumArgs(rank_, ranks_, arrays_, peers_, sent_.data(), blocksDone_.data());
-  a.bounds = bounds;
+  const SumArgs a = sumArgs(rank_, ranks_, arrays_, peers_, bounds, sent_.data(), blocksDone_.data());
   shareOwnKernel<<<kBlocks, kThreads, 0, stream>>>(a, what, extra, extraCount);
   FARADAY_CUDA_CHECK_LAUNCH("shareOwnKernel");
   waitForPeers(stream, a, kAllGatherPhase);

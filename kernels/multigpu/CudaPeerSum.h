@@ -1,21 +1,21 @@
 #pragma once
 // The sum of the GPUs' partial fixed-point forces and energy sums of a step, in place on every
-// GPU, by the GPUs' own kernels storing into each other's memory over NVLink (peer access):
-// a reduce-scatter (each GPU pushes every other GPU's chunk of its partial forces into that
-// GPU's inbox; each adds its own chunk) and an all-gather (each pushes its chunk's totals into
-// every other GPU's forces). The energy sums (a few dozen values) go to every GPU, which adds
-// them all. Integer sums: the same bits in any order. Each phase ends as the PME transposes'
-// do (CudaPmeExchange.cu): the last block bumps a counter in each peer's memory, and a
-// one-warp kernel waits until every peer's counter reaches this GPU's.
+// GPU, by the GPUs' own kernels storing into each other's memory over NVLink (peer access).
+// GPU g sums slots [bounds[g], bounds[g + 1]) of each plane of the forces: a reduce-scatter
+// (each GPU pushes into every other GPU's inbox the runs of kPeerChunk values of that GPU's
+// slots holding a non-zero partial, with a bit each; each adds its own slots) and, for the
+// all-reduce, an all-gather (each pushes its slots' totals into every other GPU's forces). The
+// energy sums (a few dozen values) go to every GPU, which adds them all. Integer sums: the
+// same bits in any order. Each phase ends as the PME transposes' do (CudaPmeExchange.cu): the
+// last block bumps a counter in each peer's memory, and a one-warp kernel waits until every
+// peer's counter reaches this GPU's.
 // Where each GPU updates its own slots (the update split, CudaBackendShare), the step's sum is
-// the reduce-scatter alone, by slots: GPU g's chunk is slots [bounds[g], bounds[g + 1]) of each
-// plane of the forces, of which only the runs of kPeerChunk values holding a non-zero partial
-// are sent (with a bit each); after its first half each GPU pushes its slots' positions into every
-// other GPU's arrays (and, when asked, velocities and forces: enqueueShareOwn).
+// the reduce-scatter alone; after its first half each GPU pushes its slots' positions into
+// every other GPU's arrays (and, when asked, velocities and forces: enqueueShareOwn).
 // Every rank enqueues the same sums in the same order (as NCCL's collectives need), so the
 // counts agree. A rank pushes into a peer's inbox only after the peer's previous sum has read
 // it (the peer's all-gather signal, which this rank waited for), and pushes totals into a
-// peer's forces only after the peer has pushed its partials of that chunk (its first signal).
+// peer's forces only after the peer has pushed its partials of those slots (its first signal).
 #if defined(FARADAY_HAVE_CUDA)
 #include <cuda_runtime.h>
 
@@ -48,14 +48,12 @@ class CudaPeerSum {
   PeerSumAddresses addresses();
   /// Every rank's addresses, by rank (peer access enabled between every pair of GPUs).
   void connect(const std::vector<PeerSumAddresses>& all);
-  /// The sum, enqueued on `stream` (graph capture allowed); after it every GPU holds the totals.
-  /// `bounds` (null: equal chunks of the values): each GPU sums slots [bounds[rank],
-  /// bounds[rank + 1]) of each plane, receiving only the others' non-zero chunks there.
-  void enqueue(cudaStream_t stream, const int* bounds = nullptr);
-  /// The reduce-scatter by slots: afterwards this GPU holds the totals of its slots
-  /// [bounds[rank], bounds[rank + 1]) in each plane (`bounds`: ranks + 1 slots in device
-  /// memory, the same on every GPU) and of the energy sums; the other slots hold this GPU's
-  /// partials, already sent.
+  /// The all-reduce, enqueued on `stream` (graph capture allowed): each GPU sums slots
+  /// [bounds[rank], bounds[rank + 1]) of each plane (`bounds`: ranks + 1 slots in device
+  /// memory, the same on every GPU); afterwards every GPU holds the totals.
+  void enqueue(cudaStream_t stream, const int* bounds);
+  /// The reduce-scatter: afterwards this GPU holds the totals of its slots in each plane (as
+  /// enqueue's) and of the energy sums; the other slots hold this GPU's partials, already sent.
   void enqueueScatter(cudaStream_t stream, const int* bounds);
   /// This GPU's slots of the arrays named by `what` (kPositions, kVelocities, kForces) pushed
   /// into every other GPU's; `extra` (null, or extraCount <= kPeerExtraValues fixed-point
@@ -65,8 +63,6 @@ class CudaPeerSum {
   /// x, y, z of each slot (3 per slot) where enqueueShareOwn's kPositions stores the other
   /// GPUs' slots (the caller unpacks them into its positions).
   const double* packedPositions() const { return packed_.data(); }
-  /// The first value of rank p's chunk (p = ranks: the end); even, for 16-byte stores.
-  static std::size_t chunkStart(std::size_t count, int ranks, int p);
   /// Words of chunk bits for `count` values (kPeerChunk values a bit, kPeerChunksPerWord a word).
   static std::size_t chunkWords(std::size_t count);
 
