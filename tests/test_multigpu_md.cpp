@@ -2,9 +2,9 @@
 // the ranks' threads and barrier (CPU), and on machines with two or more GPUs: with PME on the
 // first GPU (run.pme_split = first) the trajectory against one GPU's, bit for bit, for ions
 // and for a protein with bonded terms, exclusions and constraints, the Monte Carlo barostat's
-// volume moves, and restarts from a checkpoint on another GPU count; with PME split in slabs
-// (the default) the forces and energies against one GPU's within float rounding, the same
-// bits in every run, volume moves, and exact restarts.
+// volume moves, restarts from a checkpoint on another GPU count and the map reporter's map;
+// with PME split in slabs (the default) the forces and energies against one GPU's within
+// float rounding, the same bits in every run, volume moves, and exact restarts.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -18,6 +18,7 @@
 #include "engine/backends/RankThreads.h"
 #include "engine/config/LoadConfig.h"
 #include "engine/run/Barostat.h"
+#include "engine/run/Simulation.h"
 #include "engine/setup/ConstraintSetup.h"
 #include "engine/setup/SystemSetup.h"
 #include "kernels/common/Device.h"
@@ -28,6 +29,7 @@
 #include "integrators/CudaIntegrator.h"
 #include "kernels/multigpu/CudaPeerSum.h"
 #endif
+#include "tests/EngineTestSupport.h"
 #include "tests/TestSupport.h"
 #include "tests/Tolerances.h"
 
@@ -565,5 +567,38 @@ TEST(MultiGpuMdGpu, CheckpointOfSeveralGpusRestartsExactlyOnOneAndBack) {
   }
 }
 
+
+/// The map reporter of a run across GPUs reads the first GPU's device frame, which holds every
+/// atom after each step (with the update split, the others' positions gathered into it). With
+/// PME on the first GPU the trajectory is the one-GPU trajectory, so the written map has the
+/// one-GPU map's bytes: `pme` and `direct`, each GPU updating its own atoms and not.
+TEST(MultiGpuMdGpu, MapReporterOfARunAcrossGpusWritesTheOneGpuMap) {
+  FARADAY_REQUIRE_GPUS(2);
+  const bool peers = allPeersReachable({0, 1});
+  for (const std::string method : {"pme", "direct"}) {
+    for (const std::string split : {"off", "on"}) {
+      if (split == "on" && !peers) continue;  // the update split needs the direct sum
+      std::string text[2];
+      for (int k = 0; k < 2; ++k) {
+        TempDir dir;
+        const Config config = loadConfig(
+            sourceDir() + "/systems/nacl_melt/sim.cfg",
+            {"--run.platform=cuda", k == 0 ? "--run.devices=0" : "--run.devices=all", "--run.pme_split=first",
+             "--run.update_split=" + split, "--run.steps=60", "--run.progress_interval=0",
+             "--output.directory=" + dir.path().string(), "--output.energy_file=", "--output.trajectory_file=",
+             "--output.checkpoint_file=", "--output.log_file=", "--map.enabled=true", "--map.method=" + method,
+             "--map.spacing=0.25", "--map.interval=20", "--map.file=run.dx"});
+        std::ostringstream log;
+        runFromConfig(config, RunOptions{}, log);
+        text[k] = readText(dir / "run.dx");
+      }
+      const std::string what = method + " map, update split " + split;
+      EXPECT_GT(text[0].size(), 1000u) << what;
+      EXPECT_EQ(text[0], text[1]) << what << ": the map of the run on every GPU differs from one GPU's";
+      std::printf("[ info ] %s: the run on every GPU writes the one-GPU map (%zu bytes), the same bytes\n",
+                  what.c_str(), text[0].size());
+    }
+  }
+}
 }  // namespace
 }  // namespace faraday::test
