@@ -54,9 +54,10 @@ TEST(MultiGpuMd, EveryBlockAndEveryBondedWarpBelongsToExactlyOneGpu) {
       if (ranks > 1) {
         // Rank 0's slots follow its weight; the others' are equal within one slot.
         const double expect0 = WorkShare::kPeriod * w / (w + ranks - 1);
-        EXPECT_NEAR(shares[0].end - shares[0].begin, expect0, 1.0);
+        EXPECT_NEAR(shares[0].end() - shares[0].begin(), expect0, 1.0);
         for (int r = 2; r < ranks; ++r)
-          EXPECT_NEAR(shares[std::size_t(r)].end - shares[std::size_t(r)].begin, shares[1].end - shares[1].begin, 1);
+          EXPECT_NEAR(shares[std::size_t(r)].end() - shares[std::size_t(r)].begin(), shares[1].end() - shares[1].begin(),
+                      1);
       }
     }
   EXPECT_THROW(makeWorkShares(0, 1.0), Error);
@@ -88,7 +89,7 @@ TEST(MultiGpuMd, ContiguousCutsGiveEachGpuOneRunHoldingItsShareOfTheTiles) {
         }
         for (int r = 0; r < ranks; ++r) {
           const WorkShare& s = shares[std::size_t(r)];
-          const double want = double(total) * (s.end - s.begin) / s.period;
+          const double want = double(total) * (s.end() - s.begin()) / s.period;
           EXPECT_NEAR(double(held[std::size_t(r)]), want, 2 * 72.0 + 1) << ranks << " GPUs, rank " << r;
         }
       }
@@ -100,13 +101,14 @@ TEST(MultiGpuMd, SlabSharesRunPmeOnEveryGpuWithEqualTiles) {
     const std::vector<WorkShare> shares = makeSlabWorkShares(ranks);
     for (const WorkShare& s : shares) {
       EXPECT_TRUE(s.pme && s.pmeSlabs);
-      EXPECT_NEAR(s.end - s.begin, double(WorkShare::kPeriod) / ranks, 1.0);
+      EXPECT_NEAR(s.end() - s.begin(), double(WorkShare::kPeriod) / ranks, 1.0);
     }
   }
 }
 
 #if defined(FARADAY_HAVE_CUDA)
-/// The direct sum's chunks: even starts (16-byte stores), in order, covering every value once.
+/// The direct sum's chunk bits: whole 16-byte pairs in a chunk, a bit for every value and no
+/// word past the values.
 TEST(MultiGpuMd, DirectSumChunkBitsCoverEveryValueOnce) {
   constexpr std::size_t kWordValues = std::size_t(kPeerChunk) * kPeerChunksPerWord;
   EXPECT_EQ(kPeerChunk % 2, 0);  // a chunk holds whole 16-byte pairs
@@ -566,7 +568,6 @@ TEST(MultiGpuMdGpu, CheckpointOfSeveralGpusRestartsExactlyOnOneAndBack) {
                 again.backend->name().c_str());
   }
 }
-
 
 /// The map reporter of a run across GPUs reads the first GPU's device frame, which holds every
 /// atom after each step (with the update split, the others' positions gathered into it). With

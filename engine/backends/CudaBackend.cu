@@ -137,11 +137,9 @@ void CudaBackend::shareWork(const CudaBackendShare& share) {
     arrays.velocities = m.dev->vel.data();
     m.peerSum = std::make_unique<CudaPeerSum>(share.work.rank, share.work.ranks, arrays);
   }
-  if (share.work.updateSplit) {
-    if (!share.directSum) throw Error("the update split needs the forces summed by direct stores");
-    launchUpdateBounds(m.stream(), m.n, share.work.ranks, nullptr, 0, m.dev->bounds.data());
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(m.stream()));
-  }
+  // With the update split, each sort sets the bounds (the first at setState).
+  if (share.work.updateSplit && !share.directSum)
+    throw Error("the update split needs the forces summed by direct stores");
   if (!share.work.pme) {
     m.pme.reset();  // PME runs on another GPU of the group (before setState)
   } else if (m.pme && share.work.pmeSlabs) {

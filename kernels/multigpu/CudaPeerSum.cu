@@ -26,6 +26,7 @@ struct SumArgs {
   std::size_t stride = 0;      ///< values per plane of the forces
   unsigned long long* sums = nullptr;
   int sumCount = 0;
+  const double* positions = nullptr;                 ///< this GPU's per-slot positions (double4)
   const int* bounds = nullptr;                       ///< the ranks' slots: rank p's are [bounds[p], bounds[p + 1])
   PeerSumAddresses peer[kMaxPeerSumRanks] = {};      ///< every rank's buffers (this one's too)
   std::size_t words = 0;                             ///< chunk words per sender (by slots)
@@ -213,7 +214,7 @@ __global__ void __launch_bounds__(kThreads) shareOwnKernel(SumArgs a, unsigned w
     // slot i / 3. (Stored into the double4s as 16 + 8 bytes a slot they took longer: 0.206
     // against 0.134 ms for the integration phase at 1M ions on 2 H200.)
     if (what & CudaPeerSum::kPositions) {
-      const double* src = static_cast<const double*>(from.positions);
+      const double* src = a.positions;
       const auto at = [src](std::size_t i) { return src[4 * (i / 3) + i % 3]; };
       forRange(
           3 * b, 3 * e, [&](std::size_t i) { *reinterpret_cast<double2*>(to.packedPositions + i) = double2{at(i), at(i + 1)}; },
@@ -281,7 +282,6 @@ PeerSumAddresses CudaPeerSum::addresses() {
   p.extraInbox = extraInbox_.data();
   p.flags = flags_.data();
   p.chunkBits = chunkBits_.data();
-  p.positions = arrays_.positions;
   p.packedPositions = packed_.data();
   p.velocities = arrays_.velocities;
   return p;
@@ -306,6 +306,7 @@ SumArgs sumArgs(int rank, int ranks, const PeerSumArrays& arrays, const std::vec
   a.stride = arrays.stride;
   a.sums = arrays.sums;
   a.sumCount = int(arrays.sumCount);
+  a.positions = static_cast<const double*>(arrays.positions);
   for (int p = 0; p < ranks; ++p) a.peer[p] = peers[std::size_t(p)];
   a.bounds = bounds;
   a.words = CudaPeerSum::chunkWords(a.forceCount);

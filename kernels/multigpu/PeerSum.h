@@ -23,7 +23,6 @@ struct PeerSumAddresses {
   unsigned long long* extraInbox = nullptr; ///< ranks x kPeerExtraValues: every rank's extra sums
   unsigned long long* flags = nullptr;      ///< kPeerSumPhases x kMaxPeerSumRanks counters, written by the others
   unsigned int* chunkBits = nullptr;        ///< (ranks - 1) x words: which chunks of the inbox the reduce-scatter filled
-  void* positions = nullptr;                ///< its per-slot positions (double4)
   double* packedPositions = nullptr;        ///< x, y, z per slot: the others' slots, as the all-gather stores them
   void* velocities = nullptr;               ///< its per-slot velocities (double4)
 };

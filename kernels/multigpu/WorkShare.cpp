@@ -24,15 +24,10 @@ std::vector<WorkShare> makeWorkShares(int ranks, double rank0Weight) {
     s.rank = r;
     s.ranks = ranks;
     s.period = WorkShare::kPeriod;
-    s.begin = boundary(r);
-    s.end = r + 1 == ranks ? WorkShare::kPeriod : boundary(r + 1);
+    for (int q = 0; q < ranks; ++q) s.shareEnds[q] = boundary(q);
+    s.shareEnds[ranks] = WorkShare::kPeriod;
     s.pme = r == 0;
   }
-  for (WorkShare& s : shares)
-    for (int r = 0; r < ranks; ++r) {
-      s.shareEnds[r] = shares[std::size_t(r)].begin;
-      s.shareEnds[r + 1] = shares[std::size_t(r)].end;
-    }
   return shares;
 }
 

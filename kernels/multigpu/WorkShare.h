@@ -25,8 +25,8 @@ struct WorkShare {
   static constexpr int kPeriod = 64;
   int rank = 0, ranks = 1;
   static constexpr int kMaxCuts = 9;  ///< up to 8 GPUs
-  int period = 1, begin = 0, end = 1;  ///< blocks I with I mod period in [begin, end)
-  int shareEnds[kMaxCuts] = {0, 1};    ///< every rank's [begin, end) of the period: rank r's is [shareEnds[r], shareEnds[r + 1])
+  int period = 1;
+  int shareEnds[kMaxCuts] = {0, 1};    ///< rank r's blocks: I mod period in [shareEnds[r], shareEnds[r + 1])
   bool contiguous = false;             ///< blocks in [cuts[rank], cuts[rank + 1]) instead (set by cutContiguous)
   int cuts[kMaxCuts] = {};
   bool pme = true;                     ///< this GPU runs PME
@@ -35,10 +35,13 @@ struct WorkShare {
   /// sum is a reduce-scatter and the positions an all-gather; else every GPU updates every slot.
   bool updateSplit = false;
 
+  /// This rank's share of the period: blocks I with I mod period in [begin(), end()).
+  FARADAY_HD int begin() const { return shareEnds[rank]; }
+  FARADAY_HD int end() const { return shareEnds[rank + 1]; }
   FARADAY_HD bool ownsBlock(int block) const {
     if (contiguous) return block >= cuts[rank] && block < cuts[rank + 1];
     const int m = block % period;
-    return m >= begin && m < end;
+    return m >= begin() && m < end();
   }
   /// Contiguous runs of blocks from the tiles of each block (a whole list): rank r's run ends
   /// at the first block where the tiles before it reach shareEnds[r + 1] / period of them all.
