@@ -85,12 +85,11 @@ __device__ __forceinline__ void afterDrift(const DeviceAtoms& a, const CudaInteg
   afterDrift(a, wrapBox(q), q.halfBuffer2, status, s, x, a.ref[s], a.posq[s].w);
 }
 
-/// The first half of a step for one particle (x, v in place; v.w = 1/m): B A, or B A O A
-/// with the noise of (step, particle).
-__device__ __forceinline__ void firstHalf(const CudaIntegratorParams& q, double3 f, std::uint64_t step, int particle,
-                                         double4_32a& x, double4_32a& v) {
-  const double h = 0.5 * q.dt, hm = h * v.w;
-  v.x += f.x * hm, v.y += f.y * hm, v.z += f.z * hm;  // B
+/// The first half after its kick B: A, or A O A (the Langevin half of a constrained particle,
+/// whose velocities are put on the constraints between B and A).
+__device__ __forceinline__ void driftHalf(const CudaIntegratorParams& q, std::uint64_t step, int particle,
+                                          double4_32a& x, double4_32a& v) {
+  const double h = 0.5 * q.dt;
   if (q.langevin) {
     x.x += v.x * h, x.y += v.y * h, x.z += v.z * h;  // A
     const Vec3 o = langevinOrnsteinUhlenbeck(Vec3{v.x, v.y, v.z}, q.a, sqrt(q.noiseVariance * v.w), q.seed, step,
@@ -102,6 +101,24 @@ __device__ __forceinline__ void firstHalf(const CudaIntegratorParams& q, double3
   }
 }
 
+/// The first half of a step for one particle (x, v in place; v.w = 1/m): B A, or B A O A
+/// with the noise of (step, particle).
+__device__ __forceinline__ void firstHalf(const CudaIntegratorParams& q, double3 f, std::uint64_t step, int particle,
+                                         double4_32a& x, double4_32a& v) {
+  const double hm = 0.5 * q.dt * v.w;
+  v.x += f.x * hm, v.y += f.y * hm, v.z += f.z * hm;  // B
+  driftHalf(q, step, particle, x, v);
+}
+
+
+/// Adds each lane's `value` (kJ/mol), rounded to fixed point (fixed::kEnergyScale) first, as
+/// one integer sum per warp to *sum: the same bits whichever lanes hold which values (the
+/// update split leaves other GPUs' atoms out of a warp). Every lane of the warp calls.
+__device__ __forceinline__ void addWarpEnergy(unsigned long long* sum, double value) {
+  unsigned long long v = static_cast<unsigned long long>(fixed::energyToFixed(value));
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  if ((threadIdx.x & 31) == 0 && v != 0ull) atomicAdd(sum, v);
+}
 
 /// The second half's kick B: v += dt/2 F / m.
 __device__ __forceinline__ void kick(const CudaIntegratorParams& q, double3 f, double4_32a& v) {

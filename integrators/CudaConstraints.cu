@@ -27,7 +27,6 @@ using namespace cuda_update;
 // water kernels ask for 8 blocks per SM (at most 128 registers: 16 warps instead of 12).
 constexpr int kThreads = 64;
 constexpr int kWaterBlocksPerSm = 8;
-constexpr unsigned kFull = 0xffffffffu;
 constexpr int kStarAtoms = kMaxStarArms + 1;
 
 /// Everything a constraint kernel reads.
@@ -82,7 +81,10 @@ __device__ __forceinline__ bool storeVelocity(const ConstraintArgs& c, int s, Ve
 
 // ---- Rigid water ------------------------------------------------------------------------
 
-__device__ void waterFirstHalf(const ConstraintArgs& c, int i) {
+/// A water's first half; with kStepKinetic, the kinetic energy of its atoms' new velocities
+/// without their components along the constraints at the midpoint positions (else 0).
+template <bool kStepKinetic>
+__device__ double waterFirstHalf(const ConstraintArgs& c, int i) {
   const SettleWater water = c.waters[i];
   const std::uint64_t step = std::uint64_t(c.status->step);
   int s[3];
@@ -96,22 +98,51 @@ __device__ void waterFirstHalf(const ConstraintArgs& c, int i) {
     old[k] = xyz(x[k]);
     const double3 f = forceOf(c.a, s[k]);
     clearForce(c.a, s[k]);
-    firstHalf(c.q, f, step, water.oxygen + k, x[k], v[k]);
+    if (c.q.langevin)
+      cuda_update::kick(c.q, f, v[k]);
+    else
+      firstHalf(c.q, f, step, water.oxygen + k, x[k], v[k]);
+  }
+  const MinimumImage box = c.q.box->image;
+  if (c.q.langevin) {  // B's velocities onto the constraints at x_n, then A O A
+    const Vec3 r[3] = {box.apply(old[0] - old[1]), box.apply(old[0] - old[2]), box.apply(old[1] - old[2])};
+    Vec3 u[3] = {xyz(v[0]), xyz(v[1]), xyz(v[2])};
+    const double zero[3] = {0, 0, 0};
+    double tau[3];
+    settleMultipliers(c.geometries[water.geometry], r, u, zero, tau);
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      v[k] = make_double4_32a(u[k].x, u[k].y, u[k].z, v[k].w);
+      driftHalf(c.q, step, water.oxygen + k, x[k], v[k]);
+    }
   }
   Vec3 delta[3];
   const Vec3 now0 = xyz(x[0]);
-  const MinimumImage box = c.q.box->image;
   if (!settlePositions(c.geometries[water.geometry], box.apply(old[1] - old[0]), box.apply(old[2] - old[0]),
                        box.apply(xyz(x[1]) - now0), box.apply(xyz(x[2]) - now0), delta)) {
     flagFailure(c, c.waterCodes + i, 0);
     delta[0] = delta[1] = delta[2] = Vec3{};
   }
   const double invDt = 1 / c.q.dt;  // the drift of the whole step, as the CPU's
+  Vec3 u[3];
 #pragma unroll
   for (int k = 0; k < 3; ++k) {
-    const double4_32a p = storeState(c, s[k], xyz(x[k]) + delta[k], xyz(v[k]) + delta[k] * invDt, v[k].w);
+    u[k] = xyz(v[k]) + delta[k] * invDt;
+    const double4_32a p = storeState(c, s[k], xyz(x[k]) + delta[k], u[k], v[k].w);
     afterDrift(c.a, c.q, c.status, s[k], p);
+    if constexpr (kStepKinetic) x[k] = p;
   }
+  double kinetic = 0;
+  if constexpr (kStepKinetic) {
+    Vec3 mid[3];
+    for (int k = 0; k < 3; ++k) mid[k] = (old[k] + xyz(x[k])) * 0.5;
+    const Vec3 r[3] = {box.apply(mid[0] - mid[1]), box.apply(mid[0] - mid[2]), box.apply(mid[1] - mid[2])};
+    const double zero[3] = {0, 0, 0};
+    double tau[3];
+    settleMultipliers(c.geometries[water.geometry], r, u, zero, tau);
+    for (int k = 0; k < 3; ++k) kinetic += langevinMidpointKinetic(u[k], v[k].w);
+  }
+  return kinetic;
 }
 
 __device__ void waterSecondHalf(const ConstraintArgs& c, int i, bool kick, bool virial, double w6[6]) {
@@ -200,9 +231,11 @@ struct GeneralStore {
 };
 
 /// The first half of a cluster's atoms, then SHAKE from their old positions (kAtoms,
-/// kConstraints: the unrolled bounds of a star, 0 for a general cluster).
-template <int kAtoms, int kConstraints, typename Store>
-__device__ void clusterFirstHalf(const ConstraintArgs& c, Store& st) {
+/// kConstraints: the unrolled bounds of a star, 0 for a general cluster); with kStepKinetic,
+/// the kinetic energy of their new velocities without their components along the constraints
+/// at the midpoint positions (else 0).
+template <bool kStepKinetic, int kAtoms, int kConstraints, typename Store>
+__device__ double clusterFirstHalf(const ConstraintArgs& c, Store& st) {
   const std::uint64_t step = std::uint64_t(c.status->step);
   const MinimumImage box = c.q.box->image;
   forEachConstraint<kAtoms>(st.atomCount(), [&](int e) { st.x(e) = xyz(c.a.pos[c.slotOfAtom[st.atom(e)]]); });
@@ -212,19 +245,48 @@ __device__ void clusterFirstHalf(const ConstraintArgs& c, Store& st) {
     double4_32a x = make_double4_32a(st.x(e).x, st.x(e).y, st.x(e).z, 1.0), v = c.a.vel[s];
     const double3 f = forceOf(c.a, s);
     clearForce(c.a, s);
-    firstHalf(c.q, f, step, p, x, v);
-    st.x(e) = st.xu(e) = xyz(x);
+    if (c.q.langevin) {
+      cuda_update::kick(c.q, f, v);
+    } else {
+      firstHalf(c.q, f, step, p, x, v);
+      st.x(e) = st.xu(e) = xyz(x);
+    }
     st.u(e) = xyz(v);
     st.w(e) = v.w;
   });
+  if (c.q.langevin) {  // B's velocities onto the constraints at x_n, then A O A
+    forEachConstraint<kConstraints>(st.count(), [&](int k) { st.target(k) = 0, st.tau(k) = 0; });
+    const ClusterSolve projection = rattleCluster<kConstraints>(st, box, c.tolerance, c.q.dt, kMaxConstraintSweeps);
+    if (projection.failed >= 0) flagFailure(c, st.code(projection.failed), kVelocityHalf);
+    forEachConstraint<kAtoms>(st.atomCount(), [&](int e) {
+      double4_32a x = make_double4_32a(st.x(e).x, st.x(e).y, st.x(e).z, 1.0);
+      double4_32a v = make_double4_32a(st.u(e).x, st.u(e).y, st.u(e).z, st.w(e));
+      driftHalf(c.q, step, st.atom(e), x, v);
+      st.x(e) = st.xu(e) = xyz(x);
+      st.u(e) = xyz(v);
+    });
+  }
   const ClusterSolve solve = shakeCluster<kConstraints>(st, box, c.tolerance, kMaxConstraintSweeps);
   if (solve.failed >= 0) flagFailure(c, st.code(solve.failed), 0);
   const double invDt = 1 / c.q.dt;  // the drift of the whole step, as the CPU's
   forEachConstraint<kAtoms>(st.atomCount(), [&](int e) {
     const int s = c.slotOfAtom[st.atom(e)];
-    const double4_32a p = storeState(c, s, st.x(e), st.u(e) + (st.x(e) - st.xu(e)) * invDt, st.w(e));
+    const Vec3 u = st.u(e) + (st.x(e) - st.xu(e)) * invDt;
+    if constexpr (kStepKinetic) {  // x_n is still in pos[s]: only this thread writes the cluster's slots
+      st.u(e) = u;
+      st.xu(e) = (xyz(c.a.pos[s]) + st.x(e)) * 0.5;
+    }
+    const double4_32a p = storeState(c, s, st.x(e), u, st.w(e));
     afterDrift(c.a, c.q, c.status, s, p);
   });
+  double kinetic = 0;
+  if constexpr (kStepKinetic) {
+    forEachConstraint<kAtoms>(st.atomCount(), [&](int e) { st.x(e) = st.xu(e); });
+    forEachConstraint<kConstraints>(st.count(), [&](int k) { st.target(k) = 0, st.tau(k) = 0; });
+    rattleCluster<kConstraints>(st, box, c.tolerance, c.q.dt, kMaxConstraintSweeps);
+    forEachConstraint<kAtoms>(st.atomCount(), [&](int e) { kinetic += langevinMidpointKinetic(st.u(e), st.w(e)); });
+  }
+  return kinetic;
 }
 
 /// The kick and RATTLE's velocity constraint of a cluster's atoms; with `virial`, the
@@ -295,31 +357,34 @@ __device__ int2 clusterOfThread(const ConstraintArgs& c) {
 /// so that the sum does not depend on which threads of the warp hold a water or cluster (the
 /// update split leaves other GPUs' waters out of a warp). Every lane calls.
 __device__ void addWarpVirial(const ConstraintArgs& c, const double w6[6]) {
-  for (int k = 0; k < 6; ++k) {
-    unsigned long long v = static_cast<unsigned long long>(fixed::energyToFixed(w6[k]));
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
-    if ((threadIdx.x & 31) == 0 && v != 0ull) atomicAdd(c.virial + k, v);
-  }
+  for (int k = 0; k < 6; ++k) addWarpEnergy(c.virial + k, w6[k]);
 }
 
+/// kStepKinetic: the waters' midpoint kinetic energy added to q.stepKinetic.
+template <bool kStepKinetic>
 __global__ void __launch_bounds__(kThreads, kWaterBlocksPerSm) waterFirstHalfKernel(ConstraintArgs c) {
   const int i = int(blockIdx.x) * kThreads + int(threadIdx.x);
+  double kinetic = 0;
   if (i < c.waterCount) {
     const int w = c.waterOrder[i];
-    if (ownsAt(c, c.waters[w].oxygen)) waterFirstHalf(c, w);
+    if (ownsAt(c, c.waters[w].oxygen)) kinetic = waterFirstHalf<kStepKinetic>(c, w);
   }
+  if constexpr (kStepKinetic) addWarpEnergy(c.q.stepKinetic, kinetic);
 }
 
+template <bool kStepKinetic>
 __global__ void __launch_bounds__(kThreads) clusterFirstHalfKernel(ConstraintArgs c) {
   const int2 item = clusterOfThread(c);
+  double kinetic = 0;
   if (item.x == 1) {
     StarStore st;
     st.star = c.stars[item.y];
-    clusterFirstHalf<kStarAtoms, kMaxStarArms>(c, st);
+    kinetic = clusterFirstHalf<kStepKinetic, kStarAtoms, kMaxStarArms>(c, st);
   } else if (item.x == 2) {
     GeneralStore st{c, c.clusters[item.y]};
-    clusterFirstHalf<0, 0>(c, st);
+    kinetic = clusterFirstHalf<kStepKinetic, 0, 0>(c, st);
   }
+  if constexpr (kStepKinetic) addWarpEnergy(c.q.stepKinetic, kinetic);
 }
 
 template <bool kVirial>
@@ -488,11 +553,17 @@ void CudaConstraints::enqueueFirstHalf(cudaStream_t stream, const DeviceAtoms& a
   besideEachOther(
       stream, l.waterBlocks > 0, l.clusterBlocks > 0,
       [&](cudaStream_t s) {
-        waterFirstHalfKernel<<<l.waterBlocks, kThreads, 0, s>>>(l.args);
+        if (params.stepKinetic)
+          waterFirstHalfKernel<true><<<l.waterBlocks, kThreads, 0, s>>>(l.args);
+        else
+          waterFirstHalfKernel<false><<<l.waterBlocks, kThreads, 0, s>>>(l.args);
         FARADAY_CUDA_CHECK_LAUNCH("waterFirstHalfKernel");
       },
       [&](cudaStream_t s) {
-        clusterFirstHalfKernel<<<l.clusterBlocks, kThreads, 0, s>>>(l.args);
+        if (params.stepKinetic)
+          clusterFirstHalfKernel<true><<<l.clusterBlocks, kThreads, 0, s>>>(l.args);
+        else
+          clusterFirstHalfKernel<false><<<l.clusterBlocks, kThreads, 0, s>>>(l.args);
         FARADAY_CUDA_CHECK_LAUNCH("clusterFirstHalfKernel");
       });
 }

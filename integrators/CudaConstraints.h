@@ -51,8 +51,9 @@ class CudaConstraints {
   /// The first half of a step for every constrained particle: its integrator update from the
   /// forces (which it clears), the positions constrained (v += dx / dt), the wrapped
   /// copy, the PME fractions and the displacement flag. A failure sets
-  /// status->constraintFailure. Enqueue before launchFirstHalf, whose last block turns the
-  /// displacement flag into the graph condition.
+  /// status->constraintFailure. With params.stepKinetic, adds their new velocities' kinetic energy.
+  /// Enqueue before launchFirstHalf, whose last block turns the displacement flag into the
+  /// graph condition.
   void enqueueFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                         StepStatus* status, const int* slotOfAtom) const;
   /// The second half: the kick (with `kick`), the velocity constraints, the non-finite and

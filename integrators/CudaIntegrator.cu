@@ -46,8 +46,10 @@ __device__ __forceinline__ void decideRebuild(StepStatus* status, cudaGraphCondi
   }
 }
 
-/// The first half of slot s at x (unconstrained: w = 0).
-__device__ __forceinline__ void firstHalfSlot(const DeviceAtoms& a, const CudaIntegratorParams& q, StepStatus* status,
+/// The first half of slot s at x (unconstrained: w = 0); with kStepKinetic, the kinetic energy
+/// of its new velocity (else 0).
+template <bool kStepKinetic>
+__device__ __forceinline__ double firstHalfSlot(const DeviceAtoms& a, const CudaIntegratorParams& q, StepStatus* status,
                                               int s, double4_32a x) {
   // Every load of the slot before its arithmetic and stores, so that they are in flight
   // together (the kernel is bound by memory latency otherwise: the stores may alias later
@@ -64,18 +66,24 @@ __device__ __forceinline__ void firstHalfSlot(const DeviceAtoms& a, const CudaIn
   a.vel[s] = v;
   a.pos[s] = x;
   afterDrift(a, box, q.halfBuffer2, status, s, x, ref, charge);
+  if constexpr (kStepKinetic) return langevinMidpointKinetic(Vec3{v.x, v.y, v.z}, v.w);
+  return 0;
 }
 
 /// kOwn: the update split's slots a.own, the flag left for wrapOthersKernel; else every slot,
-/// the last block deciding the list build.
-template <bool kOwn>
+/// the last block deciding the list build. kStepKinetic: the slots' midpoint kinetic energy
+/// added to q.stepKinetic.
+template <bool kOwn, bool kStepKinetic>
 __global__ void __launch_bounds__(kThreads, kFirstHalfBlocksPerSm)
     firstHalfKernel(DeviceAtoms a, CudaIntegratorParams q, StepStatus* status, cudaGraphConditionalHandle handle,
                     bool inGraph) {
   int s = blockIdx.x * blockDim.x + threadIdx.x, end = a.n;  // the grid covers every slot
   if constexpr (kOwn) s += a.own[0], end = a.own[1];
   double4_32a x;
-  if (s < end && (x = a.pos[s]).w == 0.0) firstHalfSlot(a, q, status, s, x);  // constrained (w = 1): moved already
+  double kinetic = 0;
+  if (s < end && (x = a.pos[s]).w == 0.0)  // constrained (w = 1): moved already
+    kinetic = firstHalfSlot<kStepKinetic>(a, q, status, s, x);
+  if constexpr (kStepKinetic) addWarpEnergy(q.stepKinetic, kinetic);
   if constexpr (!kOwn) decideRebuild(status, handle, inGraph);
 }
 
@@ -162,11 +170,16 @@ int updateBlocks(const DeviceAtoms& atoms) { return blocksFor(atoms.n, kThreads)
 void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                      StepStatus* status, const unsigned long long* conditionHandle) {
   const cudaGraphConditionalHandle handle = conditionHandle ? *conditionHandle : 0ull;
-  if (atoms.own)
-    firstHalfKernel<true><<<updateBlocks(atoms), kThreads, 0, stream>>>(atoms, params, status, handle, false);
+  const int blocks = updateBlocks(atoms);
+  const bool inGraph = conditionHandle != nullptr;
+  if (atoms.own && params.stepKinetic)
+    firstHalfKernel<true, true><<<blocks, kThreads, 0, stream>>>(atoms, params, status, handle, false);
+  else if (atoms.own)
+    firstHalfKernel<true, false><<<blocks, kThreads, 0, stream>>>(atoms, params, status, handle, false);
+  else if (params.stepKinetic)
+    firstHalfKernel<false, true><<<blocks, kThreads, 0, stream>>>(atoms, params, status, handle, inGraph);
   else
-    firstHalfKernel<false><<<updateBlocks(atoms), kThreads, 0, stream>>>(atoms, params, status, handle,
-                                                                        conditionHandle != nullptr);
+    firstHalfKernel<false, false><<<blocks, kThreads, 0, stream>>>(atoms, params, status, handle, inGraph);
   FARADAY_CUDA_CHECK_LAUNCH("firstHalfKernel");
 }
 

@@ -64,6 +64,10 @@ struct CudaIntegratorParams {
   std::uint64_t seed = 0;
   const IntegratorBox* box = nullptr;  ///< in device memory
   double halfBuffer2 = 0;   ///< (buffer / 2)^2, nm^2
+  /// Langevin on a step with energies: the first halves add the kinetic energy of the
+  /// velocities they leave (langevinMidpointKinetic; fixed::kEnergyScale) to it; null: they
+  /// do not.
+  unsigned long long* stepKinetic = nullptr;
 };
 
 /// First half of a step (B A, or B A O A), then the wrapped float positions, the PME
@@ -72,7 +76,7 @@ struct CudaIntegratorParams {
 /// timed alone). Clears the forces after reading them. Skips the slots held by constraints
 /// (pos.w = 1), whose first half the constraint kernels did before.
 /// With atoms.own (the update split) the slots of this GPU only, and the flag stays for
-/// launchWrapOthers.
+/// launchWrapOthers. With params.stepKinetic, adds the midpoint kinetic energy of its slots.
 void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
                      StepStatus* status, const unsigned long long* conditionHandle);
 /// The update split, after the other GPUs' slots have arrived: for every slot outside

@@ -1,5 +1,6 @@
 #pragma once
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/System.h"
@@ -22,6 +23,13 @@ class CpuIntegrator {
   virtual void beforeForces(State& state, const std::vector<Vec3>& forces) = 0;
   virtual void afterForces(State& state, const std::vector<Vec3>& forces) = 0;
   double dt() const { return dt_; }
+  /// The kinetic energy (kJ/mol) that the step which led to `state` reports, where the
+  /// integrator has its own estimate (LangevinBaoab: of the step's midpoint velocities); none
+  /// where the on-step velocities' is meant (velocity Verlet, or no step taken yet).
+  virtual std::optional<double> stepKineticEnergy(const State& state) const { return std::nullopt; }
+  /// Whether the next steps measure stepKineticEnergy (on by default; a backend turns it off
+  /// for steps whose energies nobody reads).
+  virtual void measureStepKinetic(bool measure) {}
   /// The constraint solver, or null when the system has no constraints.
   CpuConstraints* constraints() const { return constraints_.get(); }
   /// The virial of the constraint forces (kJ/mol) of a constrained state; zero without

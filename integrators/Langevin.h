@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <optional>
 
 #include "core/HostDevice.h"
 #include "integrators/Integrator.h"
@@ -17,25 +18,47 @@ FARADAY_HD Vec3 langevinOrnsteinUhlenbeck(Vec3 v, double a, double noiseScale, s
   return {a * v.x + noiseScale * xi.n[0], a * v.y + noiseScale * xi.n[1], a * v.z + noiseScale * xi.n[2]};
 }
 
+/// The kinetic energy a Langevin step reports: that of its midpoint velocities, those after
+/// the first half (B A O A, then the constraints' dx / dt), as OpenMM's LangevinMiddle reports
+/// its stored velocities, with the components along the constraints at the step's midpoint
+/// positions (x_n + x_{n+1}) / 2 removed. BAOAB's on-step velocities read a harmonic mode of
+/// frequency w cold by a factor 1 - (w dt / 2)^2 (a C=O stretch 25% low at 4 fs), while the
+/// velocities after O sample kT exactly at any time step; the projection removes the noise
+/// that O puts along the constraints, which the constrained drift leaves half of (integrators/
+/// NOTES.md). Per particle, for host and device: 1/2 |v|^2 / m^-1.
+FARADAY_HD double langevinMidpointKinetic(Vec3 v, double inverseMass) { return 0.5 * norm2(v) / inverseMass; }
+
 /// Langevin dynamics by BAOAB (Leimkuhler & Matthews 2013), accurate configurational
 /// sampling at large time steps:
 ///   B: v += dt/2 F/m;  A: x += dt/2 v;  O: Ornstein-Uhlenbeck;  A: x += dt/2 v;
 ///   F = F(x);  B: v += dt/2 F/m.
 /// The noise of step n (the step being taken, state.step before it) is keyed by
 /// (seed, step, particle), so a restart continues exactly.
-/// With constraints: the positions are constrained after the second A from x_n, the
-/// displacement dx of the whole drift going into the velocity as dx / dt (as velocity
-/// Verlet's RATTLE does, and GROMACS' and OpenMM's Langevin integrators: dx / (dt/2) would
-/// count the centripetal part twice and heat rotating molecules), and the velocities after the
-/// last B (integrators/NOTES.md).
+/// With constraints, as OpenMM's LangevinMiddle: the velocities after the first B are put on
+/// the constraints at x_n (RATTLE's velocity solve); after A O A the positions are constrained
+/// from x_n, the displacement dx of the whole drift going into the velocity as dx / dt; after
+/// the last B the velocities are put on the constraints at x_{n+1}. Without the first
+/// projection, B's components along the constraints (for a water hydrogen at 4 fs, twice its
+/// thermal speed) drift the atoms along the bonds and the constrained drift turns part of that
+/// into heat: rigid water ran 4-6 K hot at 4 fs (integrators/NOTES.md). A step reports the
+/// kinetic energy of langevinMidpointKinetic.
 class LangevinBaoab : public CpuIntegrator {
  public:
   LangevinBaoab(const System& system, const IntegratorParams& params, int threads);
   void beforeForces(State& state, const std::vector<Vec3>& forces) override;
   void afterForces(State& state, const std::vector<Vec3>& forces) override;
+  std::optional<double> stepKineticEnergy(const State& state) const override;
+  void measureStepKinetic(bool measure) override { measureStepKinetic_ = measure; }
 
  private:
+  /// stepKinetic_ of the step just taken (its first half done).
+  void measureKinetic(const State& state);
+
   double a_;                      ///< exp(-gamma dt)
+  double stepKinetic_ = 0;        ///< the midpoint kinetic energy of the last step (kJ/mol)
+  long long stepKineticAt_ = -1;  ///< the State::step it belongs to (after the step)
+  bool measureStepKinetic_ = true;
+  std::vector<Vec3> midpoint_, projected_;  ///< with constraints: the midpoint positions, velocities
   std::vector<double> noiseScale_;  ///< per particle sqrt((1 - a^2) kT / m), nm/ps
   std::uint64_t seed_;
 };

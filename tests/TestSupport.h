@@ -56,6 +56,29 @@ inline double slope(const std::vector<double>& y) {
   return sxy / sxx;
 }
 
+/// A mean and the standard error of the mean from block averages.
+struct BlockAverage {
+  double mean = 0, error = 0;
+};
+
+/// The mean of `v` and its standard error from `blocks` block means (blocks much longer than
+/// the correlation time of v, so that the block means are independent).
+inline BlockAverage blockAverage(const std::vector<double>& v, int blocks) {
+  const std::size_t per = v.size() / std::size_t(blocks);
+  std::vector<double> means;
+  for (int k = 0; k < blocks; ++k) {
+    double s = 0;
+    for (std::size_t i = 0; i < per; ++i) s += v[std::size_t(k) * per + i];
+    means.push_back(s / double(per));
+  }
+  BlockAverage b;
+  for (double m : means) b.mean += m / blocks;
+  double var = 0;
+  for (double m : means) var += (m - b.mean) * (m - b.mean) / (blocks - 1);
+  b.error = std::sqrt(var / blocks);
+  return b;
+}
+
 /// The message of the faraday::Error that `f` throws ("" when it throws none).
 template <typename F>
 std::string errorOf(F&& f) {

@@ -545,15 +545,27 @@ inline constexpr double kConstraintLengthOverTolerance = 1.01;
 /// 9e-6) at tolerances 1e-4 to 1e-10: what drifts is the LJ force jump at the cutoff, as for
 /// argon (kArgonNveDriftPerAtom: the same bound, 1% of GROMACS' default).
 inline constexpr double kConstrainedNveDriftPerAtom = 5e-5;
-/// Mean on-step kinetic temperature of Langevin BAOAB at 4 fs over the bath's, for the
-/// peptide of test_constraint_runs: BAOAB's on-step velocities of a harmonic mode of frequency
-/// w have variance kT (1 - (w dt / 2)^2) (the positions are exact): measured on that peptide
-/// (h-bonds, 3 amu hydrogens, 20 ps each) 1.006 at 1 fs, 0.970 at 2 fs, 0.905 at 3 fs, 0.897
-/// at 4 fs, falling with dt as predicted. The band [0.80, 1.02] is 0.90 with 4.5 standard errors of a
-/// 4 ps mean (22 K per sample, ~8 independent samples: 7.6 K, 2.5%) and a margin; a count of
-/// degrees of freedom without the 75 constraints reads 0.75.
-inline constexpr double kBaoabKineticTemperatureAt4fsLow = 0.80;
-inline constexpr double kBaoabKineticTemperatureAt4fsHigh = 1.02;
+/// Largest standard error (K) of the peptide ensembles' mean kinetic temperature
+/// (test_langevin_ensemble). On the GPU (1 ns a case, ~0.6 K) small enough that the on-step
+/// velocities' deficit of BAOAB, kT (1 - (w dt / 2)^2) for a mode of frequency w (10% at 4 fs
+/// and ~3% at 2 fs on the peptide with h-bonds), stands out at tol::kStatisticalSigmas; on
+/// the CPU (40 ps, ~3 K, what CI's time allows) the 4 fs deficit does.
+inline constexpr double kEnsembleTemperatureErrorGpu = 1.0;
+inline constexpr double kEnsembleTemperatureErrorCpu = 4.5;
+/// Largest relative standard error of the stiff-angle methyl liquid's mean temperature
+/// (test_langevin_ensemble, 1,944 degrees of freedom, 40 ps): 0.5%, a quarter of the on-step
+/// velocities' deficit there (~7%).
+inline constexpr double kEnsembleStiffTemperatureError = 0.005;
+/// NVE drift of the vacuum peptide with h-bonds (test_langevin_ensemble: 151 atoms, PME at
+/// 1 nm, 1 and 2 fs), kJ/mol/ps per atom.
+inline constexpr double kPeptideNveDriftPerAtom = 1e-4;
+/// Mean kinetic temperature over the bath's of the 4 ps stability run of test_constraint_runs
+/// (the peptide, h-bonds, 3 amu hydrogens, 4 fs): 4.5 standard errors of a 4 ps mean (22 K a
+/// sample, ~8 independent samples: 7.6 K, 2.5%), 0.89 to 1.11. The reported temperature is
+/// that of the midpoint velocities (integrators/Langevin.h); the on-step velocities' read
+/// 0.897, and a count of degrees of freedom without the 75 constraints 0.75.
+inline constexpr double kBaoabKineticTemperatureAt4fsLow = 0.89;
+inline constexpr double kBaoabKineticTemperatureAt4fsHigh = 1.11;
 /// NVE drift of rigid SPC/E water (884 molecules, PME 1e-5, cutoff 1 nm, dt 2 fs) on the GPU,
 /// kJ/mol/ps per atom. On the CPU, equilibrated rigid SPC/E (216 molecules, cutoff 0.8 nm)
 /// drifted -8.9e-5 at 2 fs over 4 ps (2.2e-6 at 1 fs, -1.1e-5 at 0.5 fs); without the

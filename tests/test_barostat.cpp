@@ -50,22 +50,6 @@ Config langevinLj(const std::string& platform) {
   return c;
 }
 
-/// Mean of `v` and the standard error of the mean from `blocks` block averages.
-void blockMean(const std::vector<double>& v, int blocks, double& mean, double& error) {
-  const std::size_t per = v.size() / std::size_t(blocks);
-  std::vector<double> means;
-  for (int k = 0; k < blocks; ++k) {
-    double s = 0;
-    for (std::size_t i = 0; i < per; ++i) s += v[std::size_t(k) * per + i];
-    means.push_back(s / double(per));
-  }
-  mean = 0;
-  for (double m : means) mean += m / blocks;
-  double var = 0;
-  for (double m : means) var += (m - mean) * (m - mean) / (blocks - 1);
-  error = std::sqrt(var / blocks);
-}
-
 class BarostatBackends : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { FARADAY_REQUIRE_BACKEND(GetParam()); }
@@ -92,8 +76,7 @@ TEST_P(BarostatBackends, IdealGasMeanVolumeIsNPlusOneKTOverP) {
     barostat.attempt(*backend, box);
     if (s >= discard) volumes.push_back(box.volume());
   }
-  double mean = 0, error = 0;
-  blockMean(volumes, 20, mean, error);
+  const auto [mean, error] = blockAverage(volumes, 20);
   std::printf("[ info ] ideal gas on %s: <V> %.3f +- %.3f nm^3, expected %.3f; %s", GetParam().c_str(), mean, error,
               expected, barostat.summary().c_str());
   EXPECT_LT(error, tol::kBarostatIdealGasResolution * expected);

@@ -16,6 +16,7 @@
 #include "tests/ConstraintTestSystems.h"
 #include "tests/EngineTestSupport.h"
 #include "tests/GromacsReference.h"
+#include "tests/PeptideRuns.h"
 #include "tests/Tolerances.h"
 
 namespace faraday::test {
@@ -26,25 +27,10 @@ class ConstraintRuns : public ::testing::TestWithParam<std::string> {
   void SetUp() override { FARADAY_REQUIRE_BACKEND(GetParam()); }
 };
 
-/// The peptide of tests/data/gromacs (151 atoms, AMBER99SB-ILDN, vacuum, no restraints) as a
-/// config file of a run in `dir`: h-bonds, hydrogens of `hydrogenMass` amu, Langevin at 300 K.
-std::string peptideConfig(double dt, double hydrogenMass, long long steps) {
-  const std::string folder = (fs::path(sourceDir()) / "tests" / "data" / "gromacs" / "peptide_amber_vacuum").string();
-  std::ostringstream s;
-  s << "[system]\ncoordinates = " << folder << "/conf.gro\ntopology = " << folder << "/topol.top\n"
-    << "constraints = h-bonds\nhydrogen_mass = " << hydrogenMass << "\ntemperature = 300\n"
-    << "[nonbonded]\ncutoff = 1.0\nbuffer = 0.1\n"
-    << "[electrostatics]\nmethod = pme\nfourier_spacing = 0.15\n"
-    << "[integrator]\ntype = langevin\ndt = " << dt << "\ntemperature = 300\nfriction = 1\n"
-    << "[run]\nsteps = " << steps << "\nthreads = 1\nprogress_interval = 0\n"
-    << "[output]\ndirectory = out\nenergy_interval = 10\ntrajectory_interval = 50\ncheckpoint_interval = 50\n";
-  return s.str();
-}
-
 /// 4 fs steps with h-bonds and 3 amu hydrogens (Amber's 3.024, rounded): 5 ps of Langevin
 /// dynamics of the peptide stay on the constraints and within the runaway bounds, and the mean
-/// temperature of the last 4 ps stays near the bath's (BAOAB's on-step kinetic temperature is
-/// about 10% low at 4 fs: kBaoabKineticTemperatureAt4fsLow, integrators/NOTES.md).
+/// temperature of the last 4 ps stays near the bath's (test_langevin_ensemble measures it
+/// precisely).
 TEST_P(ConstraintRuns, PeptideWithHBondsAndHeavyHydrogensIsStableAt4fs) {
   TempDir dir;
   writeText(dir / "sim.cfg", peptideConfig(0.004, 3, 1250));

@@ -21,7 +21,7 @@
 #          "0.001 0.002") and NVE_CPU_PS (default 10; 100 ps on the CPU takes ~8 min at 1 fs
 #          on 16 cores, so run one dt per call) and NVE_OPENMM (default 1) choose what runs
 # The OpenMM anchor runs when `python3 -c "import openmm"` works (carry its wheels: see
-# openmm_anchor.py); it is looked up in BIN_DIR, then ../shared/tools.
+# openmm_anchor.py); it is looked up in BIN_DIR, then tools/.
 # Logs and CSV files go to $OUT (or out/gpu_check).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,7 +35,7 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export FARADAY_EXECUTABLE=$faraday FARADAY_SOURCE_DIR=$root
 anchor=$bin/openmm_anchor.py
-[ -f "$anchor" ] || anchor=$root/../shared/tools/openmm_anchor.py
+[ -f "$anchor" ] || anchor=$root/tools/openmm_anchor.py
 have_openmm=0
 python3 -c "import openmm" 2>/dev/null && [ -f "$anchor" ] && have_openmm=1
 

@@ -90,7 +90,9 @@ class Backend {
     advance(true);
     return energies();
   }
-  /// Kinetic energy in kJ/mol at the current velocities (full-step velocities).
+  /// Kinetic energy in kJ/mol as the run reports it: right after a Langevin step, the step's
+  /// midpoint velocities' (langevinMidpointKinetic, integrators/Langevin.h); else
+  /// that of the current (full-step) velocities.
   virtual double kineticEnergy() = 0;
   /// The first particle (input index) whose position, velocity or force has turned
   /// non-finite (or, on the GPU, a runaway force) since the start; -1 if none. Cheap: on

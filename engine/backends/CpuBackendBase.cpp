@@ -42,10 +42,11 @@ Energies CpuBackendBase::energies() {
   return e;
 }
 
-void CpuBackendBase::advance(bool) {
+void CpuBackendBase::advance(bool withEnergies) {
   if (forces_.size() != system_.size()) evaluateForces();  // first step without computeForces()
   {
     ScopedTimer t(timers_, "integrate");
+    integrator_->measureStepKinetic(withEnergies);
     integrator_->beforeForces(state_, forces_);
   }
   evaluateForces();
@@ -61,6 +62,9 @@ long CpuBackendBase::nonFiniteParticle() {
   return -1;
 }
 
-double CpuBackendBase::kineticEnergy() { return faraday::kineticEnergy(system_, state_.velocities); }
+double CpuBackendBase::kineticEnergy() {
+  if (const std::optional<double> k = integrator_->stepKineticEnergy(state_)) return *k;
+  return faraday::kineticEnergy(system_, state_.velocities);
+}
 
 }  // namespace faraday

@@ -33,6 +33,7 @@ void CudaBackend::advance(bool withEnergies) { impl_->advance(withEnergies); }
 Energies CudaBackend::energies() { return impl_->lastEnergies; }
 double CudaBackend::kineticEnergy() {
   Impl& m = *impl_;
+  if (m.stepKineticAt == m.step) return m.stepKinetic;
   if (m.energiesStep != m.step) {
     launchKineticEnergy(m.stream(), m.allAtoms(), m.dev->keParts.data());
     m.dev->enqueueFinalize(m.stream(), m.pmeSums());

@@ -107,6 +107,10 @@ struct CudaBackend::Impl final : CudaStepWork {
   std::vector<bool> energyAt;   ///< since the last check: whether step k computed energies
   Energies lastEnergies;
   double kinetic = 0;
+  /// A Langevin step's kinetic energy (of its midpoint velocities, langevinMidpointKinetic)
+  /// and the step it belongs to (-1: none).
+  double stepKinetic = 0;
+  long long stepKineticAt = -1;
   std::vector<Vec3> hostForces;
 
   // Volume moves (CudaVolumeMove.cu): the molecules (moleculeStarts) and masses in input
@@ -275,9 +279,18 @@ struct CudaBackend::Impl final : CudaStepWork {
 
   // ---- The pieces of a step (CudaStepWork) ---------------------------------------------
 
+  /// The integrator's parameters of a step's first halves: with Langevin and energies, the
+  /// step's midpoint kinetic energy into its sum.
+  CudaIntegratorParams firstHalfParams(bool energies) const {
+    CudaIntegratorParams p = integ;
+    if (energies && integ.langevin) p.stepKinetic = dev->nbSums.data() + kStepKineticSumAt;
+    return p;
+  }
+
   void enqueueConstraints(cudaStream_t s, bool first, bool energies) override {
     if (!constraints) return;
-    if (first) constraints->enqueueFirstHalf(s, atoms(), integ, dev->status.data(), dev->slotOfAtom.data());
+    if (first)
+      constraints->enqueueFirstHalf(s, atoms(), firstHalfParams(energies), dev->status.data(), dev->slotOfAtom.data());
     else
       constraints->enqueueSecondHalf(s, atoms(), integ, dev->status.data(), dev->slotOfAtom.data(),
                                      energies ? dev->nbSums.data() + kConstraintSumsAt : nullptr, true);
@@ -285,12 +298,13 @@ struct CudaBackend::Impl final : CudaStepWork {
 
   /// The first half; with the update split of this GPU's slots, then the positions'
   /// all-gather and the other slots' wrapped positions, fractions and displacement test.
-  void enqueueFirstHalf(cudaStream_t s, cudaGraphConditionalHandle rebuild) override {
+  void enqueueFirstHalf(cudaStream_t s, cudaGraphConditionalHandle rebuild, bool energies) override {
+    const CudaIntegratorParams params = firstHalfParams(energies);
     if (!updateSplit()) {
-      launchFirstHalf(s, atoms(), integ, dev->status.data(), &rebuild);
+      launchFirstHalf(s, atoms(), params, dev->status.data(), &rebuild);
       return;
     }
-    launchFirstHalf(s, atoms(), integ, dev->status.data(), nullptr);
+    launchFirstHalf(s, atoms(), params, dev->status.data(), nullptr);
     enqueueShareOwn(s, CudaPeerSum::kPositions);
     launchWrapOthers(s, atoms(), integ, dev->status.data(), &rebuild);
   }
@@ -372,15 +386,16 @@ struct CudaBackend::Impl final : CudaStepWork {
   bool anyGpu(bool flag) const { return share ? share->any(flag) : flag; }  ///< on any GPU of the step
 
   /// The second half; energies: the kinetic energy (with the update split, of every GPU's
-  /// velocities, gathered with the constraint virials summed) and the energies' sums.
+  /// velocities, gathered with the constraint virials and the step's kinetic energies summed)
+  /// and the energies' sums.
   void enqueueSecondHalf(cudaStream_t s, bool energies) override {
     const bool split = updateSplit();
     launchSecondHalf(s, atoms(), integ, dev->status.data(), pme ? pme->binsNeeded() : nullptr,
                      energies && !split ? dev->keParts.data() : nullptr);
     if (!energies) return;
     if (split) {
-      enqueueShareOwn(s, CudaPeerSum::kVelocities, constraints ? dev->nbSums.data() + kConstraintSumsAt : nullptr,
-                      constraints ? 6 : 0);
+      enqueueShareOwn(s, CudaPeerSum::kVelocities, dev->nbSums.data() + kConstraintSumsAt,
+                      kDeviceSums - kConstraintSumsAt);
       launchKineticEnergy(s, allAtoms(), dev->keParts.data());
     }
     dev->enqueueFinalize(s, pmeSums());
@@ -450,6 +465,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     stateTime = state.time;
     step = 0;
     energiesStep = -1;
+    stepKineticAt = -1;
     firstBad = -1;
     statusReadAt = -1;
     energyAt.clear();
@@ -534,8 +550,14 @@ struct CudaBackend::Impl final : CudaStepWork {
     dev->enqueueFinalize(s, pmeSums());
   }
 
-  Energies readEnergies() {
+  /// The energies of the last evaluation or step; `afterStep`: of a step with energies, whose
+  /// Langevin kinetic energy becomes stepKinetic.
+  Energies readEnergies(bool afterStep = false) {
     const DeviceEnergies d = fromDevice(dev->deviceEnergies.data(), stream());
+    if (afterStep && integ.langevin) {
+      stepKinetic = d.sums[kStepKineticSumAt];
+      stepKineticAt = step;
+    }
     Energies e;
     (typed ? e.pair : e.lj) = d.sums[kSumLj];
     e.coulombReal = d.sums[kSumCoulomb];
@@ -589,7 +611,7 @@ struct CudaBackend::Impl final : CudaStepWork {
     if (energies || step % cuda_step::kCheckInterval == 0) check();
     if (energies) {
       energiesStep = step;
-      readEnergies();
+      readEnergies(true);
     }
   }
 

@@ -22,18 +22,20 @@ namespace faraday {
 
 /// The fixed-point energy sums of a step: the short-range kernel's (NonbondedSum), then the
 /// bonded kernels' (BondedSum), then PME's energy and virial when it is split over GPUs (E,
-/// xx yy zz xy xz yz; else zero), then the constraint virial (xx yy zz xy xz yz). The GPUs of
-/// a step sum all of them but the constraint virial.
+/// xx yy zz xy xz yz; else zero), then the constraint virial (xx yy zz xy xz yz), then a
+/// Langevin step's midpoint kinetic energy (CudaIntegratorParams::stepKinetic). The GPUs of a
+/// step sum all of them but the last 7 (which the update split sums as its extra sums).
 inline constexpr int kBondedSumsAt = kNonbondedSums;
 inline constexpr int kPmeSumsAt = int(kNonbondedSums) + int(kBondedSums);
 inline constexpr int kConstraintSumsAt = kPmeSumsAt + 7;
-inline constexpr int kDeviceSums = kConstraintSumsAt + 6;
+inline constexpr int kStepKineticSumAt = kConstraintSumsAt + 6;
+inline constexpr int kDeviceSums = kStepKineticSumAt + 1;
 
 /// Energies summed on the device: kinetic, then the fixed-point sums converted, then PME's
 /// (from PME's own sums, or from the fixed-point ones when PME is split over GPUs).
 struct DeviceEnergies {
   double kinetic;
-  double sums[kDeviceSums];  ///< nonbonded at 0, bonded at kBondedSumsAt, constraint virial at kConstraintSumsAt
+  double sums[kDeviceSums];  ///< nonbonded at 0, bonded at kBondedSumsAt, constraint virial at kConstraintSumsAt, ...
   double recip[7];
 };
 

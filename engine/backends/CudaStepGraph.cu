@@ -76,7 +76,7 @@ void CudaStepGraph::capture(int variant, cudaStream_t stream) {
     mark(0);
     work_.enqueueConstraints(stream, true, energies);
     mark(1);
-    work_.enqueueFirstHalf(stream, handles_[variant]);
+    work_.enqueueFirstHalf(stream, handles_[variant], energies);
     mark(2);
     // The conditional list build, its body captured on bodyStream_.
     FARADAY_CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &captureStatus, nullptr, &building, &deps, nullptr, &numDeps));

@@ -24,9 +24,9 @@ class CudaStepWork {
   /// The constraints' share of a half step (nothing without constraints): before the
   /// integrator's first half (`first`) or second half [with the constraint virial].
   virtual void enqueueConstraints(cudaStream_t stream, bool first, bool energies) = 0;
-  /// The integrator's first half; its last block sets `rebuild` when an atom moved more than
-  /// half the buffer.
-  virtual void enqueueFirstHalf(cudaStream_t stream, cudaGraphConditionalHandle rebuild) = 0;
+  /// The integrator's first half [with the step's kinetic energy]; its last block sets
+  /// `rebuild` when an atom moved more than half the buffer.
+  virtual void enqueueFirstHalf(cudaStream_t stream, cudaGraphConditionalHandle rebuild, bool energies) = 0;
   /// The list build at the current positions (sort, permutation, tiles).
   virtual void enqueueRebuild(cudaStream_t stream) = 0;
   /// Short-range tiles, bonded terms and PME into the cleared forces, PME beside the rest when
