@@ -59,6 +59,9 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
   const auto t0 = std::chrono::steady_clock::now();
   Timers own;
   if (!timers) timers = &own;
+  // Before any frame or file: the map's accuracy.
+  for (const std::string& w : checkElectrostaticsAccuracy(config, system, false, true))
+    std::cerr << "faraday: warning: " << w << "\n";
   const auto trajectory = openMapTrajectory(config, system);
   const std::filesystem::path out = mapOutputPath(config);
   try {
@@ -147,6 +150,8 @@ void mapDryRun(const Config& config, std::ostream& log) {
   // The map keys and map.file's format, checked as a run's map checks them (nothing is
   // allocated before the first frame).
   const MapReporter map(config, setup.system, useCuda, nullptr);
+  for (const std::string& w : checkElectrostaticsAccuracy(config, setup.system, false, true))
+    std::cerr << "faraday: warning: " << w << "\n";
   Lattice lattice = map.averager().lattice();
   if (config.map.extent == "atoms") {
     TrajectoryFrame first;

@@ -5,6 +5,7 @@
 #include "core/Error.h"
 #include "engine/config/KernelParams.h"
 #include "engine/formats/MapWriters.h"
+#include "engine/formats/TextParse.h"
 #include "kernels/dcs/CudaDcs.h"
 #include "kernels/dcs/PmeMap.h"
 
@@ -156,6 +157,23 @@ EwaldSetup mapEwaldSetup(const Config& config, const System& system) {
   EwaldSetup s = chooseEwaldSetup(grid, config.nonbonded.cutoff, system.box);
   s.beta = s.pme.beta = config.map.ewaldFactor;
   return s;
+}
+
+std::vector<std::string> checkElectrostaticsAccuracy(const Config& config, const System& system, bool run, bool map) {
+  std::vector<std::string> warnings;
+  const auto check = [&](const EwaldSetup& setup, const std::string& what, const std::string& betaFrom) {
+    if (std::string w = checkPmeAccuracy(config, setup, system.box, what, betaFrom); !w.empty()) warnings.push_back(w);
+  };
+  const std::string rtolBeta = "from nonbonded.cutoff = " + formatNumber(config.nonbonded.cutoff) +
+                               " and electrostatics.ewald_rtol = " + formatNumber(config.electrostatics.ewaldRtol);
+  const bool runPme = run && !config.nonbonded.allPairs() && config.electrostatics.method == "pme";
+  if (runPme) check(chooseEwaldSetup(config, system.box), "electrostatics.method = pme", rtolBeta);
+  if (map && config.map.method == "pmepot")
+    check(mapEwaldSetup(config, system), "map.method = pmepot",
+          "map.ewald_factor = " + formatNumber(config.map.ewaldFactor));
+  else if (map && config.map.method == "pme" && !runPme)
+    check(mapEwaldSetup(config, system), "map.method = pme", rtolBeta);
+  return warnings;
 }
 
 std::filesystem::path mapOutputPath(const Config& config) {

@@ -371,6 +371,8 @@ void checkRestart(const Config& config, const Checkpoint& checkpoint, const Syst
 
 RunResult runFromConfig(const Config& config, const RunOptions& options, std::ostream& log) {
   Setup setup = buildSetup(config);
+  for (const std::string& w : checkElectrostaticsAccuracy(config, setup.system, true, config.map.enabled))
+    setup.warnings.push_back(w);
   for (const std::string& warning : setup.warnings) {
     std::cerr << "faraday: warning: " << warning << "\n";
     logFileOnly(log, "Warning: " + warning + "\n");
