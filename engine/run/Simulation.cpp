@@ -70,6 +70,7 @@ Simulation::Simulation(const Config& config, Setup setup, std::optional<Checkpoi
   }
   firstStep_ = state_.step;
   physics_ = physicsDescription(config_, setup_.system);
+  fingerprint_ = systemFingerprint(setup_.system);
 }
 
 Simulation::~Simulation() = default;
@@ -248,6 +249,7 @@ void Simulation::saveCheckpoint(const State& state, const std::vector<Vec3>& lis
   c.listReference = listReference;
   c.physics = physics_;
   c.barostat = barostat;
+  c.fingerprint = fingerprint_;
   writeCheckpoint(outputPath(config_.output.checkpointFile), c);
 }
 
@@ -380,6 +382,7 @@ RunResult runFromConfig(const Config& config, const RunOptions& options, std::os
   std::optional<Checkpoint> checkpoint;
   if (!options.restart.empty()) {
     checkpoint = readCheckpoint(options.restart, setup.system.size(), physicsDescription(config, setup.system));
+    checkSameSystem(*checkpoint, setup.system, options.restart);
     checkRestart(config, *checkpoint, setup.system, log);
   }
   if (options.dryRun) {

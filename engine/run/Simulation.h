@@ -93,6 +93,7 @@ class Simulation {
   std::unique_ptr<MonteCarloBarostat> barostat_;  ///< null without [barostat]
   BarostatState lastGoodBarostat_;
   std::string physics_;
+  SystemFingerprint fingerprint_;  ///< what the checkpoints remember of the system
   long long firstStep_ = 0;
   double nsPerDay_ = 0;
 };
