@@ -33,6 +33,20 @@ std::optional<Runaway> findRunaway(const System& system, const State& state, con
   return Runaway{worst, text};
 }
 
+double longestStepWithinBound(const System& system, const State& state, const std::vector<Vec3>& forces) {
+  double best = HUGE_VAL;
+  for (std::size_t i = 0; i < state.velocities.size(); ++i) {
+    const double v = std::sqrt(norm2(state.velocities[i]));
+    const double a = i < forces.size() ? std::sqrt(norm2(forces[i])) / system.mass[i] : 0.0;
+    // The positive root of v t + a t^2 / 2 = b, as 2b / (v + sqrt(v^2 + 2ab)): no cancellation
+    // when a is small, b / v when a = 0, infinite when nothing moves.
+    const double b = kMaxStepDisplacement;
+    const double t = 2 * b / (v + std::sqrt(v * v + 2 * a * b));
+    best = std::min(best, t);
+  }
+  return best;
+}
+
 std::optional<std::string> potentialRunaway(const System& system, double potential) {
   const double perParticle = potential / double(std::max<std::size_t>(1, system.size()));
   if (!(perParticle > kMaxPotentialPerParticle)) return std::nullopt;

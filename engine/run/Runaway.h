@@ -28,6 +28,9 @@ struct Runaway {
 /// The particle that moves furthest in one step by the measure above, when that exceeds
 /// kMaxStepDisplacement; `forces` may be empty (velocities only).
 std::optional<Runaway> findRunaway(const System& system, const State& state, const std::vector<Vec3>& forces, double dt);
+/// The longest time step (ps) for which no particle of `state` moves more than
+/// kMaxStepDisplacement in one step (|v| dt + |F| dt^2 / 2m); infinite when nothing moves.
+double longestStepWithinBound(const System& system, const State& state, const std::vector<Vec3>& forces);
 /// A reason when the potential energy exceeds kMaxPotentialPerParticle per particle.
 std::optional<std::string> potentialRunaway(const System& system, double potential);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <utility>
 
@@ -72,6 +73,22 @@ void setExclusions(Topology& t, const std::vector<std::pair<int, int>>& pairs, s
   }
   for (std::size_t p = 0; p < atoms; ++p)
     std::sort(t.exclusions.begin() + t.exclusionOffsets[p], t.exclusions.begin() + t.exclusionOffsets[p + 1]);
+}
+
+/// What a file that is not a .top is, from its first bytes; "" for text that may be one.
+std::string notATopology(const std::filesystem::path& top) {
+  std::ifstream in(top, std::ios::binary);
+  char head[4096];
+  in.read(head, sizeof head);
+  const std::string bytes(head, std::size_t(in.gcount()));
+  if (bytes.find('\0') != std::string::npos)
+    return top.extension() == ".tpr" ? "a binary GROMACS run input (.tpr), not a .top topology: give the .top that "
+                                       "grompp read"
+                                     : "a binary file, not a GROMACS .top topology";
+  if (bytes.rfind("%VERSION", 0) == 0 || bytes.find("%FLAG ") != std::string::npos)
+    return "an AMBER prmtop, not a GROMACS .top topology: system.topology reads GROMACS topologies (ParmEd or "
+           "acpype convert a prmtop into one)";
+  return "";
 }
 
 class Assembler {
@@ -147,7 +164,10 @@ GromacsTopology readGromacsTopology(const std::filesystem::path& top, const std:
                                     const std::vector<std::filesystem::path>& includeDirs) {
   GromacsTopology out;
   out.file = top;
+  if (const std::string what = notATopology(top); !what.empty()) throw fileError(top.string(), 0, "this is " + what);
   const std::vector<TopLine> lines = preprocessTopology(top, defines, includeDirs, out.warnings);
+  if (lines.empty())
+    throw fileError(top.string(), 0, "the topology is empty: no directive in the lines read (only comments, blank lines or skipped regions)");
   const ParsedTopology parsed = parseTopology(lines, out.warnings);
   out.defaults = parsed.forceField.defaults;
   out.systemName = parsed.systemName;

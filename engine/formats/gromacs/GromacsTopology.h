@@ -64,7 +64,8 @@ struct GromacsTopology {
 /// Reads `top` and its includes. `defines` are grompp's -DNAME / -DNAME=value options (the
 /// mdp `define` split at blanks); `includeDirs` are searched after the including file's
 /// directory and before GMXLIB and the GROMACS data directory. Throws Error naming file and
-/// line for bad input.
+/// line for bad input. An empty file, a binary file (a .tpr) and an AMBER prmtop are errors
+/// naming the file and what it is.
 GromacsTopology readGromacsTopology(const std::filesystem::path& top, const std::vector<std::string>& defines,
                                     const std::vector<std::filesystem::path>& includeDirs = {});
 
