@@ -10,6 +10,7 @@
 #include "engine/config/ConfigHelp.h"
 #include "engine/maps/MapFrames.h"
 #include "engine/maps/MapReporter.h"
+#include "engine/formats/MapWriters.h"
 #include "engine/run/OutputFolder.h"
 #include "engine/run/Progress.h"
 #include "engine/run/StopSignals.h"
@@ -59,11 +60,12 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
   const auto t0 = std::chrono::steady_clock::now();
   Timers own;
   if (!timers) timers = &own;
-  // Before any frame or file: the map's accuracy.
+  // Before any frame or file: the output's format and the map's accuracy.
+  const std::filesystem::path out = mapOutputPath(config);
+  checkMapFormat(out);
   for (const std::string& w : checkElectrostaticsAccuracy(config, system, false, true))
     std::cerr << "faraday: warning: " << w << "\n";
   const auto trajectory = openMapTrajectory(config, system);
-  const std::filesystem::path out = mapOutputPath(config);
   try {
     checkWritable(out);  // creates the output folder; fails now, not after the frames
   } catch (const Error& e) {

@@ -184,9 +184,7 @@ std::filesystem::path mapOutputPath(const Config& config) {
 MapReporter::MapReporter(const Config& config, const System& system, bool useCuda, Timers* timers)
     : averager_(config.map, system, useCuda, timers, std::make_unique<EwaldSetup>(mapEwaldSetup(config, system)).get()),
       interval_(config.map.interval), file_(mapOutputPath(config)) {
-  std::filesystem::path ext = file_.extension();
-  if (ext != ".dx" && ext != ".mrc" && ext != ".ccp4" && ext != ".map")
-    throw keyError("map.file", "'" + file_.string() + "': unknown map format (use .dx, .mrc, .ccp4 or .map)");
+  checkMapFormat(file_);
 }
 
 void MapReporter::start(Backend& backend) {
