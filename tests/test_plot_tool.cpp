@@ -67,5 +67,42 @@ TEST_F(PlotToolTest, MdBenchBecomesThroughputAndPhasePictures) {
       << readText(dir / "plot.out");
 }
 
+/// The total energy's drift is printed (and drawn) for an NVE run alone: a thermostat changes
+/// the total, so a Langevin run's "drift" would mean nothing.
+TEST_F(PlotToolTest, TheEnergyDriftIsGivenForNveRunsAlone) {
+  if (std::system("python3 -c 'import matplotlib' > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 with matplotlib";
+  ASSERT_EQ(runFaraday(dir.path(), {"run", "sim.cfg"}).exitCode, 0);
+  ASSERT_EQ(plot(dir.path(), "energy out/energy.csv --out pics"), 0) << readText(dir / "plot.out");
+  EXPECT_EQ(readText(dir / "plot.out").find("energy drift"), std::string::npos) << readText(dir / "plot.out");
+  const CommandResult nve = runFaraday(dir.path(), {"run", "sim.cfg", "--integrator.type=verlet", "--output.directory=nve"});
+  ASSERT_EQ(nve.exitCode, 0) << nve.err;
+  ASSERT_EQ(plot(dir.path(), "energy nve/energy.csv --out pics"), 0) << readText(dir / "plot.out");
+  EXPECT_HAS(readText(dir / "plot.out"), "nve/energy.csv: NVE energy drift max |E - E(0)| / |E(0)| = ");
+}
+
+/// `plot.py --help` and the README describe the atoms a map slice shows in the same words.
+TEST(PlotTool, HelpAndReadmeAgreeOnTheAtomsOfAMapSlice) {
+  if (std::system("python3 -c 'import matplotlib' > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 with matplotlib";
+  TempDir dir;
+  ASSERT_EQ(plot(dir.path(), "--help"), 0);
+  const auto squeezed = [](const std::string& text) {  // every run of white space as one blank
+    std::string out;
+    bool blank = false;
+    for (const char c : text) {
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        blank = true;
+        continue;
+      }
+      if (blank && !out.empty()) out += ' ';
+      blank = false;
+      out += c;
+    }
+    return out;
+  };
+  const std::string phrase = "the atoms within half a grid spacing of the plane overlaid (a solute's atoms within 0.3 nm)";
+  EXPECT_HAS(squeezed(readText(dir / "plot.out")), phrase);
+  EXPECT_HAS(squeezed(readText(sourceDir() + "/README.md")), phrase);
+}
+
 }  // namespace
 }  // namespace faraday::test

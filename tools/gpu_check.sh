@@ -24,6 +24,11 @@
 # openmm_anchor.py); it is looked up in BIN_DIR, then tools/.
 # Logs and CSV files go to $OUT (or out/gpu_check).
 set -uo pipefail
+# Nothing here means anything without a GPU: one line and stop, before any test or benchmark.
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "gpu_check.sh: no NVIDIA GPU on this machine (nvidia-smi is missing or lists none); run it where one is" >&2
+  exit 2
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "${1:-$root/build}" && pwd)
 mode=${2:-full}

@@ -59,3 +59,10 @@ for name, r in rates.items():
     print(f"{name:12s} {r:10.1f} {100.0 * extra / step_seconds(base):11.2f} {1e6 * extra * interval:10.1f}{note}")
 PY
 for m in $methods; do sed -n "s/^potential map: /  $m: /p" "$out/${m}_1.log" 2>/dev/null; done
+# A table of failed runs is no measurement: say so and fail.
+failed=""
+for m in $methods; do case " ${rates[$m]} " in *" fail "*) failed="$failed $m";; esac; done
+if [ -n "$failed" ]; then
+  echo "map_cost.sh: runs failed for map.method:$failed (logs in $out)" >&2
+  exit 1
+fi

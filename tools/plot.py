@@ -2,7 +2,9 @@
 """Plots of Faraday's outputs (matplotlib), where looking beats reading.
 
   tools/plot.py energy out/energy.csv            energy.png, temperature.png, pressure.png (none for
-                                                 an all-pairs log: open boundaries have no pressure)
+                                                 an all-pairs log: open boundaries have no pressure);
+                                                 the total energy's drift only for an NVE run (the
+                                                 run.log beside the log says integrator.type = verlet)
   tools/plot.py bench pme_bench.csv              pme_phases.png: median time per PME phase,
                                                  CPU against GPU, one panel per system size
   tools/plot.py md md_bench.csv [--openmm openmm.log]
@@ -12,8 +14,9 @@
                                                  phase, one bar per size and platform
   tools/plot.py map out/potential.dx --coordinates out/final.gro [--axis z] [--at 2.5]
                                                  map_slice.png: the slice nearest to --at (nm,
-                                                 default the middle) with the atoms within
-                                                 half a grid spacing of it overlaid
+                                                 default the middle) with the atoms within half a
+                                                 grid spacing of the plane overlaid (a solute's
+                                                 atoms within 0.3 nm)
 
 Pictures go next to the input unless --out names a folder.
 """
@@ -46,6 +49,20 @@ def read_energy_log(path):
     return columns
 
 
+def is_nve(path):
+    """Whether the run of energy log `path` was NVE: its run.log (beside it) has integrator.type =
+    verlet and no barostat. A thermostat or a barostat exchanges energy, so a drift of the total
+    means nothing there; without a run log it is not known."""
+    log = os.path.join(os.path.dirname(os.path.abspath(path)), "run.log")
+    try:
+        with open(log, errors="replace") as f:
+            pairs = [line.strip("\n ").partition(" = ") for line in f if line.startswith("  ")]
+    except OSError:
+        return False
+    settings = {key: value for key, sep, value in pairs if sep}
+    return settings.get("integrator.type") == "verlet" and settings.get("barostat.enabled", "false") != "true"
+
+
 def plot_energy(path, out):
     c = read_energy_log(path)
     t = c["Time (ps)"]
@@ -55,10 +72,11 @@ def plot_energy(path, out):
         a.set_ylabel(name.replace(" (kJ/mole)", "\n(kJ/mol)"))
         a.grid(alpha=0.3)
     total = c["Total Energy (kJ/mole)"]
-    if total and total[0] != 0:
-        # How well the total is conserved, in the panel's corner (NVE runs, all-pairs mode).
+    if total and total[0] != 0 and is_nve(path):
+        # How well the total is conserved, in the panel's corner (NVE runs alone).
         change = max(abs(e - total[0]) for e in total) / abs(total[0])
         ax[2].set_title(f"max |E - E(0)| / |E(0)| = {change:.2e}", loc="right", fontsize=8)
+        print(f"{path}: NVE energy drift max |E - E(0)| / |E(0)| = {change:.2e}")
     ax[-1].set_xlabel("time (ps)")
     fig.suptitle(os.path.basename(path) + ": energies")
     fig.tight_layout()

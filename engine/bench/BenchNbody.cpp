@@ -177,6 +177,47 @@ std::string rate(double n, double ms) {
   return b;
 }
 
+/// The table's and the CSV's headers; without a GPU (`gpu` false) only the CPU loop's columns.
+void printHeaders(bool gpu, std::ofstream& csv) {
+  if (!gpu) {
+    if (csv) csv << "n,cpu_ms,cpu_interactions_per_s\n";
+    std::printf("%9s %11s %12s\n", "N", "cpu ms", "cpu int/s");
+    return;
+  }
+  if (csv) csv << "n,triangular_ms,triangular_interactions_per_s,pairs_evaluated_per_s,one_sided_ms,"
+                  "one_sided_interactions_per_s,cpu_ms,cpu_interactions_per_s,rsqrt_ceiling_per_s,"
+                  "triangular_force_rel_rms,one_sided_force_rel_rms,total_force_exactly_zero,uniform_mass_ms,"
+                  "uniform_mass_interactions_per_s\n";
+  std::printf("%9s %11s %12s %12s %11s %12s %11s %12s %9s %9s %10s %10s %6s\n", "N", "tri ms", "tri int/s",
+              "tri pairs/s", "1-side ms", "1-side int/s", "cpu ms", "cpu int/s", "tri/1side", "tri/cpu",
+              "tri err", "1side err", "sum=0");
+}
+
+/// One size's line of the table and row of the CSV (the columns of printHeaders).
+void printRow(const Row& row, bool gpu, double ceiling, std::ofstream& csv) {
+  const double nn = double(row.n);
+  if (!gpu) {
+    std::printf("%9d %11.2f %12s\n", row.n, row.cpuMs, rate(nn, row.cpuMs).c_str());
+    if (csv) csv << row.n << ',' << row.cpuMs << ',' << rate(nn, row.cpuMs) << '\n';
+    std::fflush(stdout);
+    return;
+  }
+  char pairsRate[32] = "-";
+  if (std::isfinite(row.triMs)) std::snprintf(pairsRate, sizeof pairsRate, "%.3e", row.pairsEvaluated / (1e-3 * row.triMs));
+  std::printf("%9d %11.4f %12s %12s %11.4f %12s %11.2f %12s %9.2f %9.0f %10.2e %10.2e %6s\n", row.n, row.triMs,
+              rate(nn, row.triMs).c_str(), pairsRate, row.oneMs, rate(nn, row.oneMs).c_str(), row.cpuMs,
+              rate(nn, row.cpuMs).c_str(), row.oneMs / row.triMs, row.cpuMs / row.triMs, row.triErr, row.oneErr,
+              std::isfinite(row.triMs) ? (row.exactZero ? "yes" : "NO") : "-");
+  if (std::isfinite(row.uniMs))
+    std::printf("%9s uniform-mass path: %.4f ms, %s interactions/s (%.2fx the general path; forces differ from it by rel RMS %.1e)\n",
+                "", row.uniMs, rate(nn, row.uniMs).c_str(), row.triMs / row.uniMs, row.uniErr);
+  std::fflush(stdout);
+  if (csv) csv << row.n << ',' << row.triMs << ',' << rate(nn, row.triMs) << ',' << pairsRate << ',' << row.oneMs << ','
+               << rate(nn, row.oneMs) << ',' << row.cpuMs << ',' << rate(nn, row.cpuMs) << ',' << ceiling << ','
+               << row.triErr << ',' << row.oneErr << ',' << (row.exactZero ? 1 : 0) << ',' << row.uniMs << ','
+               << rate(nn, row.uniMs) << '\n';
+}
+
 }  // namespace
 
 int benchNbody(const std::vector<std::string>& args) {
@@ -186,21 +227,17 @@ int benchNbody(const std::vector<std::string>& args) {
   if (o.platforms == "cuda" && !gpu) throw Error("faraday bench nbody --platforms=cuda: " + cudaDeviceDescription());
   const bool cpu = o.platforms != "cuda";
   std::ofstream csv = BenchOptions::openCsv(o.csv);
-  if (csv) csv << "n,triangular_ms,triangular_interactions_per_s,pairs_evaluated_per_s,one_sided_ms,"
-                  "one_sided_interactions_per_s,cpu_ms,cpu_interactions_per_s,rsqrt_ceiling_per_s,"
-                  "triangular_force_rel_rms,one_sided_force_rel_rms,total_force_exactly_zero,uniform_mass_ms,"
-                  "uniform_mass_interactions_per_s\n";
   if (gpu) std::printf("device: %s\n", cudaDeviceDescription().c_str());
+  else std::printf("no CUDA device (%s): the CPU loop alone\n", cudaDeviceDescription().c_str());
   std::printf("softening %.4g nm; interactions/s = N^2 / time; CPU: %d threads, up to N = %lld\n", o.softening,
               o.threads > 0 ? o.threads : omp_get_max_threads(), o.cpuMax);
-  std::printf("%9s %11s %12s %12s %11s %12s %11s %12s %9s %9s %10s %10s %6s\n", "N", "tri ms", "tri int/s",
-              "tri pairs/s", "1-side ms", "1-side int/s", "cpu ms", "cpu int/s", "tri/1side", "tri/cpu",
-              "tri err", "1side err", "sum=0");
+  printHeaders(gpu, csv);
   double ceiling = NAN;
 #if defined(FARADAY_HAVE_CUDA)
   if (gpu) ceiling = cudaRsqrtCeiling();
 #endif
   for (int n : o.sizes) {
+    if (!gpu && n > o.cpuMax) continue;  // no column would have a value
     const std::vector<Vec3> x = plummer(n, 2026u + unsigned(n));
     const double m = 1.0 / n;
     Row row;
@@ -209,21 +246,7 @@ int benchNbody(const std::vector<std::string>& args) {
     if (gpu) runGpu(o, x, m, row);
 #endif
     if (cpu && n <= o.cpuMax) runCpu(o, x, m, row);
-    const double nn = double(n);
-    char pairsRate[32] = "-";
-    if (std::isfinite(row.triMs)) std::snprintf(pairsRate, sizeof pairsRate, "%.3e", row.pairsEvaluated / (1e-3 * row.triMs));
-    std::printf("%9d %11.4f %12s %12s %11.4f %12s %11.2f %12s %9.2f %9.0f %10.2e %10.2e %6s\n", n, row.triMs,
-                rate(nn, row.triMs).c_str(), pairsRate, row.oneMs, rate(nn, row.oneMs).c_str(), row.cpuMs,
-                rate(nn, row.cpuMs).c_str(), row.oneMs / row.triMs, row.cpuMs / row.triMs, row.triErr, row.oneErr,
-                std::isfinite(row.triMs) ? (row.exactZero ? "yes" : "NO") : "-");
-    if (std::isfinite(row.uniMs))
-      std::printf("%9s uniform-mass path: %.4f ms, %s interactions/s (%.2fx the general path; forces differ from it by rel RMS %.1e)\n",
-                  "", row.uniMs, rate(nn, row.uniMs).c_str(), row.triMs / row.uniMs, row.uniErr);
-    std::fflush(stdout);
-    if (csv) csv << n << ',' << row.triMs << ',' << rate(nn, row.triMs) << ',' << pairsRate << ',' << row.oneMs << ','
-                 << rate(nn, row.oneMs) << ',' << row.cpuMs << ',' << rate(nn, row.cpuMs) << ',' << ceiling << ','
-                 << row.triErr << ',' << row.oneErr << ',' << (row.exactZero ? 1 : 0) << ',' << row.uniMs << ','
-                 << rate(nn, row.uniMs) << '\n';
+    printRow(row, gpu, ceiling, csv);
   }
 #if defined(FARADAY_HAVE_CUDA)
   if (gpu) {

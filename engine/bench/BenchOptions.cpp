@@ -77,6 +77,8 @@ std::vector<double> BenchOptions::numberList(const char* name, const std::string
 std::ofstream BenchOptions::openCsv(const std::filesystem::path& path) {
   std::ofstream csv;
   if (path.empty()) return csv;
+  std::error_code ignored;  // a folder that cannot be made fails at the open, naming the file
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ignored);
   csv.open(path);
   if (!csv) throw fileError(path.string(), 0, "cannot open for writing");
   return csv;

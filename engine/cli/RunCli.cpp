@@ -24,7 +24,11 @@ int runCommand(const std::vector<std::string>& args) {
   try {
     result = runFromConfig(config, RunOptions{a.dryRun, a.restart}, log);
   } catch (const std::exception& e) {
-    log.fileOnly(std::string("faraday: error: ") + e.what() + "\n");
+    try {
+      log.fileOnly(std::string("faraday: error: ") + e.what() + "\n");
+    } catch (const std::exception&) {
+      // The run log cannot be written (the error may be just that): the error itself goes on.
+    }
     throw;
   }
   if (!result.interrupted) return 0;

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "core/Error.h"
+#include "engine/formats/AtomicFile.h"
 #include "engine/formats/Trajectory.h"
 
 namespace faraday {
@@ -26,6 +27,7 @@ void addOutput(std::vector<NamedFile>& out, const Config& config, const char* ke
   if (name.empty()) return;
   const fs::path path = absoluteNormal(config.output.directory / name);
   out.push_back({key, path, ""});
+  if (isSpecialFile(path)) return;  // a device or a FIFO is written through: no companions
   if (atomic) out.push_back({key, withSuffix(path, ".tmp"), "the temporary file"});
   if (keepsPrevious) out.push_back({key, withSuffix(path, ".prev"), "the previous version"});
 }
@@ -67,6 +69,7 @@ void checkOutputNames(const Config& config, const KeyOrigins& origins) {
   for (std::size_t j = 0; j < outputs; ++j)
     for (std::size_t i = 0; i < files.size(); ++i) {
       if (i == j || files[i].path != files[j].path || files[i].key == files[j].key) continue;
+      if (i < outputs && isSpecialFile(files[j].path)) continue;  // outputs may share /dev/null
       if (i < outputs && i > j) continue;  // each pair of outputs once
       // Name the output that was set explicitly first: that is the one to change.
       const bool swap = i < outputs && !origins.count(files[j].key) && origins.count(files[i].key);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/Error.h"
+#include "engine/formats/LineFile.h"
 #include "engine/config/ConfigEntries.h"
 #include "engine/config/ConfigKeys.h"
 #include "engine/formats/TextParse.h"
@@ -60,14 +61,9 @@ IniIndex scanIni(const std::string& file, const std::string& text) {
 }
 
 std::string readText(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    if (!fs::exists(file)) throw fileError(file.string(), 0, "config file not found");
-    throw fileError(file.string(), 0, "cannot read the config file");
-  }
-  std::ostringstream s;
-  s << in.rdbuf();
-  std::string text = s.str();
+  // Line by line, in bounded memory: a line beyond LineFile::kMaxLineBytes is an error.
+  std::string text;
+  for (const std::string& line : LineFile::read(file, "config file").lines) text += line + '\n';
   // A UTF-8 byte-order mark (some Windows editors write one) is no part of the first line.
   if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
   return text;

@@ -136,6 +136,9 @@ std::vector<KeySpec> electrostaticsKeys() {
        }},
       fraction("electrostatics.ewald_kspace_rtol", "plain Ewald k cut exp(-pi^2 m^2/beta^2); 0 = auto (converged)",
                runAndRerun, &C::electrostatics, &C::ElectrostaticsSection::ewaldKspaceRtol, true),
+      flag("electrostatics.accept_force_error",
+           "run although the estimated PME force error exceeds max(10 ewald_rtol, 0.01) (a warning, not an error)",
+           allCommands, &C::electrostatics, &C::ElectrostaticsSection::acceptForceError),
   };
 }
 

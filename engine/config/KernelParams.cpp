@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "core/Error.h"
@@ -12,6 +13,33 @@ namespace faraday {
 
 EwaldSetup chooseEwaldSetup(const Config& config, const Box& box) {
   return chooseEwaldSetup(config.electrostatics, config.nonbonded.cutoff, box);
+}
+
+std::string checkPmeAccuracy(const Config& config, const EwaldSetup& setup, const Box& box, const std::string& what,
+                             const std::string& betaFrom) {
+  if (setup.pme.grid[0] <= 0 || !(setup.beta > 0)) return "";
+  const auto& e = config.electrostatics;
+  const Vec3 L = box.lengths();
+  double h = 0;
+  for (int d = 0; d < 3; ++d) h = std::max(h, L[d] / setup.pme.grid[d]);
+  const double estimate = pmeForceErrorEstimate(setup.beta, setup.pme.order, h);
+  const double bound = std::max(kPmeErrorRtolFactor * e.ewaldRtol, kPmeErrorFloor);
+  if (!(estimate > bound)) return "";
+  char text[768];
+  std::snprintf(text, sizeof text,
+                "%s: estimated relative force error %.2g, above max(%g ewald_rtol, %g) = %.2g: the grid %d x %d x %d "
+                "(%s; largest spacing %.3g nm in the %.4g x %.4g x %.4g nm box) with electrostatics.pme_order = %d "
+                "and beta = %.4g /nm (%s)",
+                what.c_str(), estimate, kPmeErrorRtolFactor, kPmeErrorFloor, bound, setup.pme.grid[0], setup.pme.grid[1],
+                setup.pme.grid[2],
+                e.grid[0] > 0 ? "electrostatics.grid"
+                              : ("electrostatics.fourier_spacing = " +
+                                 (e.fourierSpacing == 0 ? std::string("auto") : formatNumber(e.fourierSpacing)))
+                                    .c_str(),
+                h, L.x, L.y, L.z, setup.pme.order, setup.beta, betaFrom.c_str());
+  if (e.acceptForceError) return std::string(text) + "; run anyway (electrostatics.accept_force_error = true)";
+  throw Error(std::string(text) + "; refine the grid, raise pme_order or lower beta, or set "
+                                  "electrostatics.accept_force_error = true to run anyway");
 }
 
 NonbondedOptions nonbondedOptions(const Config& config, const System& system, const EwaldSetup& ewald, int threads) {

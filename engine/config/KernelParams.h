@@ -13,6 +13,21 @@ namespace faraday {
 /// for `box`; throws Error naming the key for invalid values.
 EwaldSetup chooseEwaldSetup(const Config& config, const Box& box);
 
+/// The largest estimated relative PME force error a run takes without being told to:
+/// max(kPmeErrorRtolFactor ewald_rtol, kPmeErrorFloor). The floor lets the usual settings run
+/// (order 4 at 0.12 nm with rtol 1e-5 estimates ~4e-3, as GROMACS' defaults do).
+inline constexpr double kPmeErrorRtolFactor = 10;
+inline constexpr double kPmeErrorFloor = 1e-2;
+
+/// Checks the estimated relative PME force error (pmeForceErrorEstimate at the grid's largest
+/// spacing in `box`) of `setup`, a PME setup for `what` ("the run's PME", "map.method = pme")
+/// whose splitting parameter comes from `betaFrom` (the keys that set beta). Above the bound
+/// it throws an Error naming the keys and the estimate, or with
+/// electrostatics.accept_force_error returns that text as a warning; otherwise "". A setup
+/// without a PME grid passes.
+std::string checkPmeAccuracy(const Config& config, const EwaldSetup& setup, const Box& box, const std::string& what,
+                             const std::string& betaFrom);
+
 /// The short-range options: nonbonded.cutoff and lj_shift, the Ewald splitting parameter of
 /// `ewald` (0 for method none), the typed pair table with nonbonded.potential = typed, and
 /// `threads` OpenMP threads. Throws Error naming the key for a potential the cutoff mode

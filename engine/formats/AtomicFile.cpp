@@ -36,20 +36,42 @@ void syncFile(const fs::path& file) {
   ::close(fd);
 }
 
+/// For a FIFO: a descriptor open for writing without waiting, so that the stream's own open
+/// does not block (a FIFO without a reader is an error, not a hang); -1 for other files.
+int holdFifoOpen(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::is_fifo(fs::status(file, ec))) return -1;
+  const int fd = ::open(file.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const std::string why = errno == ENXIO ? "a FIFO that no process reads" : systemReason();
+    throw fileError(file.string(), 0, "cannot be written: " + why);
+  }
+  return fd;
+}
+
 }  // namespace
 
-AtomicFileWriter::AtomicFileWriter(const fs::path& path) : path_(path), tmp_(path) {
-  tmp_ += ".tmp";
+bool isSpecialFile(const fs::path& path) {
+  std::error_code ec;
+  const fs::file_status s = fs::status(path, ec);
+  return !ec && fs::exists(s) && !fs::is_regular_file(s) && !fs::is_directory(s);
+}
+
+AtomicFileWriter::AtomicFileWriter(const fs::path& path) : path_(path), tmp_(path), through_(isSpecialFile(path)) {
+  if (!through_) tmp_ += ".tmp";
+  const int fifo = through_ ? holdFifoOpen(path_) : -1;
   errno = 0;
   out_.open(tmp_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw fileError(path_.string(), 0, "cannot create: " + systemReason());
+  const std::string why = systemReason();
+  if (fifo >= 0) ::close(fifo);  // the stream holds the FIFO open now
+  if (!out_) throw fileError(path_.string(), 0, "cannot create: " + why);
 }
 
 AtomicFileWriter::~AtomicFileWriter() {
   if (committed_) return;
   out_.close();
   std::error_code ignored;
-  fs::remove(tmp_, ignored);
+  if (!through_) fs::remove(tmp_, ignored);
 }
 
 void AtomicFileWriter::flush() {
@@ -62,6 +84,10 @@ void AtomicFileWriter::commit(bool keepPrevious) {
   flush();
   out_.close();
   if (!out_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
+  if (through_) {  // a device or a FIFO: written in place, nothing to sync or rename
+    committed_ = true;
+    return;
+  }
   syncFile(tmp_);
   std::error_code ec;
   if (keepPrevious && fs::exists(path_)) {
@@ -86,6 +112,10 @@ void checkWritable(const fs::path& path) {
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
   if (ec) throw fileError(path.string(), 0, "cannot create its folder: " + ec.message());
+  if (isSpecialFile(path)) {  // written through later: only its permission to check
+    if (::access(path.c_str(), W_OK) != 0) throw fileError(path.string(), 0, "cannot be written: " + systemReason());
+    return;
+  }
   fs::path tmp = path;
   tmp += ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -155,16 +155,30 @@ void writeMrc(const std::filesystem::path& file, const Lattice& l, const std::ve
   });
 }
 
-void writeMap(const std::filesystem::path& file, const Lattice& l, const std::vector<double>& v,
-              const std::string& comment) {
+namespace {
+
+/// The extension of `file` in lower case.
+std::string lowerExtension(const std::filesystem::path& file) {
   std::string ext = file.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (ext == ".dx")
-    writeOpenDx(file, l, v, comment);
-  else if (ext == ".mrc" || ext == ".ccp4" || ext == ".map")
-    writeMrc(file, l, v);
-  else
+  return ext;
+}
+
+}  // namespace
+
+void checkMapFormat(const std::filesystem::path& file) {
+  const std::string ext = lowerExtension(file);
+  if (ext != ".dx" && ext != ".mrc" && ext != ".ccp4" && ext != ".map")
     throw keyError("map.file", "'" + file.string() + "': unknown map format (use .dx, .mrc, .ccp4 or .map)");
+}
+
+void writeMap(const std::filesystem::path& file, const Lattice& l, const std::vector<double>& v,
+              const std::string& comment) {
+  checkMapFormat(file);
+  if (lowerExtension(file) == ".dx")
+    writeOpenDx(file, l, v, comment);
+  else
+    writeMrc(file, l, v);
 }
 
 }  // namespace faraday

@@ -12,6 +12,10 @@ namespace faraday {
 /// (1 / (k_B T), T = temperature in K), "V" (units::kVoltPerKjMolE). Throws Error naming map.units.
 double mapUnitFactor(const std::string& units, double temperature);
 
+/// Throws Error naming map.file when `file`'s extension is none of .dx, .mrc, .ccp4, .map
+/// (any case): checked before a map is computed, not after.
+void checkMapFormat(const std::filesystem::path& file);
+
 /// The OpenDX data lines of values [first, last) in DX order (z fastest): each as printf's
 /// "%.8e", three to a line, the last value of the lattice ending its line.
 std::string dxDataText(const Lattice& lattice, const std::vector<double>& values, std::size_t first,

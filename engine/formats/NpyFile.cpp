@@ -68,7 +68,9 @@ void writeNpy(const std::filesystem::path& file, const std::vector<std::vector<V
 NpyFramesWriter::NpyFramesWriter(const std::filesystem::path& file, std::size_t atoms, long long maxFrames)
     : file_(std::make_unique<AtomicFileWriter>(file)), atoms_(atoms), maxFrames_(maxFrames),
       headerBytes_(npyHeader(shapeOfVectors({maxFrames, (long long)atoms})).size()) {
-  file_->out() << npyHeader(shapeOfVectors({0, (long long)atoms}), headerBytes_);
+  // A device or a FIFO cannot seek back to the header: it announces every frame at once.
+  const long long announced = file_->writesThrough() ? maxFrames : 0;
+  file_->out() << npyHeader(shapeOfVectors({announced, (long long)atoms}), headerBytes_);
   file_->flush();
 }
 
@@ -82,11 +84,12 @@ void NpyFramesWriter::write(const std::vector<Vec3>& frame) {
   bytes.reserve(24 * atoms_);
   appendFloat64(bytes, frame);
   std::ostream& out = file_->out();
-  out.seekp(0, std::ios::end);
+  if (!file_->writesThrough()) out.seekp(0, std::ios::end);
   out.write(bytes.data(), std::streamsize(bytes.size()));
   ++frames_;
   // The data first, then the count that covers it: the file is valid at every moment.
   file_->flush();
+  if (file_->writesThrough()) return;
   out.seekp(0);
   out << npyHeader(shapeOfVectors({frames_, (long long)atoms_}), headerBytes_);
   file_->flush();

@@ -19,7 +19,8 @@ void writeNpy(const std::filesystem::path& file, const std::vector<std::vector<V
 /// AtomicFileWriter) that commit() renames over FILE. After each frame the header is rewritten
 /// with the frames written so far, padded to the length the header of `maxFrames` frames
 /// takes: FILE.tmp is a complete .npy file after every frame, and memory does not grow with
-/// the frames. Destroyed without commit(), it removes FILE.tmp.
+/// the frames. Destroyed without commit(), it removes FILE.tmp. A FILE that is a device or a
+/// FIFO (isSpecialFile) is written in place, its header announcing all `maxFrames` at once.
 class NpyFramesWriter {
  public:
   /// Creates FILE.tmp; throws Error naming FILE.

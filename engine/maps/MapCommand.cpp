@@ -10,6 +10,7 @@
 #include "engine/config/ConfigHelp.h"
 #include "engine/maps/MapFrames.h"
 #include "engine/maps/MapReporter.h"
+#include "engine/formats/MapWriters.h"
 #include "engine/run/OutputFolder.h"
 #include "engine/run/Progress.h"
 #include "engine/run/StopSignals.h"
@@ -59,8 +60,12 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
   const auto t0 = std::chrono::steady_clock::now();
   Timers own;
   if (!timers) timers = &own;
-  const auto trajectory = openMapTrajectory(config, system);
+  // Before any frame or file: the output's format and the map's accuracy.
   const std::filesystem::path out = mapOutputPath(config);
+  checkMapFormat(out);
+  for (const std::string& w : checkElectrostaticsAccuracy(config, system, false, true))
+    std::cerr << "faraday: warning: " << w << "\n";
+  const auto trajectory = openMapTrajectory(config, system);
   try {
     checkWritable(out);  // creates the output folder; fails now, not after the frames
   } catch (const Error& e) {
@@ -147,6 +152,8 @@ void mapDryRun(const Config& config, std::ostream& log) {
   // The map keys and map.file's format, checked as a run's map checks them (nothing is
   // allocated before the first frame).
   const MapReporter map(config, setup.system, useCuda, nullptr);
+  for (const std::string& w : checkElectrostaticsAccuracy(config, setup.system, false, true))
+    std::cerr << "faraday: warning: " << w << "\n";
   Lattice lattice = map.averager().lattice();
   if (config.map.extent == "atoms") {
     TrajectoryFrame first;

@@ -5,6 +5,7 @@
 #include "core/Error.h"
 #include "engine/config/KernelParams.h"
 #include "engine/formats/MapWriters.h"
+#include "engine/formats/TextParse.h"
 #include "kernels/dcs/CudaDcs.h"
 #include "kernels/dcs/PmeMap.h"
 
@@ -158,6 +159,23 @@ EwaldSetup mapEwaldSetup(const Config& config, const System& system) {
   return s;
 }
 
+std::vector<std::string> checkElectrostaticsAccuracy(const Config& config, const System& system, bool run, bool map) {
+  std::vector<std::string> warnings;
+  const auto check = [&](const EwaldSetup& setup, const std::string& what, const std::string& betaFrom) {
+    if (std::string w = checkPmeAccuracy(config, setup, system.box, what, betaFrom); !w.empty()) warnings.push_back(w);
+  };
+  const std::string rtolBeta = "from nonbonded.cutoff = " + formatNumber(config.nonbonded.cutoff) +
+                               " and electrostatics.ewald_rtol = " + formatNumber(config.electrostatics.ewaldRtol);
+  const bool runPme = run && !config.nonbonded.allPairs() && config.electrostatics.method == "pme";
+  if (runPme) check(chooseEwaldSetup(config, system.box), "electrostatics.method = pme", rtolBeta);
+  if (map && config.map.method == "pmepot")
+    check(mapEwaldSetup(config, system), "map.method = pmepot",
+          "map.ewald_factor = " + formatNumber(config.map.ewaldFactor));
+  else if (map && config.map.method == "pme" && !runPme)
+    check(mapEwaldSetup(config, system), "map.method = pme", rtolBeta);
+  return warnings;
+}
+
 std::filesystem::path mapOutputPath(const Config& config) {
   const std::filesystem::path f = config.map.file;
   return f.is_absolute() ? f : config.output.directory / f;
@@ -166,9 +184,7 @@ std::filesystem::path mapOutputPath(const Config& config) {
 MapReporter::MapReporter(const Config& config, const System& system, bool useCuda, Timers* timers)
     : averager_(config.map, system, useCuda, timers, std::make_unique<EwaldSetup>(mapEwaldSetup(config, system)).get()),
       interval_(config.map.interval), file_(mapOutputPath(config)) {
-  std::filesystem::path ext = file_.extension();
-  if (ext != ".dx" && ext != ".mrc" && ext != ".ccp4" && ext != ".map")
-    throw keyError("map.file", "'" + file_.string() + "': unknown map format (use .dx, .mrc, .ccp4 or .map)");
+  checkMapFormat(file_);
 }
 
 void MapReporter::start(Backend& backend) {

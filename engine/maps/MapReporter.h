@@ -115,6 +115,12 @@ std::unique_ptr<Reporter> makeMapReporter(const Config& config, const System& sy
 /// with beta = map.ewald_factor; an empty setup (method none) for the other methods.
 EwaldSetup mapEwaldSetup(const Config& config, const System& system);
 
+/// The estimated PME force errors a command runs with (checkPmeAccuracy): the run's PME
+/// (with `run`, in cutoff mode) and a pme or pmepot map's (with `map`; a pme map beside a PME
+/// run has the run's grid and beta, checked once). Throws Error for one beyond the bound;
+/// returns the warnings of those accepted (electrostatics.accept_force_error).
+std::vector<std::string> checkElectrostaticsAccuracy(const Config& config, const System& system, bool run, bool map);
+
 /// map.file resolved against output.directory.
 std::filesystem::path mapOutputPath(const Config& config);
 

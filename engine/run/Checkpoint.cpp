@@ -1,5 +1,6 @@
 #include "engine/run/Checkpoint.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -12,7 +13,7 @@ namespace faraday {
 namespace {
 
 constexpr char kMagic[8] = {'F', 'A', 'R', 'A', 'D', 'A', 'Y', 'C'};
-constexpr std::uint32_t kVersion = 2;  ///< 2: the barostat state; 1 is still read
+constexpr std::uint32_t kVersion = 3;  ///< 3: the system's fingerprint; 2: the barostat state; 1 and 2 are still read
 constexpr std::uint32_t kByteOrderMark = 0x01020304u;
 
 /// Appends plain values to a byte string.
@@ -29,6 +30,14 @@ struct ByteWriter {
   void putString(const std::string& s) {
     put<std::uint64_t>(s.size());
     bytes += s;
+  }
+  void putFingerprint(const SystemFingerprint& f) {
+    put<std::uint64_t>(f.size());
+    for (const FingerprintSection& s : f) {
+      putString(s.name);
+      put<std::uint64_t>(s.items.size());
+      bytes.append(reinterpret_cast<const char*>(s.items.data()), s.items.size() * sizeof(std::uint64_t));
+    }
   }
 };
 
@@ -67,18 +76,49 @@ struct ByteReader {
     at += n;
     return s;
   }
+  SystemFingerprint getFingerprint() {
+    const char* what = "system fingerprint";
+    const auto sections = get<std::uint64_t>(what);
+    if (sections > 1000) throw fileError(file, 0, "corrupt checkpoint (system fingerprint)");
+    SystemFingerprint f(sections);
+    for (FingerprintSection& s : f) {
+      s.name = getString(what);
+      const auto n = get<std::uint64_t>(what);
+      if (n > bytes.size() / sizeof(std::uint64_t)) throw fileError(file, 0, "corrupt checkpoint (system fingerprint)");
+      need(n * sizeof(std::uint64_t), what);
+      s.items.resize(n);
+      std::memcpy(s.items.data(), bytes.data() + at, n * sizeof(std::uint64_t));
+      at += n * sizeof(std::uint64_t);
+    }
+    return f;
+  }
 };
 
-std::string firstDifference(const std::string& saved, const std::string& current) {
-  std::istringstream a(saved), b(current);
-  std::string la, lb;
-  while (true) {
-    const bool ha = bool(std::getline(a, la)), hb = bool(std::getline(b, lb));
-    if (!ha && !hb) return "";
-    if (!ha) return lb + " (not in the checkpoint)";
-    if (!hb) return la + " in the checkpoint (not in this run)";
-    if (la != lb) return "checkpoint has " + la + ", this run " + lb;
+/// The "key=value" lines of a physics description, in order.
+std::vector<std::pair<std::string, std::string>> physicsLines(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t eq = line.find('=');
+    out.emplace_back(line.substr(0, eq), eq == std::string::npos ? "" : line.substr(eq + 1));
   }
+  return out;
+}
+
+/// The first setting that differs, by key: a key only one side has is named as such.
+std::string firstDifference(const std::string& saved, const std::string& current) {
+  const auto a = physicsLines(saved), b = physicsLines(current);
+  const auto find = [](const auto& lines, const std::string& key) {
+    return std::find_if(lines.begin(), lines.end(), [&key](const auto& l) { return l.first == key; });
+  };
+  for (const auto& [key, value] : a) {
+    const auto other = find(b, key);
+    if (other == b.end()) return key + "=" + value + " in the checkpoint (not in this run)";
+    if (other->second != value) return "checkpoint has " + key + "=" + value + ", this run " + key + "=" + other->second;
+  }
+  for (const auto& [key, value] : b)
+    if (find(a, key) == a.end()) return key + "=" + value + " (not in the checkpoint)";
+  return "";
 }
 
 std::uint32_t checkHeader(ByteReader& r, std::size_t atoms) {
@@ -86,7 +126,7 @@ std::uint32_t checkHeader(ByteReader& r, std::size_t atoms) {
     throw fileError(r.file, 0, "not a Faraday checkpoint");
   r.at = sizeof kMagic;
   const auto version = r.get<std::uint32_t>("version");
-  if (version != kVersion && version != 1)
+  if (version < 1 || version > kVersion)
     throw fileError(r.file, 0, "checkpoint version " + std::to_string(version) + " is not supported (expected " +
                     std::to_string(kVersion) + ")");
   if (r.get<std::uint32_t>("byte order") != kByteOrderMark)
@@ -125,7 +165,9 @@ std::string physicsDescription(const Config& config, const System& system) {
                          key.rfind("gravity.", 0) == 0 || key.rfind("typed.", 0) == 0 ||
                          (key.rfind("barostat.", 0) == 0 && config.barostat.enabled) || key == "system.constraints" ||
                          key == "system.hydrogen_mass";
-    if (physics) s << key << '=' << value << '\n';
+    // The defines choose the topology's terms (-DFLEXIBLE: flexible water); listed when set,
+    // so that checkpoints of runs without defines stay valid.
+    if (physics || (key == "system.defines" && !value.empty())) s << key << '=' << value << '\n';
   }
   return s.str();
 }
@@ -147,6 +189,7 @@ void writeCheckpoint(const std::filesystem::path& file, const Checkpoint& c) {
   const BarostatState& b = c.barostat;
   w.put(b.maxVolumeChange);
   for (const long long v : {b.attempts, b.accepted, b.windowAttempts, b.windowAccepted}) w.put<std::int64_t>(v);
+  w.putFingerprint(c.fingerprint);
   w.put<std::uint64_t>(fnv1a(w.bytes.data(), w.bytes.size()));
   writeFileAtomically(file, w.bytes, /*keepPrevious=*/true);
 }
@@ -176,6 +219,7 @@ Checkpoint readCheckpoint(const std::filesystem::path& file, std::size_t atoms, 
         b.accepted > b.attempts || b.windowAttempts < 0 || b.windowAccepted < 0)
       throw fileError(r.file, 0, "corrupt checkpoint (barostat state)");
   }
+  if (version >= 3) c.fingerprint = r.getFingerprint();
   if (r.at + sizeof(std::uint64_t) != bytes.size()) throw fileError(r.file, 0, "corrupt checkpoint (unexpected trailing data)");
   if (c.step < 0 || !c.box.isValid()) throw fileError(r.file, 0, "corrupt checkpoint (step or box)");
   if (!std::isfinite(c.time)) throw fileError(r.file, 0, "checkpoint holds a non-finite time");
@@ -190,6 +234,14 @@ Checkpoint readCheckpoint(const std::filesystem::path& file, std::size_t atoms, 
     throw fileError(r.file, 0, "checkpoint was written for a different system or settings: " +
                     firstDifference(c.physics, physics));
   return c;
+}
+
+void checkSameSystem(const Checkpoint& checkpoint, const System& system, const std::filesystem::path& file) {
+  if (checkpoint.fingerprint.empty()) return;
+  const std::string difference = fingerprintDifference(checkpoint.fingerprint, systemFingerprint(system), system);
+  if (!difference.empty())
+    throw fileError(file.string(), 0, "checkpoint was written for a different system: " + difference +
+                                          "; a restart continues the system it was written for");
 }
 
 }  // namespace faraday

@@ -10,6 +10,7 @@
 #include "engine/run/EnergyLog.h"
 #include "core/Error.h"
 #include "engine/formats/NpyFile.h"
+#include "engine/maps/MapReporter.h"
 #include "engine/run/OutputFolder.h"
 #include "engine/run/StopSignals.h"
 #include "engine/setup/SystemSetup.h"
@@ -68,6 +69,8 @@ int rerunMain(const Config& config, std::ostream& log) {
   const StopSignals signals;
   Setup setup = buildSetup(config);
   for (const std::string& warning : setup.warnings) std::cerr << "faraday: warning: " << warning << "\n";
+  for (const std::string& warning : checkElectrostaticsAccuracy(config, setup.system, true, false))
+    std::cerr << "faraday: warning: " << warning << "\n";
   const std::size_t n = setup.system.size();
   // The frames: every frame of the trajectory, or the coordinate file as one frame.
   std::unique_ptr<TrajectoryReader> trajectory;

@@ -1,5 +1,7 @@
 #include "engine/run/RunLog.h"
 
+#include <cerrno>
+
 #include <omp.h>
 
 #include <cstdio>
@@ -31,8 +33,13 @@ void RunLog::Tee::toFile(const std::string& text) {
     kept_ += text;
     return;
   }
+  if (!failure_.empty()) throw fileError(path_.string(), 0, failure_);
+  errno = 0;
   file_ << text << std::flush;
-  if (!file_) throw fileError(path_.string(), 0, "write failed: " + systemReason());
+  if (!file_) {
+    failure_ = "write failed: " + systemReason();
+    throw fileError(path_.string(), 0, failure_);
+  }
 }
 
 void RunLog::Tee::open(const std::filesystem::path& file, bool append) {

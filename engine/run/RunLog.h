@@ -42,6 +42,7 @@ class RunLog : public std::ostream {
     std::string kept_;  ///< file text before open()
     std::ofstream file_;
     std::filesystem::path path_;
+    std::string failure_;  ///< why the first write failed: later writes report it, not a stale errno
   };
   Tee tee_;
 };

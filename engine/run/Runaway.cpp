@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <unordered_set>
 
 #include "kernels/neighbor/NeighborList.h"
 
@@ -29,6 +31,20 @@ std::optional<Runaway> findRunaway(const System& system, const State& state, con
                 "above the bound of %g nm per step that thermal motion stays far below",
                 worstV + worstF, worstV, worstF, kMaxStepDisplacement);
   return Runaway{worst, text};
+}
+
+double longestStepWithinBound(const System& system, const State& state, const std::vector<Vec3>& forces) {
+  double best = HUGE_VAL;
+  for (std::size_t i = 0; i < state.velocities.size(); ++i) {
+    const double v = std::sqrt(norm2(state.velocities[i]));
+    const double a = i < forces.size() ? std::sqrt(norm2(forces[i])) / system.mass[i] : 0.0;
+    // The positive root of v t + a t^2 / 2 = b, as 2b / (v + sqrt(v^2 + 2ab)): no cancellation
+    // when a is small, b / v when a = 0, infinite when nothing moves.
+    const double b = kMaxStepDisplacement;
+    const double t = 2 * b / (v + std::sqrt(v * v + 2 * a * b));
+    best = std::min(best, t);
+  }
+  return best;
 }
 
 std::optional<std::string> potentialRunaway(const System& system, double potential) {
@@ -67,18 +83,46 @@ double contactThreshold(const System& system, int i, int j) {
   return sigma > 0 ? 0.6 * sigma : 0.1;
 }
 
+namespace {
+
+/// The pairs whose atoms interact through the topology instead of the nonbonded pair terms:
+/// bonded neighbours (bonds, 1-3 pairs of angles and Urey-Bradley terms), constraints, the
+/// atoms of a rigid water and the topology's exclusions. Their distance is the bonded
+/// geometry's, never a close contact. Keys i * n + j with i < j.
+std::unordered_set<std::uint64_t> bondedPairs(const System& system) {
+  const Topology& t = system.topology;
+  const std::uint64_t n = system.size();
+  std::unordered_set<std::uint64_t> pairs;
+  const auto add = [&](int a, int b) {
+    if (a > b) std::swap(a, b);
+    pairs.insert(std::uint64_t(a) * n + std::uint64_t(b));
+  };
+  for (const HarmonicBond& b : t.bonds) add(b.i, b.j);
+  for (const MorseBond& b : t.morseBonds) add(b.i, b.j);
+  for (const HarmonicAngle& a : t.angles) add(a.i, a.j), add(a.j, a.k), add(a.i, a.k);
+  for (const UreyBradleyAngle& a : t.ureyBradleys) add(a.i, a.j), add(a.j, a.k), add(a.i, a.k);
+  for (const Constraint& c : t.constraints) add(c.i, c.j);
+  for (const Settle& w : t.settles) add(w.oxygen, w.oxygen + 1), add(w.oxygen, w.oxygen + 2), add(w.oxygen + 1, w.oxygen + 2);
+  for (std::size_t p = 0; p + 1 < t.exclusionOffsets.size(); ++p)
+    for (int k = t.exclusionOffsets[p]; k < t.exclusionOffsets[p + 1]; ++k) add(int(p), t.exclusions[std::size_t(k)]);
+  return pairs;
+}
+
+}  // namespace
+
 std::vector<CloseContact> closeContacts(const System& system, const std::vector<Vec3>& positions, const Box& box) {
   double reach = 0.1;
   for (const AtomType& t : system.types) reach = std::max(reach, 0.6 * t.sigma);
   std::vector<CloseContact> out;
   if (positions.size() < 2 || !(2 * reach < box.shortestEdge())) return out;
+  const std::unordered_set<std::uint64_t> bonded = bondedPairs(system);
   NeighborList list(reach, 0.0, 1);
   list.build(positions, box);
   const auto& order = list.order();
   for (std::size_t s = 0; s + 1 < list.offsets().size(); ++s)
     for (int k = list.offsets()[s]; k < list.offsets()[s + 1]; ++k) {
       const int i = order[s], j = order[std::size_t(list.neighbors()[std::size_t(k)])];
-      if (i >= j) continue;
+      if (i >= j || bonded.count(std::uint64_t(i) * positions.size() + std::uint64_t(j))) continue;
       const double r = std::sqrt(norm2(box.minimumImage(positions[std::size_t(j)] - positions[std::size_t(i)])));
       const double threshold = contactThreshold(system, i, j);
       if (r < threshold) out.push_back({i, j, r, threshold});

@@ -28,6 +28,9 @@ struct Runaway {
 /// The particle that moves furthest in one step by the measure above, when that exceeds
 /// kMaxStepDisplacement; `forces` may be empty (velocities only).
 std::optional<Runaway> findRunaway(const System& system, const State& state, const std::vector<Vec3>& forces, double dt);
+/// The longest time step (ps) for which no particle of `state` moves more than
+/// kMaxStepDisplacement in one step (|v| dt + |F| dt^2 / 2m); infinite when nothing moves.
+double longestStepWithinBound(const System& system, const State& state, const std::vector<Vec3>& forces);
 /// A reason when the potential energy exceeds kMaxPotentialPerParticle per particle.
 std::optional<std::string> potentialRunaway(const System& system, double potential);
 
@@ -44,7 +47,9 @@ struct CloseContact {
 /// Contact threshold of a pair: 0.6 sigma_ij (LJ repulsion ~1800 epsilon), or 0.1 nm when
 /// the pair has no LJ size.
 double contactThreshold(const System& system, int i, int j);
-/// Every pair closer than its contact threshold (minimum image), closest first.
+/// Every pair closer than its contact threshold (minimum image), closest first. Pairs the
+/// topology binds or excludes (bonds, 1-3 pairs of angles, constraints, a rigid water's
+/// atoms, [ exclusions ] and nrexcl) have no nonbonded term and are never close contacts.
 std::vector<CloseContact> closeContacts(const System& system, const std::vector<Vec3>& positions, const Box& box);
 /// Lines for --dry-run: the number of close contacts and the closest few.
 std::string describeCloseContacts(const System& system, const std::vector<Vec3>& positions, const Box& box);

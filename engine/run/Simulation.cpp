@@ -70,6 +70,7 @@ Simulation::Simulation(const Config& config, Setup setup, std::optional<Checkpoi
   }
   firstStep_ = state_.step;
   physics_ = physicsDescription(config_, setup_.system);
+  fingerprint_ = systemFingerprint(setup_.system);
 }
 
 Simulation::~Simulation() = default;
@@ -124,7 +125,7 @@ void Simulation::start() {
   lastGood_ = state_;
   lastGood_.step = -1;  // nothing checked yet
   checkPotential(firstStep_, energies);
-  checkForces(firstStep_);
+  checkFirstStep();
   // Outputs are created only once the input has been read and evaluated successfully.
   createStandardReporters();
   for (const auto& r : reporters_) r->start(*backend_);
@@ -185,12 +186,20 @@ void Simulation::checkPotential(long long step, const Energies& energies) {
   if (const auto reason = potentialRunaway(setup_.system, energies.potential())) failRunaway(step, *reason, -1);
 }
 
-void Simulation::checkForces(long long step) {
-  if (!allFinite(backend_->forces())) failNonFinite(step, "non-finite force");
+void Simulation::checkFirstStep() {
+  if (!allFinite(backend_->forces())) failNonFinite(firstStep_, "non-finite force");
   State now;
   backend_->getState(now);
-  if (const auto r = findRunaway(setup_.system, now, backend_->forces(), config_.integrator.dt))
-    failRunaway(step, r->reason, r->particle);
+  const std::vector<Vec3>& forces = backend_->forces();
+  const auto r = findRunaway(setup_.system, now, forces, config_.integrator.dt);
+  if (!r) return;
+  // The state's energy and forces are finite and within bounds: the time step is the cause.
+  char text[256];
+  std::snprintf(text, sizeof text, "integrator.dt = %g ps is too long for the state at step %lld (a time step below "
+                "%.3g ps keeps every particle within the bound): ", config_.integrator.dt, firstStep_,
+                longestStepWithinBound(setup_.system, now, forces));
+  throw Error(text + r->reason + ": " + describeParticle(setup_.system, now, r->particle, !config_.nonbonded.allPairs()) +
+              " (nothing written)");
 }
 
 void Simulation::failRunaway(long long step, const std::string& reason, long particle) {
@@ -248,6 +257,7 @@ void Simulation::saveCheckpoint(const State& state, const std::vector<Vec3>& lis
   c.listReference = listReference;
   c.physics = physics_;
   c.barostat = barostat;
+  c.fingerprint = fingerprint_;
   writeCheckpoint(outputPath(config_.output.checkpointFile), c);
 }
 
@@ -371,6 +381,8 @@ void checkRestart(const Config& config, const Checkpoint& checkpoint, const Syst
 
 RunResult runFromConfig(const Config& config, const RunOptions& options, std::ostream& log) {
   Setup setup = buildSetup(config);
+  for (const std::string& w : checkElectrostaticsAccuracy(config, setup.system, true, config.map.enabled))
+    setup.warnings.push_back(w);
   for (const std::string& warning : setup.warnings) {
     std::cerr << "faraday: warning: " << warning << "\n";
     logFileOnly(log, "Warning: " + warning + "\n");
@@ -378,6 +390,7 @@ RunResult runFromConfig(const Config& config, const RunOptions& options, std::os
   std::optional<Checkpoint> checkpoint;
   if (!options.restart.empty()) {
     checkpoint = readCheckpoint(options.restart, setup.system.size(), physicsDescription(config, setup.system));
+    checkSameSystem(*checkpoint, setup.system, options.restart);
     checkRestart(config, *checkpoint, setup.system, log);
   }
   if (options.dryRun) {

@@ -55,7 +55,10 @@ class Simulation {
   bool anyDueNeedsEnergies(long long step) const;
   void copyStateBack();
   void checkPotential(long long step, const Energies& energies);
-  void checkForces(long long step);
+  /// The runaway bound on the state the run starts from, before any step: a state within
+  /// the energy bound whose first step would still move a particle too far is refused for
+  /// its time step (naming integrator.dt and the longest step within the bound).
+  void checkFirstStep();
   /// Fails (as failNonFinite) when the backend reports a non-finite particle.
   void checkHealth(long long step);
   /// Steps between health checks outside reporting steps: a failure is reported at most
@@ -93,6 +96,7 @@ class Simulation {
   std::unique_ptr<MonteCarloBarostat> barostat_;  ///< null without [barostat]
   BarostatState lastGoodBarostat_;
   std::string physics_;
+  SystemFingerprint fingerprint_;  ///< what the checkpoints remember of the system
   long long firstStep_ = 0;
   double nsPerDay_ = 0;
 };

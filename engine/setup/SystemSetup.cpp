@@ -54,7 +54,8 @@ std::vector<std::string> splitDefines(const std::string& text) {
 
 System makeSystem(const Config& config, const Coordinates& c, std::vector<std::string>& warnings) {
   if (!config.system.topology.empty()) {
-    const GromacsTopology top = readGromacsTopology(config.system.topology, splitDefines(config.system.defines));
+    const GromacsTopology top = readGromacsTopology(config.system.topology, splitDefines(config.system.defines), {},
+                                                    (long long)c.size(), config.system.coordinates.string());
     checkNetCharge(top);
     TopologySystem ts = systemFromTopology(top, c, config.system.coordinates.string());
     warnings.insert(warnings.end(), ts.warnings.begin(), ts.warnings.end());

@@ -13,6 +13,9 @@ struct ElectrostaticsParams {
   int pmeOrder = 4;                  ///< electrostatics.pme_order: 4..8
   std::array<int, 3> grid{0, 0, 0};  ///< electrostatics.grid: "NX NY NZ", 0 0 0 = from spacing
   double ewaldKspaceRtol = 0;        ///< electrostatics.ewald_kspace_rtol: plain Ewald k cut (0 = auto: converged)
+  /// electrostatics.accept_force_error: run with an estimated PME force error beyond the bound
+  /// (a warning instead of the error; engine/config/KernelParams.h, checkPmeAccuracy)
+  bool acceptForceError = false;
 };
 
 }  // namespace faraday

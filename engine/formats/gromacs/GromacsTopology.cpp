@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -72,6 +75,39 @@ void setExclusions(Topology& t, const std::vector<std::pair<int, int>>& pairs, s
   }
   for (std::size_t p = 0; p < atoms; ++p)
     std::sort(t.exclusions.begin() + t.exclusionOffsets[p], t.exclusions.begin() + t.exclusionOffsets[p + 1]);
+}
+
+/// The atoms [ molecules ] lists, checked before any copy is made: at most 2^31 - 1 (the
+/// atom indices are ints) and, with `coordinateAtoms` >= 0, as many as the coordinates have.
+void checkAtomCount(const ParsedTopology& parsed, const std::string& top, long long coordinateAtoms,
+                    const std::string& coordinateFile) {
+  long double total = 0;
+  for (const TopMoleculeCount& block : parsed.molecules)
+    total += (long double)block.count * (long double)parsed.moleculeTypes[std::size_t(block.type)].atoms.size();
+  char count[64];
+  std::snprintf(count, sizeof count, "%.0Lf", total);
+  if (total > (long double)std::numeric_limits<int>::max())
+    throw parsed.moleculesLine.error("[ molecules ] lists " + std::string(count) +
+                                     " atoms, more than the 2147483647 a system can have");
+  if (coordinateAtoms >= 0 && total != (long double)coordinateAtoms)
+    throw fileError(coordinateFile, 0, std::to_string(coordinateAtoms) + " atoms, but the topology " + top + " has " +
+                                           count + " (its [ molecules ] at " + parsed.moleculesLine.where() + ")");
+}
+
+/// What a file that is not a .top is, from its first bytes; "" for text that may be one.
+std::string notATopology(const std::filesystem::path& top) {
+  std::ifstream in(top, std::ios::binary);
+  char head[4096];
+  in.read(head, sizeof head);
+  const std::string bytes(head, std::size_t(in.gcount()));
+  if (bytes.find('\0') != std::string::npos)
+    return top.extension() == ".tpr" ? "a binary GROMACS run input (.tpr), not a .top topology: give the .top that "
+                                       "grompp read"
+                                     : "a binary file, not a GROMACS .top topology";
+  if (bytes.rfind("%VERSION", 0) == 0 || bytes.find("%FLAG ") != std::string::npos)
+    return "an AMBER prmtop, not a GROMACS .top topology: system.topology reads GROMACS topologies (ParmEd or "
+           "acpype convert a prmtop into one)";
+  return "";
 }
 
 class Assembler {
@@ -144,11 +180,16 @@ class Assembler {
 }  // namespace
 
 GromacsTopology readGromacsTopology(const std::filesystem::path& top, const std::vector<std::string>& defines,
-                                    const std::vector<std::filesystem::path>& includeDirs) {
+                                    const std::vector<std::filesystem::path>& includeDirs, long long coordinateAtoms,
+                                    const std::string& coordinateFile) {
   GromacsTopology out;
   out.file = top;
+  if (const std::string what = notATopology(top); !what.empty()) throw fileError(top.string(), 0, "this is " + what);
   const std::vector<TopLine> lines = preprocessTopology(top, defines, includeDirs, out.warnings);
+  if (lines.empty())
+    throw fileError(top.string(), 0, "the topology is empty: no directive in the lines read (only comments, blank lines or skipped regions)");
   const ParsedTopology parsed = parseTopology(lines, out.warnings);
+  checkAtomCount(parsed, top.string(), coordinateAtoms, coordinateFile);
   out.defaults = parsed.forceField.defaults;
   out.systemName = parsed.systemName;
   out.moleculesFile = parsed.moleculesLine.file;

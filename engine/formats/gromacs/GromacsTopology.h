@@ -64,9 +64,14 @@ struct GromacsTopology {
 /// Reads `top` and its includes. `defines` are grompp's -DNAME / -DNAME=value options (the
 /// mdp `define` split at blanks); `includeDirs` are searched after the including file's
 /// directory and before GMXLIB and the GROMACS data directory. Throws Error naming file and
-/// line for bad input.
+/// line for bad input. With `coordinateAtoms` >= 0 (the atoms of `coordinateFile`), the atom
+/// count of [ molecules ] is compared with it before any molecule is expanded, so that absurd
+/// counts fail at once instead of filling the memory; more than 2^31 - 1 atoms are an error
+/// at the [ molecules ] line in any case. An empty file, a binary file (a .tpr) and an AMBER
+/// prmtop are errors naming the file and what it is.
 GromacsTopology readGromacsTopology(const std::filesystem::path& top, const std::vector<std::string>& defines,
-                                    const std::vector<std::filesystem::path>& includeDirs = {});
+                                    const std::vector<std::filesystem::path>& includeDirs = {},
+                                    long long coordinateAtoms = -1, const std::string& coordinateFile = {});
 
 /// Throws Error at the [ molecules ] line when the net charge is more than `tolerance` (e)
 /// from the nearest integer, listing the molecule types with a non-integer charge.

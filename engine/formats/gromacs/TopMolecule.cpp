@@ -121,6 +121,38 @@ int multiplicity(double n, const TopFields& f) {
   return int(rounded);
 }
 
+/// A new distance constraint a-b of `length` against those the molecule has: three constraints
+/// on a triangle of atoms must obey the triangle inequality, or no positions satisfy them (the
+/// solver would fail at the first step and blame the time step).
+void checkConstraintTriangle(const Topology& t, int a, int b, double length, const TopFields& f) {
+  if (!(length > 0)) throw f.error("constraint length must be > 0 nm, got " + formatNumber(length));
+  const auto lengthOf = [&t](int x, int y) {
+    for (const Constraint& c : t.constraints)
+      if ((c.i == x && c.j == y) || (c.i == y && c.j == x)) return c.length;
+    return -1.0;
+  };
+  for (const Constraint& c : t.constraints) {
+    if (c.i != a && c.j != a) continue;
+    const int k = c.i == a ? c.j : c.i;
+    const double third = lengthOf(b, k);
+    if (k == b || third < 0) continue;
+    const double d[3] = {length, c.length, third};
+    const double longest = std::max({d[0], d[1], d[2]});
+    if (longest <= d[0] + d[1] + d[2] - longest) continue;
+    throw f.error("the constraints of atoms " + std::to_string(a + 1) + ", " + std::to_string(b + 1) + " and " +
+                  std::to_string(k + 1) + " (" + formatNumber(length) + ", " + formatNumber(c.length) + " and " +
+                  formatNumber(third) + " nm) cannot all hold: the longest side of a triangle must not exceed the sum "
+                  "of the other two");
+  }
+}
+
+/// A rigid water's O-H and H-H distances must make a triangle: 0 < dHH <= 2 dOH.
+void checkSettle(double dOH, double dHH, const TopFields& f) {
+  if (!(dOH > 0) || !(dHH > 0) || dHH > 2 * dOH)
+    throw f.error("[ settles ] distances d(O-H) = " + formatNumber(dOH) + " nm and d(H-H) = " + formatNumber(dHH) +
+                  " nm make no water: both must be > 0 and d(H-H) at most 2 d(O-H)");
+}
+
 /// Adds the terms of a bonded interaction (everything but pairs and CMAP) to the molecule.
 void addBonded(TopMoleculeType& m, const Interaction& in, const std::vector<double>& p, const TopFields& f) {
   Topology& t = m.topology;
@@ -155,9 +187,15 @@ void addBonded(TopMoleculeType& m, const Interaction& in, const std::vector<doub
                                   -4 * p[3], 0.0}});
       break;
     case TopFunction::Constraint:
-    case TopFunction::ConstraintNoExclusion: t.constraints.push_back({a[0], a[1], p[0]}); break;
+    case TopFunction::ConstraintNoExclusion:
+      checkConstraintTriangle(t, a[0], a[1], p[0], f);
+      t.constraints.push_back({a[0], a[1], p[0]});
+      break;
     case TopFunction::PositionRestraint: t.positionRestraints.push_back({a[0], Vec3{}, Vec3{p[0], p[1], p[2]}}); break;
-    case TopFunction::Settle: t.settles.push_back({a[0], p[0], p[1]}); break;
+    case TopFunction::Settle:
+      checkSettle(p[0], p[1], f);
+      t.settles.push_back({a[0], p[0], p[1]});
+      break;
     default: throw f.error("internal: not a bonded function");
   }
   if (in.function == TopFunction::Bond || in.function == TopFunction::Morse || in.function == TopFunction::Connection ||

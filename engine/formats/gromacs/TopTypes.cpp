@@ -9,6 +9,15 @@
 namespace faraday {
 namespace {
 
+/// W of an LJ entry: epsilon (combination rules 2, 3) or c12 (rule 1) must not be negative: a
+/// negative epsilon makes the mixed epsilon sqrt(eps_i eps_j) undefined, a negative c12 an
+/// attraction without a floor.
+void checkLjParameters(int combRule, double w, const TopFields& f, const std::string& what) {
+  if (w >= 0) return;
+  throw f.error(what + ": negative " + (combRule == 1 ? "c12 " : "epsilon ") + formatNumber(w) +
+                (combRule == 1 ? " kJ/mol nm^12" : " kJ/mol") + " (must be >= 0)");
+}
+
 bool isSingleLetter(const std::string& s) { return s.size() == 1 && std::isalpha(static_cast<unsigned char>(s[0])); }
 bool isSingleDigit(const std::string& s) { return s.size() == 1 && std::isdigit(static_cast<unsigned char>(s[0])); }
 
@@ -154,6 +163,7 @@ void TopForceField::addAtomType(const TopFields& f, std::vector<std::string>& wa
   t.particleType = p == 'D' ? 'V' : p;
   t.v = f.number(massField + 3, "V (c6 or sigma)");
   t.w = f.number(massField + 4, "W (c12 or epsilon)");
+  checkLjParameters(defaults.combRule, t.w, f, "atom type " + t.name);
   t.bondType = addBondTypeName(bondType);
   t.where = f.line().where();
   const auto it = atomTypeIndex_.find(t.name);
@@ -222,6 +232,7 @@ void TopForceField::setPairValue(std::map<std::pair<int, int>, PairValue>& table
   }
   const std::vector<double> values = stateAParameters(f, 3, TopFunction::Pair);
   if (values.size() != 2) throw f.error(std::string(what) + " expects V and W");
+  checkLjParameters(defaults.combRule, values[1], f, std::string(what) + " of " + f[0] + " and " + f[1]);
   const std::pair<int, int> key{std::min(index[0], index[1]), std::max(index[0], index[1])};
   const PairValue value{values[0], values[1], f.line().where()};
   const auto it = table.find(key);
