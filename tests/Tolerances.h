@@ -546,19 +546,22 @@ inline constexpr double kConstraintLengthOverTolerance = 1.01;
 /// argon (kArgonNveDriftPerAtom: the same bound, 1% of GROMACS' default).
 inline constexpr double kConstrainedNveDriftPerAtom = 5e-5;
 /// Largest standard error (K) of the peptide ensembles' mean kinetic temperature
-/// (test_langevin_ensemble). On the GPU (1 ns a case, ~0.6 K) small enough that the on-step
+/// (test_langevin_ensemble). On the GPU (400 ps a case, ~1 K) small enough that the on-step
 /// velocities' deficit of BAOAB, kT (1 - (w dt / 2)^2) for a mode of frequency w (10% at 4 fs
 /// and ~3% at 2 fs on the peptide with h-bonds), stands out at tol::kStatisticalSigmas; on
 /// the CPU (40 ps, ~3 K, what CI's time allows) the 4 fs deficit does.
-inline constexpr double kEnsembleTemperatureErrorGpu = 1.0;
+inline constexpr double kEnsembleTemperatureErrorGpu = 1.5;
 inline constexpr double kEnsembleTemperatureErrorCpu = 4.5;
 /// Largest relative standard error of the stiff-angle methyl liquid's mean temperature
 /// (test_langevin_ensemble, 1,944 degrees of freedom, 40 ps): 0.5%, a quarter of the on-step
 /// velocities' deficit there (~7%).
 inline constexpr double kEnsembleStiffTemperatureError = 0.005;
-/// NVE drift of the vacuum peptide with h-bonds (test_langevin_ensemble: 151 atoms, PME at
-/// 1 nm, 1 and 2 fs), kJ/mol/ps per atom.
-inline constexpr double kPeptideNveDriftPerAtom = 1e-4;
+/// NVE drift of the vacuum peptide with h-bonds after its first 10 ps (test_langevin_ensemble:
+/// 151 atoms, PME at 1 nm, 1.5 amu hydrogens, 1 and 2 fs), kJ/mol/ps per atom: 5% of GROMACS'
+/// default verlet-buffer-tolerance (5e-3). Measured -3.6e-5 and +3.5e-5 at 1 and 2 fs on the
+/// CPU (20 ps after the first 10), -9.5e-5 at 2 fs on the GPU over its first 100 ps; the slope
+/// of 151 atoms' total energy over 10 ps resolves no better than a few 1e-5.
+inline constexpr double kPeptideNveDriftPerAtom = 2.5e-4;
 /// Mean kinetic temperature over the bath's of the 4 ps stability run of test_constraint_runs
 /// (the peptide, h-bonds, 3 amu hydrogens, 4 fs): 4.5 standard errors of a 4 ps mean (22 K a
 /// sample, ~8 independent samples: 7.6 K, 2.5%), 0.89 to 1.11. The reported temperature is

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Runs the whole test suite (GPU tests included) and the benchmarks on a machine with a CUDA
 # device, then prints a short summary table last.
-#   tools/gpu_check.sh [BIN_DIR] [quick|full|md|nve]
+#   tools/gpu_check.sh [BIN_DIR] [quick|full|md|nve|ensemble]
 # BIN_DIR holds faraday and faraday_tests (default: build, with build/tests/faraday_tests).
 #   quick  tests, small PME/map/nbody benches, the map's cost in a run, bench md at the
 #          smallest sizes
 #   full   tests, PME/map/nbody benches, the map's cost in a run, bench md at every size with
 #          the OpenMM anchor, CPU phases, NVE drift (GPU and OpenMM 100 ps, CPU 10 ps) of the NaCl melt at dt 1 and 2 fs
 #   md     bench md with the OpenMM anchor only
+#   ensemble  the Langevin ensembles alone (tools/langevin_ensemble.py: the peptides' mean
+#          temperature and potential energy on the GPU and the CPU, OpenMM beside when it is
+#          there, the peptide's NVE drift, systems/protein/npt.cfg's mean temperature and density)
 # MD_CONFIGS (default: systems/protein/sim.cfg and a flexible SPC/E box of ~1M atoms from
 # tools/build_water.py) adds the systems of those configs to bench md and the anchor (--top, with
 # the config's constraints, hydrogen_mass, barostat pressure, and rigid water unless -DFLEXIBLE);
@@ -47,6 +50,13 @@ python3 -c "import openmm" 2>/dev/null && [ -f "$anchor" ] && have_openmm=1
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
 "$faraday" --version
 tests_rc=0
+
+if [ "$mode" = ensemble ]; then
+  openmm=(); [ $have_openmm = 1 ] && openmm=(--openmm "$anchor")
+  python3 "$root/tools/langevin_ensemble.py" --faraday "$faraday" --platforms cpu,cuda "${openmm[@]}" --nve --npt 25000 \
+    --out "$out/ensemble" 2>&1 | tee "$out/ensemble.log" | tail -20
+  exit "${PIPESTATUS[0]}"
+fi
 
 if [ "$mode" != md ] && [ "$mode" != nve ]; then
   echo "== test suite"
