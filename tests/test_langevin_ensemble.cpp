@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <regex>
 #include <string>
 #include <tuple>
 
@@ -102,6 +103,7 @@ TEST_P(StiffModes, ConstrainedStarsWithStiffAnglesReadTheBathsTemperature) {
   const BlockAverage t = blockAverage(reported, 20), o = blockAverage(onStep, 20);
   std::printf("[ info ] methyls with stiff angles at 4 fs on %s: reported <T> %.2f +- %.2f K, on-step %.2f +- %.2f K "
               "over %.0f dof\n", GetParam().c_str(), t.mean, t.error, o.mean, o.error, dof);
+  std::fflush(stdout);  // a run cut short by a time limit keeps the lines of the cases done
   EXPECT_LT(t.error, tol::kEnsembleStiffTemperatureError * 300);
   EXPECT_NEAR(t.mean, 300.0, tol::kStatisticalSigmas * t.error);
   EXPECT_GT(300.0 - o.mean, 2 * tol::kStatisticalSigmas * o.error);
@@ -128,6 +130,7 @@ TEST_P(LangevinEnsemble, MeanKineticTemperatureIsTheBaths) {
   std::printf("[ info ] %s on %s: <T> %.2f +- %.2f K over %.0f dof, <U> %.2f +- %.2f kJ/mol (%lld steps)\n", c.name,
               platform.c_str(), e.temperature.mean, e.temperature.error, e.degreesOfFreedom, e.potential.mean,
               e.potential.error, steps);
+  std::fflush(stdout);
   EXPECT_LT(e.temperature.error,
             platform == "cuda" ? tol::kEnsembleTemperatureErrorGpu : tol::kEnsembleTemperatureErrorCpu);
   EXPECT_NEAR(e.temperature.mean, 300.0, tol::kStatisticalSigmas * e.temperature.error);
@@ -141,6 +144,50 @@ INSTANTIATE_TEST_SUITE_P(Cases, LangevinEnsemble,
                          ::testing::Combine(::testing::ValuesIn(kBackendNames),
                                             ::testing::Range(0, int(std::size(kCases)))),
                          ensembleName);
+
+/// One number of a flat JSON file ("key": value).
+double jsonNumber(const std::string& json, const std::string& key) {
+  std::smatch m;
+  if (!std::regex_search(json, m, std::regex("\"" + key + "\": (-?[0-9.eE+-]+)"))) {
+    ADD_FAILURE() << "no number " << key;
+    return 0;
+  }
+  return std::stod(m[1].str());
+}
+
+/// The configurational side of the 4 fs ensemble: the vacuum peptide's mean potential energy is
+/// OpenMM's (tests/data/gromacs/peptide_amber_vacuum/openmm_langevin_4fs.json, LangevinMiddle on
+/// the same topology, 12 runs of 250 ps after 50 ps, made by tools/langevin_ensemble.py). Faraday
+/// runs with OpenMM's nonbonded terms (LJ and Coulomb not shifted, dispersion correction, PME of
+/// order 5: the energies at the given coordinates agree to 0.002 kJ/mol) and the same protocol.
+/// The peptide changes shape over hundreds of ps, so runs' means scatter by tens of kJ/mol and the
+/// error is that of the mean of the runs' means.
+TEST(PeptidePotentialEnergy, MeanAt4fsIsOpenMMs) {
+  FARADAY_REQUIRE_BACKEND("cuda");
+  const std::string json = readText(fs::path(gromacsSystemFolder("peptide_amber_vacuum")) / "openmm_langevin_4fs.json");
+  const double reference = jsonNumber(json, "potential_kJ_mol"), referenceError = jsonNumber(json, "potential_error_kJ_mol");
+  const int replicas = int(jsonNumber(json, "replicas"));
+  const double discardPs = jsonNumber(json, "discard_ps"), sampledPs = jsonNumber(json, "sampled_ps_per_replica");
+  std::vector<double> means;
+  for (int k = 0; k < replicas; ++k) {
+    TempDir dir;
+    writeText(dir / "sim.cfg", peptideConfig(0.004, 1.5, 1));
+    const std::string seed = std::to_string(2026 + k);
+    const Config config = loadConfig(
+        dir / "sim.cfg", {"--run.platform=cuda", "--integrator.seed=" + seed, "--system.velocity_seed=" + seed,
+                          "--nonbonded.lj_shift=false", "--nonbonded.coulomb_modifier=none",
+                          "--nonbonded.dispersion_correction=true", "--electrostatics.pme_order=5"});
+    means.push_back(sampleEnsemble(config, std::llround(discardPs / 0.004), std::llround(sampledPs / 0.004), 10)
+                        .potential.mean);
+  }
+  const BlockAverage u = blockAverage(means, replicas);
+  const double sigmas = (u.mean - reference) / std::hypot(u.error, referenceError);
+  std::printf("[ info ] vacuum peptide at 4 fs on cuda: <U> %.2f +- %.2f kJ/mol over %d runs, OpenMM %.2f +- %.2f "
+              "(%+.2f combined errors)\n", u.mean, u.error, replicas, reference, referenceError, sigmas);
+  std::fflush(stdout);
+  EXPECT_LT(u.error, tol::kPeptidePotentialError);
+  EXPECT_LT(std::fabs(sigmas), tol::kStatisticalSigmas);
+}
 
 class ConstrainedNve : public ::testing::TestWithParam<std::tuple<std::string, double>> {
  protected:
@@ -172,6 +219,7 @@ TEST_P(ConstrainedNve, PeptideWithHBondsConservesEnergy) {
   const double drift = slope(total) / (10 * dt) / double(setup.system.size());
   std::printf("[ info ] peptide NVE with h-bonds at %g fs on %s: drift %.3g kJ/mol/ps per atom over %g ps\n", dt * 1e3,
               platform.c_str(), drift, double(steps) * dt);
+  std::fflush(stdout);
   EXPECT_LT(std::fabs(drift), tol::kPeptideNveDriftPerAtom);
 }
 

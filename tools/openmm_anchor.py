@@ -19,7 +19,8 @@ Options: --pressure (bar) adds OpenMM's MonteCarloBarostat (NPT); --device-index
 on several GPUs (one context per GPU, nonbonded work split, PME on the first); --average-steps N
 then samples N more steps and prints mean potential energy, kinetic temperature (of the
 velocities OpenMM reports, over 3N less constraints less 3 for the centre-of-mass motion remover)
-and density with standard errors; --friction, --seed set the Langevin integrator's.
+and density with standard errors; --friction, --seed set the Langevin integrator's (the seed also
+draws the starting velocities). Prints the potential energy at the given coordinates first.
 Boxes: the .gro's box vectors as they are (triclinic included; the PME grid from the diagonal).
 Parameters as Faraday's defaults: cutoff 1.0 nm, erfc(beta rc) = ewald_rtol (1e-5), PME grid
 from 0.12 nm rounded up to a 2,3,5,7-smooth size, order 5 is OpenMM's fixed choice (Faraday 4),
@@ -83,7 +84,11 @@ def read_gro(path):
         tmp = tempfile.NamedTemporaryFile("w", suffix=".gro", delete=False)
         tmp.write("\n".join(out) + "\n")
         tmp.close()
-        return app.GromacsGroFile(tmp.name)
+        gro = app.GromacsGroFile(tmp.name)
+        precise = [mm.Vec3(*(float(line[20 + k * width:20 + (k + 1) * width]) for k in range(3)))
+                   for line in lines[2:2 + n]]
+        gro._positions[0] = precise * unit.nanometer  # the full precision of the file, not 3 decimals
+        return gro
 
 
 def system_from_gro(gro, args):
@@ -199,7 +204,9 @@ def main():
         integrator.setRandomNumberSeed(args.seed)
         context = mm.Context(system, integrator, platform, props)
         context.setPositions(gro.getPositions())
-        context.setVelocitiesToTemperature(args.temperature * unit.kelvin, 2026)
+        start = context.getState(getEnergy=True).getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
+        print(f"{path}: potential energy at the given coordinates {start:.4f} kJ/mol", flush=True)
+        context.setVelocitiesToTemperature(args.temperature * unit.kelvin, args.seed or 2026)
         integrator.step(200)
         context.getState(getEnergy=True)
         t0 = time.perf_counter()
