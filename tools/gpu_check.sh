@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite (GPU tests included) and the benchmarks on a machine with a CUDA
 # device, then prints a short summary table last.
-#   tools/gpu_check.sh [BIN_DIR] [quick|full|md|nve|ensemble]
+#   tools/gpu_check.sh [BIN_DIR] [quick|full|md|nve|ensemble|bits]
 # BIN_DIR holds faraday and faraday_tests (default: build, with build/tests/faraday_tests).
 #   quick  tests, small PME/map/nbody benches, the map's cost in a run, bench md at the
 #          smallest sizes
@@ -18,7 +18,9 @@
 # the constrained benchmarks of the README: MD_CONFIGS=$(tools/constrained_configs.sh DIR)
 # NACL_SIZES= ARGON_SIZES= ANCHOR_STEPS=2000 tools/gpu_check.sh BIN md;
 # NACL_SIZES and ARGON_SIZES ("" = none) replace the mode's NaCl and argon sizes.
-# BASELINE_BIN (a folder with another build's faraday) also runs that build's bench md on the
+# BASELINE_BIN (a folder with another build's faraday) also compares the bits of fixed-seed CUDA
+# runs of both builds (systems/nacl_melt/sim.cfg 2000 steps, systems/protein/npt.cfg 1000 steps:
+# checkpoint, trajectory, energy file; mode "bits" does only that) and runs that build's bench md on the
 # same systems in the same call and prints new against old (ms per step and the main phases).
 #   nve    the NVE drift alone; NVE_PLATFORMS (default "cuda cpu"), NVE_DTS (default
 #          "0.001 0.002") and NVE_CPU_PS (default 10; 100 ps on the CPU takes ~8 min at 1 fs
@@ -35,6 +37,14 @@ fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "${1:-$root/build}" && pwd)
 mode=${2:-full}
+case "$mode" in
+  quick | full | md | nve | ensemble | bits) ;;
+  *) echo "gpu_check.sh: unknown mode '$mode' (quick | full | md | nve | ensemble | bits)" >&2; exit 2 ;;
+esac
+if [ "$mode" = bits ] && [ -z "${BASELINE_BIN:-}" ]; then
+  echo "gpu_check.sh: mode bits needs BASELINE_BIN, a folder with the other build's faraday" >&2
+  exit 2
+fi
 faraday=$bin/faraday
 tests=$bin/faraday_tests
 [ -x "$tests" ] || tests=$bin/tests/faraday_tests
@@ -50,6 +60,36 @@ python3 -c "import openmm" 2>/dev/null && [ -f "$anchor" ] && have_openmm=1
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
 "$faraday" --version
 tests_rc=0
+
+# The same bits from two builds: fixed-seed CUDA runs, every output file compared byte for byte.
+same_bits() {  # config steps
+  local cfg=$1 steps=$2 name b dir
+  name=$(basename "$(dirname "$cfg")")_$(basename "$cfg" .cfg)
+  for b in new old; do
+    dir=$out/bits/${name}_$b
+    rm -rf "$dir"
+    local exe=$faraday; [ $b = old ] && exe=$BASELINE_BIN/faraday
+    (cd "$root" && "$exe" run "$cfg" --run.platform=cuda --run.steps="$steps" --output.directory="$dir" \
+       --output.checkpoint_interval="$steps" --run.progress_interval=0) >"$out/bits/${name}_$b.log" 2>&1 ||
+      { echo "$name: the $b build's run failed (see $out/bits/${name}_$b.log)"; return; }
+  done
+  local verdict=same f
+  for f in $(cd "$out/bits/${name}_new" && ls | grep -v '\.log$'); do
+    [ "$f" = run.log ] && continue  # wall times
+    if [ "${f##*.}" = csv ]; then  # the speed column is wall time
+      cmp -s <(cut -d, -f1-6,8- "$out/bits/${name}_new/$f") <(cut -d, -f1-6,8- "$out/bits/${name}_old/$f") || verdict="DIFFERENT ($f)"
+    else
+      cmp -s "$out/bits/${name}_new/$f" "$out/bits/${name}_old/$f" || verdict="DIFFERENT ($f)"
+    fi
+  done
+  echo "$name ($steps steps): $verdict"
+}
+if [ -n "${BASELINE_BIN:-}" ]; then
+  echo "== bits, new against $BASELINE_BIN"
+  mkdir -p "$out/bits"
+  { same_bits systems/nacl_melt/sim.cfg 2000; same_bits systems/protein/npt.cfg 1000; } | tee "$out/bits.txt"
+  [ "$mode" = bits ] && exit 0
+fi
 
 if [ "$mode" = ensemble ]; then
   openmm=(); [ $have_openmm = 1 ] && openmm=(--openmm "$anchor")
@@ -202,5 +242,6 @@ fi
 [ -f "$out/map_cost/map_cost.txt" ] && sed 's/^/map: /' "$out/map_cost/map_cost.txt"
 [ -f "$out/ratio.txt" ] && sed 's/^/md: /' "$out/ratio.txt"
 [ -f "$out/baseline.txt" ] && sed 's/^/new vs old: /' "$out/baseline.txt"
+[ -f "$out/bits.txt" ] && sed 's/^/bits new vs old: /' "$out/bits.txt"
 [ -f "$out/nve.txt" ] && sed 's/^/nve: /' "$out/nve.txt"
 exit $tests_rc
