@@ -22,7 +22,7 @@
 #include "engine/setup/ConstraintSetup.h"
 #include "engine/setup/SystemSetup.h"
 #include "kernels/common/Device.h"
-#include "kernels/multigpu/WorkShare.h"
+#include "kernels/common/WorkShare.h"
 #if defined(FARADAY_HAVE_CUDA)
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"

@@ -10,7 +10,7 @@
 
 #include "core/Box.h"
 #include "kernels/common/DeviceBuffer.h"
-#include "kernels/multigpu/WorkShare.h"
+#include "kernels/common/WorkShare.h"
 #include "kernels/neighbor/SlotGroups.h"
 #include "kernels/neighbor/TileList.h"
 
