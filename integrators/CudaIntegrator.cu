@@ -10,7 +10,7 @@
 #include "core/Error.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/Launch.h"
-#include "kernels/multigpu/WorkShare.h"
+#include "kernels/common/WorkShare.h"
 #include "kernels/neighbor/TileList.h"
 
 namespace faraday {

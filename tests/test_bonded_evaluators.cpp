@@ -151,7 +151,7 @@ TEST(BondedByHand, EwaldExclusionCorrection) {
   const double beta = 3.12, qq = units::kCoulomb * 0.4 * -0.8;
   constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
   for (double r : {1e-9, 0.01, 0.1, 0.5 / beta * 0.999, 0.5 / beta * 1.001, 0.1603, 0.3, 1.2}) {
-    const PairResult<double> p = ewaldExclusionTerm(r * r, qq, beta);
+    const PairResult<double> p = ewaldExclusionPair<double>(r * r, qq, beta);
     // U = -qq erf(beta r)/r; -dU/dr = qq (2 beta/sqrt(pi) exp(-beta^2 r^2) / r - erf(beta r)/r^2).
     const double u = -qq * std::erf(beta * r) / r;
     const double mdUdr = qq * (kTwoOverSqrtPi * beta * std::exp(-beta * beta * r * r) / r - std::erf(beta * r) / (r * r));
@@ -163,13 +163,13 @@ TEST(BondedByHand, EwaldExclusionCorrection) {
     }
   }
   // The limits at r = 0: U = -qq 2 beta/sqrt(pi), F/r = -qq 4 beta^3 / (3 sqrt(pi)).
-  const PairResult<double> zero = ewaldExclusionTerm(0.0, qq, beta);
+  const PairResult<double> zero = ewaldExclusionPair<double>(0.0, qq, beta);
   expectNear(zero.energy, -qq * kTwoOverSqrtPi * beta, "U(0)");
   expectNear(zero.fOverR, -qq * kTwoOverSqrtPi * 2 * beta * beta * beta / 3, "F/r(0)");
   // Both branches meet at beta r = 0.5 (series below, erf above).
   const double r0 = 0.5 / beta;
-  const PairResult<double> below = ewaldExclusionTerm(r0 * r0 * (1 - 1e-15), qq, beta);
-  const PairResult<double> above = ewaldExclusionTerm(r0 * r0 * (1 + 1e-15), qq, beta);
+  const PairResult<double> below = ewaldExclusionPair<double>(r0 * r0 * (1 - 1e-15), qq, beta);
+  const PairResult<double> above = ewaldExclusionPair<double>(r0 * r0 * (1 + 1e-15), qq, beta);
   EXPECT_NEAR(below.energy, above.energy, 1e-13 * std::fabs(above.energy));
   EXPECT_NEAR(below.fOverR, above.fOverR, 1e-12 * std::fabs(above.fOverR));
 }

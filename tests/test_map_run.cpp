@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/Error.h"
-#include "engine/run/Simulation.h"
+#include "engine/cli/RunFromConfig.h"
 #include "engine/bench/CudaDcsStudy.h"
 #include "kernels/dcs/CudaDcs.h"
 #include "tests/MapTestSupport.h"

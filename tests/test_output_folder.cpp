@@ -5,7 +5,7 @@
 
 #include <unistd.h>
 
-#include "engine/run/OutputFolder.h"
+#include "engine/output/OutputFolder.h"
 #include "tests/EngineTestSupport.h"
 
 namespace faraday::test {

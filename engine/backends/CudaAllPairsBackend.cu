@@ -1,6 +1,6 @@
-// nonbonded.mode = all-pairs on the GPU (see CudaAllPairsBackend.h): velocity Verlet around
-// the triangular all-pairs kernel, state in double on the device, nothing back to the host
-// except on reporting steps and checks.
+// nonbonded.mode = all-pairs on the GPU (see CudaAllPairsBackend.h): velocity Verlet
+// (integrators/CudaAllPairsUpdate.h) around the triangular all-pairs kernel, state in double
+// on the device, nothing back to the host except on reporting steps and checks.
 #include "engine/backends/CudaAllPairsBackend.h"
 
 #include <cuda_runtime.h>
@@ -19,108 +19,18 @@
 #include "kernels/common/FixedPoint.h"
 #include "kernels/common/Launch.h"
 #include "kernels/nbody/CudaAllPairs.h"
+#include "integrators/CudaAllPairsUpdate.h"
 
 namespace faraday {
 namespace {
 
 using cuda_step::kCheckInterval;
-using cuda_step::kThreads;
 
 /// 2^62: the fixed-point forces' range (allPairsForceScale keeps the bound below it).
 constexpr double kFixedRange = 4.611686018427388e18;
 
-struct Atoms {
-  int n;
-  double4_32a* pos;  ///< x, y, z (nm)
-  double4_32a* vel;  ///< vx, vy, vz (nm/ps); w = 1/m (1/amu)
-  float4* body;      ///< float x, y, z relative to `origin`; w = mass or type (kept)
-  double3 origin;    ///< the bodies' reference point (their centroid at setState), nm
-  unsigned long long* force;
-  std::size_t stride;
-  double invScale;   ///< 1 / fixed-point scale
-  double forceLimit; ///< |F| component (kJ/mol/nm) beyond which the fixed point nears overflow
-  int* firstBad;
-};
-
-__device__ __forceinline__ double forceOf(const Atoms& a, int c, int i) {
-  return double(static_cast<long long>(a.force[c * a.stride + i])) * a.invScale;
-}
-
-/// B then A: v += dt/2 F/m, x += dt v; the float bodies follow; the forces are cleared.
-__global__ void kickDriftKernel(Atoms a, double dt) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
-  double4_32a v = a.vel[i], x = a.pos[i];
-  const double h = 0.5 * dt * v.w;
-  v.x += h * forceOf(a, 0, i), v.y += h * forceOf(a, 1, i), v.z += h * forceOf(a, 2, i);
-  x.x += dt * v.x, x.y += dt * v.y, x.z += dt * v.z;
-  a.vel[i] = v;
-  a.pos[i] = x;
-  for (int c = 0; c < 3; ++c) a.force[c * a.stride + i] = 0ull;
-  float4 b = a.body[i];
-  b.x = float(x.x - a.origin.x), b.y = float(x.y - a.origin.y), b.z = float(x.z - a.origin.z);
-  a.body[i] = b;
-  if (!isfinite(x.x + x.y + x.z)) atomicMin(a.firstBad, i);
-}
-
-/// B: v += dt/2 F/m; with keParts, each block's kinetic energy (fixed order).
-__global__ void kickKernel(Atoms a, double dt, double* keParts) {
-  __shared__ double partial[kThreads];
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  double ke = 0;
-  if (i < a.n) {
-    double4_32a v = a.vel[i];
-    const double h = 0.5 * dt * v.w;
-    const double fx = forceOf(a, 0, i), fy = forceOf(a, 1, i), fz = forceOf(a, 2, i);
-    v.x += h * fx, v.y += h * fy, v.z += h * fz;
-    a.vel[i] = v;
-    const double fMax = fmax(fabs(fx), fmax(fabs(fy), fabs(fz)));
-    if (!isfinite(v.x + v.y + v.z) || fMax > a.forceLimit) atomicMin(a.firstBad, i);
-    ke = 0.5 * (v.x * v.x + v.y * v.y + v.z * v.z) / v.w;
-  }
-  if (!keParts) return;
-  partial[threadIdx.x] = ke;
-  __syncthreads();
-  for (int s = kThreads / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) keParts[blockIdx.x] = partial[0];
-}
-
-/// The float bodies from the double positions (after setState).
-__global__ void bodiesKernel(Atoms a) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
-  const double4_32a x = a.pos[i];
-  float4 b = a.body[i];
-  b.x = float(x.x - a.origin.x), b.y = float(x.y - a.origin.y), b.z = float(x.z - a.origin.z);
-  a.body[i] = b;
-}
-
-/// Per-block sums of x_i (x) F_i (9 components, row-major): without periodic images the pair
-/// virial sum over pairs r_ij (x) F_ij equals sum over i of x_i (x) F_i.
-__global__ void virialKernel(Atoms a, double* parts) {
-  __shared__ double partial[9][kThreads];
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  double w[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  if (i < a.n) {
-    const double4_32a x = a.pos[i];
-    const double xs[3] = {x.x - a.origin.x, x.y - a.origin.y, x.z - a.origin.z};
-    const double f[3] = {forceOf(a, 0, i), forceOf(a, 1, i), forceOf(a, 2, i)};
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) w[3 * r + c] = xs[r] * f[c];
-  }
-  for (int k = 0; k < 9; ++k) partial[k][threadIdx.x] = w[k];
-  __syncthreads();
-  for (int s = kThreads / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s)
-      for (int k = 0; k < 9; ++k) partial[k][threadIdx.x] += partial[k][threadIdx.x + s];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0)
-    for (int k = 0; k < 9; ++k) parts[9 * blockIdx.x + k] = partial[k][0];
-}
+static_assert(kAllPairsUpdateThreads == kAllPairsVirialThreads, "one block size for the partials");
+constexpr int kThreads = kAllPairsUpdateThreads;
 
 /// The events of a timed step (0 to 3: kick and drift, all pairs, kick) and the phases
 /// between them.
@@ -187,8 +97,7 @@ class CudaAllPairsBackend : public Backend {
     state_ = state;
     state_.positions.clear();
     state_.velocities.clear();
-    bodiesKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream_.get()>>>(atoms());
-    FARADAY_CUDA_CHECK_LAUNCH("bodiesKernel");
+    launchAllPairsBodies(stream_.get(), atoms());
     force_.zero(stream_.get());
     evaluate(true);
     forcesValid_ = true;
@@ -233,13 +142,11 @@ class CudaAllPairsBackend : public Backend {
       phases_.collect();
       phases_.record(0, stream_.get());
     }
-    kickDriftKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream_.get()>>>(atoms(), dt_);
-    FARADAY_CUDA_CHECK_LAUNCH("kickDriftKernel");
+    launchAllPairsKickDrift(stream_.get(), atoms(), dt_);
     if (timed) phases_.record(1, stream_.get());
     evaluate(withEnergies);
     if (timed) phases_.record(2, stream_.get());
-    kickKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream_.get()>>>(atoms(), dt_, withEnergies ? keParts_.data() : nullptr);
-    FARADAY_CUDA_CHECK_LAUNCH("kickKernel");
+    launchAllPairsKick(stream_.get(), atoms(), dt_, withEnergies ? keParts_.data() : nullptr);
     if (timed) {
       phases_.record(3, stream_.get());
       phases_.markPending();
@@ -293,8 +200,8 @@ class CudaAllPairsBackend : public Backend {
   }
 
  private:
-  Atoms atoms() {
-    return Atoms{n_,           pos_.data(), vel_.data(),        body_.data(), origin_, force_.data(), stride_,
+  AllPairsAtoms atoms() {
+    return AllPairsAtoms{n_,           pos_.data(), vel_.data(),        body_.data(), origin_, force_.data(), stride_,
                  1.0 / scale_, 0.125 * kFixedRange / scale_, firstBad_.data()};
   }
   void requireState() const {
@@ -331,15 +238,13 @@ class CudaAllPairsBackend : public Backend {
     }
     kernel_.enqueue(stream_.get(), in);
     if (withEnergy) {
-      virialKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream_.get()>>>(atoms(), virialParts_.data());
-      FARADAY_CUDA_CHECK_LAUNCH("virialKernel");
+      launchAllPairsVirial(stream_.get(), atoms(), virialParts_.data());
     }
   }
 
   void launchKinetic() {
     // B with dt = 0 leaves the velocities and writes the partials.
-    kickKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream_.get()>>>(atoms(), 0.0, keParts_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("kickKernel");
+    launchAllPairsKick(stream_.get(), atoms(), 0.0, keParts_.data());
   }
 
   void checkFlags() {

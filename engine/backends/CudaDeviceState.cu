@@ -2,76 +2,18 @@
 // permutation, the energy sums and the roll-back copy (see CudaDeviceState.cuh).
 #include "engine/backends/CudaDeviceState.cuh"
 
-#include <cub/cub.cuh>
-
 #include <climits>
 #include <cmath>
 #include <string>
 
 #include "core/Error.h"
 #include "core/Units.h"
-#include "engine/backends/CudaStepPolicy.h"
 #include "kernels/common/FixedPoint.h"
-#include "kernels/common/Launch.h"
-#include "kernels/multigpu/WorkShare.h"
+#include "kernels/common/CudaEnergySums.h"
+#include "kernels/common/WorkShare.h"
+#include "kernels/neighbor/CudaSlotPermute.h"
 
 namespace faraday {
-namespace {
-
-using cuda_step::kThreads;
-
-/// new[s] = old[newToOld[s]] for every per-slot array; slotOfAtom follows.
-struct PermuteArgs {
-  int n;
-  const int* newToOld;
-  const double4_32a *pos, *vel, *ref;
-  const float4* posq;
-  const int *atom, *type;
-  const double* charge;
-  double4_32a *pos2, *vel2, *ref2;
-  float4* posq2;
-  int *atom2, *type2;
-  double* charge2;
-  int* slotOfAtom;
-};
-
-__global__ void permuteKernel(PermuteArgs p) {
-  const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= p.n) return;
-  const int o = p.newToOld[s];
-  p.pos2[s] = p.pos[o];
-  p.vel2[s] = p.vel[o];
-  p.ref2[s] = p.ref[o];
-  p.posq2[s] = p.posq[o];
-  p.type2[s] = p.type[o];
-  p.charge2[s] = p.charge[o];
-  const int a = p.atom[o];
-  p.atom2[s] = a;
-  p.slotOfAtom[a] = s;
-}
-
-/// One block: the kinetic partials summed in a fixed order, the fixed-point short-range sums
-/// converted (and cleared for the next evaluation), PME's sums copied.
-__global__ void finalizeKernel(const double* keParts, int keCount, unsigned long long* nbSums, const double* pme,
-                               DeviceEnergies* out) {
-  using Reduce = cub::BlockReduce<double, kThreads>;
-  __shared__ typename Reduce::TempStorage scratch;
-  double ke = 0;
-  for (int k = threadIdx.x; k < keCount; k += blockDim.x) ke += keParts[k];
-  ke = Reduce(scratch).Sum(ke);
-  if (threadIdx.x == 0) out->kinetic = ke;
-  double sum = 0;
-  if (threadIdx.x < kDeviceSums) {
-    sum = fixed::energyFromFixed(static_cast<long long>(nbSums[threadIdx.x]));
-    out->sums[threadIdx.x] = sum;
-    nbSums[threadIdx.x] = 0;
-  }
-  // PME split over GPUs: its sums are the fixed-point ones (zero otherwise).
-  const unsigned pmeSlot = threadIdx.x - unsigned(kPmeSumsAt);
-  if (pmeSlot < 7) out->recip[pmeSlot] = pme ? pme[pmeSlot] : sum;
-}
-
-}  // namespace
 
 void CudaDeviceState::checkMemory(int n) {
   const double perAtom = 3 * 2 * 32.0 /* pos vel ref, twice */ + 2 * 16 + 5 * 4 + 2 * 8 + 12 + 24 /* force */ +
@@ -194,11 +136,10 @@ std::vector<Vec3> CudaDeviceState::forces(cudaStream_t stream) {
 }
 
 void CudaDeviceState::enqueuePermute(cudaStream_t stream, const int* newToOld) {
-  PermuteArgs p{n,           newToOld,     pos.data(),  vel.data(),   ref.data(),    posq.data(),
+  const SlotPermutation p{n,           newToOld,     pos.data(),  vel.data(),   ref.data(),    posq.data(),
                 atom.data(), type.data(),  charge.data(), pos2.data(), vel2.data(),  ref2.data(),
                 posq2.data(), atom2.data(), type2.data(),  charge2.data(), slotOfAtom.data()};
-  permuteKernel<<<blocksFor(n, kThreads), kThreads, 0, stream>>>(p);
-  FARADAY_CUDA_CHECK_LAUNCH("permuteKernel");
+  launchPermuteSlots(stream, p);
   pos.copyFrom(pos2, stream);
   vel.copyFrom(vel2, stream);
   ref.copyFrom(ref2, stream);
@@ -209,9 +150,10 @@ void CudaDeviceState::enqueuePermute(cudaStream_t stream, const int* newToOld) {
 }
 
 void CudaDeviceState::enqueueFinalize(cudaStream_t stream, const double* pmeSums) {
-  finalizeKernel<<<1, kThreads, 0, stream>>>(keParts.data(), kineticBlocks(n), nbSums.data(),
-                                             pmeSums, deviceEnergies.data());
-  FARADAY_CUDA_CHECK_LAUNCH("finalizeKernel");
+  static_assert(kDeviceSums <= kEnergySumsThreads, "one thread per energy sum");
+  DeviceEnergies* e = deviceEnergies.data();
+  launchEnergySums(stream, keParts.data(), kineticBlocks(n), nbSums.data(), kDeviceSums, kPmeSumsAt, pmeSums,
+                   EnergySumsOut{&e->kinetic, e->sums, e->recip});
 }
 
 template <typename F>

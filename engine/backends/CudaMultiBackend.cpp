@@ -8,7 +8,7 @@
 #include "kernels/neighbor/SlotGroups.h"
 #include "engine/config/KernelParams.h"
 #include "kernels/common/Device.h"
-#include "kernels/multigpu/WorkShare.h"
+#include "kernels/common/WorkShare.h"
 #include "kernels/pme/Electrostatics.h"
 #include "kernels/pme/SlabPme.h"
 #if defined(FARADAY_HAVE_CUDA)

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kernels/multigpu/GpuGroup.h"
-#include "kernels/multigpu/WorkShare.h"
+#include "kernels/common/WorkShare.h"
 
 namespace faraday {
 

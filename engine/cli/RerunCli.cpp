@@ -4,7 +4,7 @@
 #include "core/Error.h"
 #include "engine/cli/CliArguments.h"
 #include "engine/cli/Commands.h"
-#include "engine/run/Rerun.h"
+#include "engine/cli/Rerun.h"
 
 namespace faraday {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "engine/cli/CliArguments.h"
 #include "engine/cli/Commands.h"
+#include "engine/cli/RunFromConfig.h"
 #include "engine/run/RunLog.h"
-#include "engine/run/Simulation.h"
 
 namespace faraday {
 

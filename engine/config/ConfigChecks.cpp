@@ -59,6 +59,11 @@ std::vector<NamedFile> outputFiles(const Config& config) {
   return out;
 }
 
+fs::path mapOutputPath(const Config& config) {
+  const fs::path f = config.map.file;
+  return f.is_absolute() ? f : config.output.directory / f;
+}
+
 void checkOutputNames(const Config& config, const KeyOrigins& origins) {
   std::vector<NamedFile> files = outputFiles(config);
   files.push_back({"output.directory", absoluteNormal(config.output.directory / kOutputLockName), "the lock file"});

@@ -29,6 +29,9 @@ inline constexpr const char* kOutputLockName = "faraday.lock";
 /// (final coordinates, checkpoint, map) and FILE.prev for the checkpoint's previous version.
 std::vector<NamedFile> outputFiles(const Config& config);
 
+/// map.file resolved against output.directory.
+std::filesystem::path mapOutputPath(const Config& config);
+
 /// Throws Error naming both keys when two outputs (or their companions) are the same file,
 /// or when an output would overwrite the coordinate or the config file.
 void checkOutputNames(const Config& config, const KeyOrigins& origins);

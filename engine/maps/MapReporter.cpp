@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/Error.h"
+#include "engine/config/ConfigChecks.h"
 #include "engine/config/KernelParams.h"
 #include "engine/formats/MapWriters.h"
 #include "engine/formats/TextParse.h"
@@ -174,11 +175,6 @@ std::vector<std::string> checkElectrostaticsAccuracy(const Config& config, const
   else if (map && config.map.method == "pme" && !runPme)
     check(mapEwaldSetup(config, system), "map.method = pme", rtolBeta);
   return warnings;
-}
-
-std::filesystem::path mapOutputPath(const Config& config) {
-  const std::filesystem::path f = config.map.file;
-  return f.is_absolute() ? f : config.output.directory / f;
 }
 
 MapReporter::MapReporter(const Config& config, const System& system, bool useCuda, Timers* timers)

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "engine/config/Config.h"
-#include "engine/run/Reporter.h"
+#include "engine/output/Reporter.h"
 #include "core/System.h"
 #include "core/Timers.h"
 #include "kernels/dcs/Dcs.h"
@@ -120,8 +120,5 @@ EwaldSetup mapEwaldSetup(const Config& config, const System& system);
 /// run has the run's grid and beta, checked once). Throws Error for one beyond the bound;
 /// returns the warnings of those accepted (electrostatics.accept_force_error).
 std::vector<std::string> checkElectrostaticsAccuracy(const Config& config, const System& system, bool run, bool map);
-
-/// map.file resolved against output.directory.
-std::filesystem::path mapOutputPath(const Config& config);
 
 }  // namespace faraday

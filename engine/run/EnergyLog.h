@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/run/Reporter.h"
+#include "engine/output/Reporter.h"
 
 namespace faraday {
 

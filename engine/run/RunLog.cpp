@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <cstdio>
+#include <iostream>
 
 #include "core/Error.h"
 #include "engine/config/KernelParams.h"
@@ -74,6 +75,11 @@ int RunLog::Tee::sync() {
 
 void logFileOnly(std::ostream& log, const std::string& text) {
   if (auto* runLog = dynamic_cast<RunLog*>(&log)) runLog->fileOnly(text);
+}
+
+void logNote(std::ostream& log, const std::string& text) {
+  std::cerr << "faraday: note: " << text << "\n";
+  logFileOnly(log, "Note: " + text + "\n");
 }
 
 void openRunLog(std::ostream& log, const std::filesystem::path& file, bool append) {

@@ -49,6 +49,8 @@ class RunLog : public std::ostream {
 
 /// Text for the file only when `log` is a RunLog (nothing otherwise).
 void logFileOnly(std::ostream& log, const std::string& text);
+/// A note for the user: "faraday: note: TEXT" on stderr, and "Note: TEXT" in the run log.
+void logNote(std::ostream& log, const std::string& text);
 /// Opens the run log in `file` when `log` is a RunLog.
 void openRunLog(std::ostream& log, const std::filesystem::path& file, bool append);
 

@@ -3,17 +3,17 @@
 #include <cstdio>
 #include <iostream>
 
+#include "engine/config/ConfigChecks.h"
 #include "engine/formats/Coordinates.h"
 #include "engine/run/EnergyLog.h"
 #include "core/Error.h"
 #include "engine/formats/GroFile.h"
-#include "engine/maps/MapReporter.h"
 #include "engine/formats/NpyFile.h"
 #include "engine/formats/TrajectoryFile.h"
-#include "engine/run/Progress.h"
+#include "engine/output/Progress.h"
 #include "engine/run/RunLog.h"
 #include "engine/run/Runaway.h"
-#include "engine/run/StopSignals.h"
+#include "engine/output/StopSignals.h"
 #include "engine/run/TrajectoryReporter.h"
 #include "engine/setup/ConstraintSetup.h"
 #include "integrators/Integrator.h"
@@ -79,24 +79,14 @@ void Simulation::addReporter(std::unique_ptr<Reporter> reporter) { reporters_.pu
 
 std::filesystem::path Simulation::outputPath(const std::string& name) const { return config_.output.directory / name; }
 
-namespace {
-
-/// A note for the user: on stderr and in the run log.
-void note(std::ostream& log, const std::string& text) {
-  std::cerr << "faraday: note: " << text << "\n";
-  logFileOnly(log, "Note: " + text + "\n");
-}
-
-}  // namespace
-
 void Simulation::createStandardReporters() {
   lock_ = std::make_unique<OutputLock>(config_.output.directory, "faraday run", "output.directory");
-  if (!lock_->note().empty()) note(log_, lock_->note());
+  if (!lock_->note().empty()) logNote(log_, lock_->note());
   // A new run keeps the results it would replace; a restart continues them, except a map,
   // which averages the frames of this part only.
   std::vector<std::filesystem::path> replaced = commandOutputs(config_, Command::Run);
   if (restart_) replaced = config_.map.enabled ? std::vector{mapOutputPath(config_)} : std::vector<std::filesystem::path>{};
-  for (const std::string& line : backUpFiles(replaced)) note(log_, line);
+  for (const std::string& line : backUpFiles(replaced)) logNote(log_, line);
   const long long restartStep = restart_ ? restart_->step : -1;
   const auto& out = config_.output;
   if (!out.logFile.empty()) openRunLog(log_, outputPath(out.logFile), restart_.has_value());
@@ -347,76 +337,6 @@ RunResult Simulation::run() {
   finishRun(!result.interrupted);
   printSummary(result.finalStep - firstStep_, std::chrono::duration<double>(Timers::Clock::now() - wallStart).count());
   return result;
-}
-
-namespace {
-
-void printEffective(const Config& config, std::ostream& log) {
-  log << "Effective configuration" << (config.configFile.empty() ? "" : " (" + config.configFile.string() + ")") << ":\n";
-  for (const auto& [key, value] : config.effective) log << "  " << key << " = " << value << "\n";
-}
-
-/// What a restart from `checkpoint` continues: run.steps must not lie before it, and the energy
-/// log and the trajectory must reach it (incomplete rows of the log are noted; the restart drops them).
-void checkRestart(const Config& config, const Checkpoint& checkpoint, const System& system, std::ostream& log) {
-  if (checkpoint.step > config.run.steps)
-    throw keyError("run.steps", std::to_string(config.run.steps) + " is before the checkpoint's step " +
-                                    std::to_string(checkpoint.step) + ": the restart would cut the energy log and the "
-                                    "trajectory back to step " + std::to_string(checkpoint.step) +
-                                    " and replace the final coordinates; set run.steps to the last step wanted");
-  const auto& out = config.output;
-  const std::filesystem::path energy = out.directory / out.energyFile;
-  if (!out.energyFile.empty() && std::filesystem::exists(energy))
-    for (const long line :
-         energyLogContinuation(energy, checkpoint.step, bondedSlotsPresent(system.topology), config.barostat.enabled)
-             .dropped)
-      note(log, energy.string() + ":" + std::to_string(line) + ": an incomplete row (cut off when the run stopped); "
-                "the restart drops it");
-  const std::filesystem::path trajectory = out.directory / out.trajectoryFile;
-  if (!out.trajectoryFile.empty() && std::filesystem::exists(trajectory))
-    checkTrajectoryContinues(trajectory, system.size(), out.trajectoryInterval, checkpoint.step);
-}
-
-}  // namespace
-
-RunResult runFromConfig(const Config& config, const RunOptions& options, std::ostream& log) {
-  Setup setup = buildSetup(config);
-  for (const std::string& w : checkElectrostaticsAccuracy(config, setup.system, true, config.map.enabled))
-    setup.warnings.push_back(w);
-  for (const std::string& warning : setup.warnings) {
-    std::cerr << "faraday: warning: " << warning << "\n";
-    logFileOnly(log, "Warning: " + warning + "\n");
-  }
-  std::optional<Checkpoint> checkpoint;
-  if (!options.restart.empty()) {
-    checkpoint = readCheckpoint(options.restart, setup.system.size(), physicsDescription(config, setup.system));
-    checkSameSystem(*checkpoint, setup.system, options.restart);
-    checkRestart(config, *checkpoint, setup.system, log);
-  }
-  if (options.dryRun) {
-    printEffective(config, log);
-    log << "System (" << config.system.coordinates.string() << "):\n" << describeSystem(setup.system);
-    log << "Velocities: " << (setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
-    log << runSetupSummary(config, setup.system);
-    // Contacts are judged by LJ sizes in the periodic box; all pairs have neither.
-    if (!config.nonbonded.allPairs())
-      log << describeCloseContacts(setup.system, checkpoint ? checkpoint->positions : setup.state.positions,
-                                   checkpoint ? checkpoint->box : setup.system.box);
-    if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";
-    log << "Dry run: configuration and input are valid; nothing was written.\n";
-    return {};
-  }
-  printEffective(config, log);
-  log << describeSystem(setup.system);
-  log << "Velocities: " << (checkpoint ? "from the checkpoint" : setup.velocitiesFromFile ? "from the coordinate file" : "Maxwell-Boltzmann") << "\n";
-  if (checkpoint) log << "Restart from step " << checkpoint->step << " (" << options.restart.string() << ")\n";
-  logFileOnly(log, runSetupSummary(config, setup.system));
-  log << std::flush;
-  Simulation simulation(config, std::move(setup), std::move(checkpoint), log);
-  if (config.map.enabled)
-    simulation.addReporter(
-        makeMapReporter(config, simulation.system(), platformUsesCuda(config.run.platform), &simulation.timers()));
-  return simulation.run();
 }
 
 }  // namespace faraday

@@ -9,9 +9,9 @@
 #include "engine/backends/Backend.h"
 #include "engine/run/Barostat.h"
 #include "engine/run/Checkpoint.h"
-#include "engine/run/OutputFolder.h"
+#include "engine/output/OutputFolder.h"
 #include "engine/config/Config.h"
-#include "engine/run/Reporter.h"
+#include "engine/output/Reporter.h"
 #include "engine/setup/SystemSetup.h"
 #include "core/Timers.h"
 
@@ -100,17 +100,5 @@ class Simulation {
   long long firstStep_ = 0;
   double nsPerDay_ = 0;
 };
-
-/// Options of `faraday run` beyond the config.
-struct RunOptions {
-  bool dryRun = false;
-  std::filesystem::path restart;  ///< empty: fresh start
-};
-
-/// `faraday run`: loads the setup (and checkpoint), then either prints the effective
-/// configuration and the system (dry run) or runs. Writes nothing when setup fails. A restart
-/// must not start beyond run.steps, and the energy log and trajectory it continues must reach
-/// the checkpoint's step (checked before anything is written, also by a dry run).
-RunResult runFromConfig(const Config& config, const RunOptions& options, std::ostream& log);
 
 }  // namespace faraday

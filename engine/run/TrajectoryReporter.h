@@ -2,7 +2,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "engine/run/Reporter.h"
+#include "engine/output/Reporter.h"
 #include "engine/formats/Trajectory.h"
 
 namespace faraday {

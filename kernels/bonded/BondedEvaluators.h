@@ -13,6 +13,7 @@
 #include "core/HostDevice.h"
 #include "core/Units.h"
 #include "core/Vec3.h"
+#include "kernels/nonbonded/EwaldExclusionPair.h"
 #include "kernels/nonbonded/PairEvaluators.h"
 
 namespace faraday {
@@ -87,37 +88,6 @@ FARADAY_HD PairResult2<double> pair14Term(double r2, double c6, double c12, doub
   const double rep = c12 * ir6 * ir6, dis = c6 * ir6;
   const double coul = qqK * ir;
   return {rep - dis, coul, (12.0 * rep - 6.0 * dis + coul) * ir2};
-}
-
-/// The Ewald exclusion correction of an excluded pair, qqK = k_C q_i q_j (kJ/mol nm), beta
-/// (1/nm): it removes the pair's share of the reciprocal-space energy, whatever r,
-///   U = -qqK erf(beta r)/r,
-///   F/r = qqK (2 beta/sqrt(pi) exp(-beta^2 r^2) r - erf(beta r)) / r^3,
-/// finite at r = 0: U -> -qqK 2 beta/sqrt(pi), F/r -> -qqK 4 beta^3/(3 sqrt(pi)). Below
-/// beta r = 0.5 the two differences cancel, so both come from the series
-///   erf(x)/x = 2/sqrt(pi) sum_k (-1)^k x^2k / (k! (2k+1))
-/// (13 terms: the next is below 1e-17 at x = 0.5); above, from erf and exp.
-FARADAY_HD PairResult<double> ewaldExclusionTerm(double r2, double qqK, double beta) {
-  constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
-  const double s = beta * beta * r2;  // x^2
-  if (s < 0.25) {
-    // S(s) = sum_k (-1)^k s^k/(k! (2k+1)) and S'(s) = sum_{k>=1} (-1)^k s^(k-1)/((k-1)! (2k+1)),
-    // so that erf(beta r)/r = beta 2/sqrt(pi) S and d/dr (erf(beta r)/r) / r = 2 beta^3 2/sqrt(pi) S'.
-    double S = 0, dS = 0, fact = 1;  // fact = k! as k runs down: start from 12!
-    for (int k = 2; k <= 12; ++k) fact *= k;
-    for (int k = 12; k >= 0; --k) {
-      const double sign = (k % 2) ? -1.0 : 1.0;
-      S = S * s + sign / (fact * (2 * k + 1));
-      if (k >= 1) dS = dS * s + sign * k / (fact * (2 * k + 1));
-      if (k >= 1) fact /= k;
-    }
-    return {-qqK * beta * kTwoOverSqrtPi * S, qqK * 2.0 * beta * beta * beta * kTwoOverSqrtPi * dS};
-  }
-  const double r = sqrt(r2);
-  const double ir = 1.0 / r;
-  const double e = erf(beta * r);
-  const double g = kTwoOverSqrtPi * beta * exp(-s);
-  return {-qqK * e * ir, qqK * (g * r - e) * ir * ir * ir};
 }
 
 // ---- Geometry -------------------------------------------------------------------------

@@ -231,7 +231,7 @@ FARADAY_HD TermForces<2> evaluateTerm(const Pair14& t, const Vec3* x, const Bond
 
 FARADAY_HD TermForces<2> evaluateTerm(const ExclusionPair& t, const Vec3* x, const BondedView& view) {
   TermForces<2> out;
-  const PairResult<double> p = ewaldExclusionTerm(norm2(x[1] - x[0]), t.qq, view.ewaldBeta);
+  const PairResult<double> p = ewaldExclusionPair<double>(norm2(x[1] - x[0]), t.qq, view.ewaldBeta);
   out.energy = p.energy;
   bonded::pairForces(x[0], x[1], p.fOverR, out.f[0], out.f[1]);
   return out;

@@ -13,7 +13,7 @@
 #include "core/Box.h"
 #include "kernels/bonded/Bonded.h"
 #include "kernels/common/DeviceBuffer.h"
-#include "kernels/multigpu/WorkShare.h"
+#include "kernels/common/WorkShare.h"
 
 namespace faraday {
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/PeerFloats.h"
+
 namespace faraday {
 
 /// "0,1,3" -> {0, 1, 3}: distinct device indices below `available`; "all" -> every device.
@@ -17,13 +19,6 @@ std::vector<int> parseDevices(const std::string& key, const std::string& text, i
 
 /// Whether this build can use several GPUs (CUDA and NCCL's header were found).
 bool builtWithNccl();
-
-/// `count` floats at `data` (device memory of the caller's GPU) to or from rank `peer`.
-struct PeerFloats {
-  int peer;
-  float* data;
-  std::size_t count;
-};
 
 class GpuGroup {
  public:

@@ -21,17 +21,11 @@ constexpr int kIBlocks = 8;       ///< i blocks of 32 per warp: 8 pairs per lane
 constexpr int kWarpsPerCta = 4;
 constexpr int kMaxTypes = 16;     ///< typed table in shared memory: kMaxTypes^2 entries
 
-/// The hardware reciprocal square root with denormals flushed: rsqrtf() without
-/// -ftz adds a range test and two scalings per call, 3 of the ~20 instructions of a pair.
-/// The argument here is at least eps^2 (gravity) or rmin^2 (typed), far from denormal.
-__device__ __forceinline__ float rsqrtFtz(float x) {
-  float y;
-  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-
-/// Plummer-softened gravity, w = mass. d = x_j - x_i; the force on i is G m_i (m_j s^-3) d,
-/// on j -G m_j (m_i s^-3) d: the per-pair factors leave out G and the body's own mass.
+/// Plummer-softened gravity (softenedGravityPair's formula), w = mass. d = x_j - x_i; the
+/// force on i is G m_i (m_j s^-3) d, on j -G m_j (m_i s^-3) d: the per-pair factors leave out
+/// G and the body's own mass. s^-1 and s^-3 from softenedInverse with the hardware reciprocal
+/// square root with denormals flushed (rsqrtf() without -ftz adds a range test and two
+/// scalings per call, 3 of the ~20 instructions of a pair; s^2 >= eps^2 is far from denormal).
 /// kUniform (every mass equal): the factors are s^-3 alone and G m^2 multiplies the sums,
 /// two multiplications fewer per pair.
 template <bool kUniform>
@@ -41,12 +35,12 @@ struct Gravity {
   __device__ __forceinline__ void pair(float dx, float dy, float dz, float wi, float wj, bool valid, float& si,
                                        float& sj, float& e) const {
     const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
-    const float inv = rsqrtFtz(r2);
-    float inv3 = inv * inv * inv;
+    const SoftenedInverse<float> s = softenedInverse<float, true>(r2);
+    float inv3 = s.inv3;
     if (kMasked && !valid) inv3 = 0.f;
     sj = kUniform ? inv3 : wj * inv3;
     si = kUniform ? inv3 : wi * inv3;
-    if (kEnergy && (!kMasked || valid)) e = kUniform ? e - inv : fmaf(-wi * wj, inv, e);
+    if (kEnergy && (!kMasked || valid)) e = kUniform ? e - s.inv : fmaf(-wi * wj, s.inv, e);
   }
 };
 
@@ -270,7 +264,7 @@ __global__ void oneSidedGravityKernel(const float4* body, int n, float eps2, flo
     for (int t = 0; t < blockDim.x; ++t) {
       const float4 bj = tileBodies[t];
       const float dx = bj.x - bi.x, dy = bj.y - bi.y, dz = bj.z - bi.z;
-      const float inv = rsqrtFtz(fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2))));
+      const float inv = pairmath::rsqrtFast(fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2))));
       const float s = bj.w * inv * inv * inv;
       ax = fmaf(s, dx, ax);
       ay = fmaf(s, dy, ay);

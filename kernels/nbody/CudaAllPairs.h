@@ -15,6 +15,7 @@
 
 #include <cstddef>
 
+#include "kernels/common/DeviceAtoms.h"
 #include "kernels/common/DeviceBuffer.h"
 #include "kernels/nbody/AllPairs.h"
 
@@ -58,6 +59,13 @@ class CudaAllPairs {
   DeviceBuffer<long long> runStart_;  ///< first run of each row of i blocks (prefix sums)
   DeviceBuffer<float4> typedTable_;   ///< c1, c2, c3 per type pair (typed)
 };
+
+/// Threads per block of launchAllPairsVirial: it writes 9 partials per block.
+inline constexpr int kAllPairsVirialThreads = 256;
+/// Per-block sums of x_i (x) F_i (9 components, row-major; x_i relative to atoms.origin) into
+/// `parts`: without periodic images the pair virial sum over pairs r_ij (x) F_ij equals the
+/// sum over i of x_i (x) F_i. Summed over the blocks in order, the same sum every time.
+void launchAllPairsVirial(cudaStream_t stream, const AllPairsAtoms& atoms, double* parts);
 
 /// For `faraday bench nbody`: the one-sided all-pairs kernel in the style of the CUDA
 /// samples (a thread per body, j bodies through shared memory, every ordered pair, float

@@ -1,7 +1,8 @@
 // The GPU tile list, in four steps (see TileList.h for what the list holds):
 //   sort    per slot a key: the atom's index along a Hilbert curve through a uniform fine
 //           grid (the cells, a power of 2 per box edge with edge within sqrt(2) of cutoff +
-//           buffer, each cut into 2^11 sub-cells per edge); CUB radix sort of (key, slot)
+//           buffer, each cut into 2^kSubCellBits = 32 sub-cells per edge, fewer where the
+//           64-bit key has no room); CUB radix sort of (key, slot)
 //           over the key's significant bits. The keys depend on the positions alone, so the
 //           order (and with it every sum of the force kernels) does not depend on the
 //           input's order. With slot groups (SlotGroups.h) a member takes its anchor's
@@ -10,7 +11,8 @@
 //           the largest member-anchor distance widens the scan's reach)
 //   bounds  one warp per block of 32 slots: its bounding box (minimum image around its
 //           first atom)
-//   tiles   one warp per block I (of this GPU's share, WorkShare): its diagonal tile, then the
+//   tiles   (CudaTileSearch.cu) one warp per block I (of this GPU's share, WorkShare): its
+//           diagonal tile, then the
 //           candidates (slots in later blocks, in the cells whose gap to I's box is within
 //           cutoff + buffer), 32 at a time; a candidate within cutoff + buffer of I's box
 //           and of one of I's atoms is appended (ballot and prefix count), and every 32
@@ -31,12 +33,12 @@
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/Launch.h"
 #include "kernels/neighbor/CudaTileList.h"
+#include "kernels/neighbor/CudaTileSearch.cuh"
 
 namespace faraday {
 namespace {
 
-constexpr int kThreads = 128;
-constexpr int kWarpsPerBlock = kThreads / 32;
+constexpr int kThreads = kTileListThreads;
 /// Sub-cell levels per cell edge in the sort keys: a sub-cell's diagonal stays below the
 /// closest approach of two keyed atoms, and more levels only add radix passes (NOTES.md).
 constexpr int kSubCellBits = 5;
@@ -46,9 +48,6 @@ constexpr int kSearchWarps = 10560;
 constexpr int kMaxParts = 8;
 /// Atoms per cell above which the cells get finer (see the constructor).
 constexpr double kAtomsPerCell = 64;
-/// nm^2 added to R^2 in the tile search's expanded near test (its float rounding: a few 1e-6
-/// for offsets up to 3 nm from the block's centre; R grows by under 1e-5 nm).
-constexpr float kNearMargin2 = 2e-5f;
 constexpr unsigned kFull = 0xffffffffu;
 
 
@@ -189,19 +188,6 @@ __global__ void cellRangeKernel(int n, const int* __restrict__ cellOfSlot, int2*
   if (s == n - 1 || cellOfSlot[s + 1] != c) range[c].y = s + 1;
 }
 
-__device__ float minimumImage(float d, float length, float invLength) { return d - length * rintf(d * invLength); }
-
-/// x (nm, unwrapped: it may lie far outside the box) from the box center c by minimum
-/// image, taken in double before the rounding to float (float(x) alone loses ~1e-3 nm at
-/// |x| ~ 10^4 nm).
-__device__ float3 offsetFrom(const double4_32a& x, float4 c, const TileListBox& b) {
-  double dx = x.x - double(c.x), dy = x.y - double(c.y), dz = x.z - double(c.z);
-  dx -= b.lengthD.x * rint(dx * b.invLengthD.x);
-  dy -= b.lengthD.y * rint(dy * b.invLengthD.y);
-  dz -= b.lengthD.z * rint(dz * b.invLengthD.z);
-  return make_float3(float(dx), float(dy), float(dz));
-}
-
 /// One warp per block: bounding box of its atoms, around the first atom by minimum image
 /// (in double, then rounded outwards to float).
 __global__ void boundsKernel(int n, int blocks, const double4_32a* __restrict__ ref, const TileListBox* __restrict__ box,
@@ -239,277 +225,43 @@ __global__ void boundsKernel(int n, int blocks, const double4_32a* __restrict__ 
   }
 }
 
-struct TileStore {
-  int capacity, exclusionCapacity;
-  int* info;
-  int* lanes;
-  int* exclusionIndex;
-  std::uint32_t* masks;
-  TileCounters* counters;
-  const int* exclusionOffsets;  ///< null: no exclusions
-  const int* exclusions;
-  const int* atomOfSlot;
-  const int* slotOfAtom;
-  const int2* exclusionBlocks;  ///< per slot: the first and last block holding one of its excluded partners
-};
-
-/// Per slot, the blocks its excluded partners sit in, first and last (an empty range when it
-/// has none): most tiles pair blocks far apart, and their masks then need no look-up.
-__global__ void exclusionBlocksKernel(int n, const int* __restrict__ offsets, const int* __restrict__ exclusions,
-                                      const int* __restrict__ atomOfSlot, const int* __restrict__ slotOfAtom,
-                                      int2* __restrict__ blocks) {
-  const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= n) return;
-  const int a = atomOfSlot[s];
-  int lo = INT_MAX, hi = -1;
-  for (int k = offsets[a]; k < offsets[a + 1]; ++k) {
-    const int b = slotOfAtom[exclusions[k]] >> 5;
-    lo = min(lo, b), hi = max(hi, b);
+/// The cells of the sort and the scan, per edge into `cells`; returns their number.
+long long chooseCells(int n, const Box& box, double reach, int cells[3]) {
+  const Vec3 L = box.lengths();
+  // Cells per edge: the power of 2 (at most 1024) nearest to edge / reach, so a cell's edge
+  // lies within a factor sqrt(2) of the reach (the scan's cost, cells visited plus candidates,
+  // is least near edge = reach). Powers of 2 make every cell an aligned sub-cube of one uniform
+  // fine grid, along whose Hilbert curve runs of 32 atoms are compact (random liquid, 32k
+  // atoms: largest block extent 1.26 nm in the median, against 1.93 nm with 9 cells per edge).
+  // Dense systems (water: ~100 atoms/nm^3, 240 atoms in a cell of edge 1.34 nm) halve the edge
+  // while a cell holds more than kAtomsPerCell and stays at least half the reach: the candidates
+  // then come from a span closer to the block's reach.
+  const double atomsPerNm3 = n / box.volume();
+  long long total = 1;
+  for (int d = 0; d < 3; ++d) {
+    const double ideal = std::max(1.0, L[d] / reach);
+    cells[d] = std::clamp(1 << int(std::lround(std::log2(ideal))), 1, 1024);
+    while (L[d] / cells[d] < 0.5 * reach && cells[d] > 1) cells[d] /= 2;
+    total *= cells[d];
   }
-  blocks[s] = make_int2(lo, hi);
-}
-
-/// Bit k of the mask of lane `slot` (a slot or kNoAtom): atom 32 block + k is excluded with it.
-__device__ std::uint32_t exclusionMask(const TileStore& t, int block, int slot) {
-  std::uint32_t m = 0;
-  if (slot == kNoAtom) return m;
-  const int2 range = t.exclusionBlocks[slot];
-  if (block < range.x || block > range.y) return m;
-  const int a = t.atomOfSlot[slot];
-  for (int k = t.exclusionOffsets[a]; k < t.exclusionOffsets[a + 1]; ++k) {
-    const int other = t.slotOfAtom[t.exclusions[k]];
-    if ((other >> 5) == block) m |= 1u << (other & 31);
-  }
-  return m;
-}
-
-/// Writes one tile of block `block` whose lane l holds `slot` (kNoAtom: empty). Whole warp.
-/// A tile beyond the capacity is counted, not written, and so is its exclusion-mask tile: the
-/// host then grows both to the counts and builds again once.
-__device__ void emitTile(const TileStore& t, int block, bool diagonal, int slot, int lane) {
-  int tile = 0;
-  if (lane == 0) tile = atomicAdd(&t.counters->tiles, 1);
-  tile = __shfl_sync(kFull, tile, 0);
-  const bool stored = tile < t.capacity;
-  if (stored) {
-    if (lane == 0) t.info[tile] = 2 * block + (diagonal ? 1 : 0);
-    t.lanes[std::size_t(tile) * 32 + lane] = slot;
-  }
-  int index = -1;
-  if (t.exclusionOffsets) {
-    const std::uint32_t m = exclusionMask(t, block, slot);
-    if (__any_sync(kFull, m != 0)) {
-      if (lane == 0) index = atomicAdd(&t.counters->exclusionTiles, 1);
-      index = __shfl_sync(kFull, index, 0);
-      if (stored && index < t.exclusionCapacity) t.masks[std::size_t(index) * 32 + lane] = m;
-      else index = -1;
-    }
-  }
-  if (stored && lane == 0) t.exclusionIndex[tile] = index;
-}
-
-/// After a pass appended to a warp's buffer (`held` slots, below 64): a tile of the first 32
-/// once there are 32, the rest moved down. Whole warp.
-__device__ void emitFullTile(const TileStore& t, int block, int* buf, int& held, int lane) {
-  __syncwarp();
-  if (held < 32) return;
-  emitTile(t, block, false, buf[lane], lane);
-  __syncwarp();
-  if (lane < held - 32) buf[lane] = buf[lane + 32];
-  held -= 32;
-  __syncwarp();
-}
-
-/// Gap (nm, >= 0) along one dimension between the box [c - h, c + h] and cell k of edge
-/// `edge`, by minimum image.
-__device__ float gapToCell(float c, float h, int k, float edge, float length, float invLength) {
-  const float d = fabsf(minimumImage((float(k) + 0.5f) * edge - c, length, invLength));
-  return fmaxf(d - 0.5f * edge - h, 0.f);
-}
-
-
-/// The cells [first, first + count) (wrapped) along one dimension that overlap
-/// [center - reach, center + reach]; all cells once when that covers the box.
-__device__ void cellSpan(float center, float reach, float length, int cells, int& first, int& count) {
-  const float scale = float(cells) / length;
-  const int lo = int(floorf((center - reach) * scale)), hi = int(floorf((center + reach) * scale));
-  if (hi - lo + 1 >= cells) {
-    first = 0;
-    count = cells;
-  } else {
-    first = ((lo % cells) + cells) % cells;
-    count = hi - lo + 1;
-  }
-}
-
-/// One warp per block I, in two levels:
-///  - cells: 32 at a time, one per lane, from the span around I's box (x, then y, then z);
-///    a cell whose gap to the box exceeds the reach contributes no candidate, the others
-///    their slots after block I. A warp prefix sum lays those runs end to end.
-///  - candidates: 32 at a time from the runs (each lane finds its run by a binary search over
-///    the prefix sums), so every pass is full whatever the cells hold. A candidate within
-///    reach of I's box is then tested against each atom of I (their offsets from the box
-///    center in shared memory): it is kept when one is within reach.
-/// Candidates are taken in a fixed order (cells, then slots), so the tiles' contents are fixed.
-/// With slot groups a member sits in its anchor's cell, up to *groupReach from it: the cells
-/// are scanned to reach + *groupReach (the candidates' own tests stay at reach).
-/// Systems of fewer blocks than the GPU wants warps: there `parts` warps share a block I,
-/// part p taking the passes of 32 candidates numbered p, p + parts, ... (and part 0 the
-/// diagonal tile), each emitting its full tiles and leaving its last candidates to
-/// leftoversKernel.
-__global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int parts, const double4_32a* __restrict__ ref,
-                                                       const float4* __restrict__ center, const float4* __restrict__ half,
-                                                       const int2* __restrict__ range, int3 cells, const TileListBox* __restrict__ box, float reach2,
-                                                       float reach, const unsigned* __restrict__ groupReach, WorkShare share,
-                                                       TileStore t, int* __restrict__ leftover) {
-  __shared__ int buffer[kWarpsPerBlock][64];
-  __shared__ float4 atomsOfI[kWarpsPerBlock][32];
-  const int warpInBlock = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int warp = blockIdx.x * kWarpsPerBlock + warpInBlock;
-  const int block = warp / parts, part = warp % parts;
-  // Two members of a group lie within twice the group's reach: that must stay below the
-  // list's reach for their pair (excluded, its correction in the tile kernel) to be listed.
-  if (warp == 0 && lane == 0 && groupReach && !(2.f * __uint_as_float(*groupReach) < reach))
-    atomicMax(&t.counters->groupsTooWide, 1);
-  if (block >= blocks || !share.ownsBlock(block)) return;  // a whole warp
-  const TileListBox b = *box;
-  int* buf = buffer[warpInBlock];
-  const int own = block * 32 + lane;
-  if (part == 0) emitTile(t, block, true, own < n ? own : kNoAtom, lane);
-
-  const float4 c = center[block], h = half[block];
-  // The expanded near test below cancels terms of up to (R + 2h)^2: its rounding (a few
-  // 1e-7 of that) is covered by a margin of kNearMargin2 on R^2, so the test only ever keeps
-  // more, never fewer, of the atoms within R.
-  const float nearReach2 = reach2 + kNearMargin2;
-  // I's atoms from the box's center by minimum image (empty slots repeat the first), each
-  // with w = (|a|^2 - R^2) / 2 for the near test's expanded form below.
-  {
-    const float3 a = offsetFrom(ref[own < n ? own : block * 32], c, b);
-    atomsOfI[warpInBlock][lane] = make_float4(a.x, a.y, a.z, 0.5f * (a.x * a.x + a.y * a.y + a.z * a.z - nearReach2));
-    __syncwarp();
-  }
-  // A candidate within reach of the box lies within reach + 2h of each atom of I along each
-  // edge; where that is at most half the edge, the plain difference is the minimum image.
-  const bool wrapPairs = 2.f * (reach + 2.f * h.x) > b.length.x || 2.f * (reach + 2.f * h.y) > b.length.y ||
-                         2.f * (reach + 2.f * h.z) > b.length.z;
-  const float cellReach = groupReach ? reach + __uint_as_float(*groupReach) : reach;
-  const float cellReach2 = cellReach * cellReach;
-  int3 first, count;
-  cellSpan(c.x, h.x + cellReach, b.length.x, cells.x, first.x, count.x);
-  cellSpan(c.y, h.y + cellReach, b.length.y, cells.y, first.y, count.y);
-  cellSpan(c.z, h.z + cellReach, b.length.z, cells.z, first.z, count.z);
-  const float3 cellEdge = make_float3(b.length.x / cells.x, b.length.y / cells.y, b.length.z / cells.z);
-  const int laterSlots = (block + 1) * 32;  // candidates must be in later blocks
-  const int spanCells = count.x * count.y * count.z;
-  int held = 0;
-  int pass = 0;  // passes of 32 candidates over the whole span, counted for the parts
-  for (int cellBase = 0; cellBase < spanCells; cellBase += 32) {
-    // This lane's cell: its run of candidate slots [start, start + size).
-    int start = 0, size = 0;
-    const int q = cellBase + lane;
-    if (q < spanCells) {
-      const int iz = q % count.z, iy = (q / count.z) % count.y, ix = q / (count.z * count.y);
-      const int cx = (first.x + ix) % cells.x, cy = (first.y + iy) % cells.y, cz = (first.z + iz) % cells.z;
-      const float gx = gapToCell(c.x, h.x, cx, cellEdge.x, b.length.x, b.invLength.x);
-      const float gy = gapToCell(c.y, h.y, cy, cellEdge.y, b.length.y, b.invLength.y);
-      const float gz = gapToCell(c.z, h.z, cz, cellEdge.z, b.length.z, b.invLength.z);
-      if (gx * gx + gy * gy + gz * gz < cellReach2) {
-        const int2 r = range[(cx * cells.y + cy) * cells.z + cz];
-        start = max(r.x, laterSlots);
-        size = max(r.y - start, 0);
+  const auto atomsPerCell = [&] { return atomsPerNm3 * box.volume() / double(total); };
+  for (bool finer = true; finer && atomsPerCell() > kAtomsPerCell;) {
+    finer = false;
+    for (int d = 0; d < 3; ++d)
+      if (cells[d] < 1024 && L[d] / (2 * cells[d]) >= 0.5 * reach) {
+        cells[d] *= 2, total *= 2, finer = true;
       }
-    }
-    int end = size;  // inclusive prefix sum of the run sizes
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const int v = __shfl_up_sync(kFull, end, o);
-      if (lane >= o) end += v;
-    }
-    const int total = __shfl_sync(kFull, end, 31);
-    const int slotBase = start - (end - size);  // slot of candidate k of this run: slotBase + k
-    for (int base = 0; base < total; base += 32) {
-      if (pass++ % parts != part) continue;
-      const int k = base + lane;
-      // The run holding candidate k: the number of runs that end at or before it.
-      int run = 0;
-#pragma unroll
-      for (int step = 16; step > 0; step >>= 1)
-        if (__shfl_sync(kFull, end, run + step - 1) <= k) run += step;
-      const int s = __shfl_sync(kFull, slotBase, min(run, 31)) + k;
-      bool take = false;
-      float3 d = make_float3(0.f, 0.f, 0.f);  // the candidate from the box's center, minimum image
-      if (k < total) {
-        d = offsetFrom(ref[s], c, b);
-        const float ex = fmaxf(fabsf(d.x) - h.x, 0.f), ey = fmaxf(fabsf(d.y) - h.y, 0.f),
-                    ez = fmaxf(fabsf(d.z) - h.z, 0.f);
-        take = ex * ex + ey * ey + ez * ez < reach2;
-      }
-      // Near the box: near one of I's atoms? (I's atoms from shared memory, each load the same
-      // address for the whole warp.)
-      bool near = false;
-      if (__any_sync(kFull, take) && take) {
-        const float4* a = atomsOfI[warpInBlock];
-        if (!wrapPairs) {
-          // Eight atoms at a time, stopping once every lane has found one near (dense systems
-          // usually do within the first eight). |d - a|^2 < R^2 as d.a - (|a|^2 - R^2)/2 >
-          // |d|^2/2: three multiply-adds and a compare per atom instead of seven operations.
-          const float halfD2 = 0.5f * (d.x * d.x + d.y * d.y + d.z * d.z);
-          for (int i0 = 0; i0 < 32; i0 += 8) {
-#pragma unroll
-            for (int i = i0; i < i0 + 8; ++i) {
-              const float4 p = a[i];
-              near |= d.x * p.x + (d.y * p.y + (d.z * p.z - p.w)) > halfD2;
-            }
-            if (__all_sync(__activemask(), near)) break;
-          }
-        } else {
-#pragma unroll 4
-          for (int i = 0; i < 32; ++i) {
-            const float4 p = a[i];
-            const float ux = minimumImage(d.x - p.x, b.length.x, b.invLength.x),
-                        uy = minimumImage(d.y - p.y, b.length.y, b.invLength.y),
-                        uz = minimumImage(d.z - p.z, b.length.z, b.invLength.z);
-            near |= ux * ux + uy * uy + uz * uz < reach2;
-          }
-        }
-      }
-      const unsigned mask = __ballot_sync(kFull, near);
-      if (near) buf[held + __popc(mask & ((1u << lane) - 1))] = s;
-      held += __popc(mask);
-      emitFullTile(t, block, buf, held, lane);
-    }
   }
-  if (parts == 1) {
-    if (held > 0) emitTile(t, block, false, lane < held ? buf[lane] : kNoAtom, lane);
-  } else {
-    // The part's last candidates (fewer than 32) go to leftoversKernel, which packs those of
-    // the block's parts into full tiles: sharing a block among warps costs no tile.
-    int* mine = leftover + (std::size_t(block) * parts + part) * 33;
-    if (lane < held) mine[1 + lane] = buf[lane];
-    if (lane == 0) mine[0] = held;
+  // Sparse boxes: no more cells than the atoms need (larger cells only cost candidates).
+  const long long limit = std::max<long long>(8LL * n, 512);
+  while (total > limit) {
+    int d = 0;
+    for (int e = 1; e < 3; ++e)
+      if (cells[e] > cells[d]) d = e;
+    cells[d] /= 2;
+    total /= 2;
   }
-}
-
-/// One warp per block I of a shared search: the parts' last candidates, in part order, into
-/// tiles (full ones, then one partial), so the block has the tiles of an unshared search but
-/// one at most.
-__global__ void __launch_bounds__(kThreads) leftoversKernel(int blocks, int parts, WorkShare share, TileStore t,
-                                                           const int* __restrict__ leftover) {
-  __shared__ int buffer[kWarpsPerBlock][64];
-  const int warpInBlock = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int block = blockIdx.x * kWarpsPerBlock + warpInBlock;
-  if (block >= blocks || !share.ownsBlock(block)) return;  // a whole warp
-  int* buf = buffer[warpInBlock];
-  int held = 0;
-  for (int part = 0; part < parts; ++part) {
-    const int* from = leftover + (std::size_t(block) * parts + part) * 33;
-    const int count = from[0];
-    if (lane < count) buf[held + lane] = from[1 + lane];
-    held += count;
-    emitFullTile(t, block, buf, held, lane);
-  }
-  if (held > 0) emitTile(t, block, false, lane < held ? buf[lane] : kNoAtom, lane);
+  return total;
 }
 
 }  // namespace
@@ -523,40 +275,7 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
   if (grouped_ && (groups.anchor.size() != std::size_t(n) || groups.rank.size() != std::size_t(n)))
     throw Error("tile list: slot groups need one anchor and one rank per atom");
   const double reach = params.cutoff + params.buffer;
-  const Vec3 L = box.lengths();
-  // Cells per edge: the power of 2 (at most 1024) nearest to edge / reach, so a cell's edge
-  // lies within a factor sqrt(2) of the reach (the scan's cost, cells visited plus candidates,
-  // is least near edge = reach). Powers of 2 make the key a Morton code of one uniform fine
-  // grid, whose runs of 32 atoms are compact (random liquid, 32k atoms: largest block extent
-  // 1.26 nm in the median, against 1.93 nm with 9 cells per edge).
-  // Dense systems (water: ~100 atoms/nm^3, 240 atoms in a cell of edge 1.34 nm) halve the edge
-  // while a cell holds more than kAtomsPerCell and stays at least half the reach: the candidates
-  // then come from a span closer to the block's reach.
-  const double atomsPerNm3 = n / box.volume();
-  long long total = 1;
-  for (int d = 0; d < 3; ++d) {
-    const double ideal = std::max(1.0, L[d] / reach);
-    nCells_[d] = std::clamp(1 << int(std::lround(std::log2(ideal))), 1, 1024);
-    while (L[d] / nCells_[d] < 0.5 * reach && nCells_[d] > 1) nCells_[d] /= 2;
-    total *= nCells_[d];
-  }
-  const auto atomsPerCell = [&] { return atomsPerNm3 * box.volume() / double(total); };
-  for (bool finer = true; finer && atomsPerCell() > kAtomsPerCell;) {
-    finer = false;
-    for (int d = 0; d < 3; ++d)
-      if (nCells_[d] < 1024 && L[d] / (2 * nCells_[d]) >= 0.5 * reach) {
-        nCells_[d] *= 2, total *= 2, finer = true;
-      }
-  }
-  // Sparse boxes: no more cells than the atoms need (larger cells only cost candidates).
-  const long long limit = std::max<long long>(8LL * n, 512);
-  while (total > limit) {
-    int d = 0;
-    for (int e = 1; e < 3; ++e)
-      if (nCells_[e] > nCells_[d]) d = e;
-    nCells_[d] /= 2;
-    total /= 2;
-  }
+  const long long total = chooseCells(n, box, reach, nCells_);
   // The keys' significant bits: 3 per level of the fine grid. Sorting only those saves
   // radix passes (110k atoms: 27 bits, 4 passes instead of 8). Groups add the rank's bits
   // below.
@@ -743,23 +462,20 @@ void CudaTileList::enqueueBuild(cudaStream_t stream, const double4_32a* ref, con
                     counters_.data(),     hasExclusions_ ? exclusionOffsets_.data() : nullptr,
                     exclusions_.data(),   atomOfSlot,
                     slotOfAtom,           exclusionBlocks_.data()};
-  if (hasExclusions_) {
-    exclusionBlocksKernel<<<blocksFor(n_, kThreads), kThreads, 0, stream>>>(
-        n_, exclusionOffsets_.data(), exclusions_.data(), atomOfSlot, slotOfAtom, exclusionBlocks_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("exclusionBlocksKernel");
-  }
-  // Warps for every block, several for each where blocks are few (at least ~4 per SM scheduler).
-  const int parts = std::clamp(kSearchWarps / blocks_, 1, kMaxParts);
-  tilesKernel<<<blocksFor((long long)blocks_ * parts, kWarpsPerBlock), kThreads, 0, stream>>>(
-      n_, blocks_, parts, ref, boxCenter_.data(), boxHalf_.data(), cellRange_.data(),
-      make_int3(nCells_[0], nCells_[1], nCells_[2]), boxTerms_.data(), reach * reach, reach, grouped_ ? groupReach_.data() : nullptr, share, t,
-      leftover_.data());
-  FARADAY_CUDA_CHECK_LAUNCH("tilesKernel");
-  if (parts > 1) {
-    leftoversKernel<<<blocksFor(blocks_, kWarpsPerBlock), kThreads, 0, stream>>>(blocks_, parts, share, t,
-                                                                                 leftover_.data());
-    FARADAY_CUDA_CHECK_LAUNCH("leftoversKernel");
-  }
+  const TileSearch search{n_,
+                          blocks_,
+                          std::clamp(kSearchWarps / blocks_, 1, kMaxParts),
+                          ref,
+                          boxCenter_.data(),
+                          boxHalf_.data(),
+                          cellRange_.data(),
+                          make_int3(nCells_[0], nCells_[1], nCells_[2]),
+                          boxTerms_.data(),
+                          reach,
+                          grouped_ ? groupReach_.data() : nullptr,
+                          leftover_.data(),
+                          exclusionBlocks_.data()};
+  launchTileSearch(stream, search, share, t);
 }
 
 HostTileList CudaTileList::toHost(cudaStream_t stream, const double4_32a* ref, const int* atomOfSlot) {

@@ -10,7 +10,7 @@
 
 #include "core/Box.h"
 #include "kernels/common/DeviceBuffer.h"
-#include "kernels/multigpu/WorkShare.h"
+#include "kernels/common/WorkShare.h"
 #include "kernels/neighbor/SlotGroups.h"
 #include "kernels/neighbor/TileList.h"
 
@@ -122,9 +122,10 @@ class CudaTileList {
   bool hasExclusions_;
   bool grouped_;
   int tileCapacity_ = 0, exclusionCapacity_ = 0;
-  int subCellBits_ = 11;  ///< sub-cell levels per cell in the sort keys
-  int curveBits_ = 21;    ///< bits per dimension of the keys' Hilbert curve (cells and sub-cells)
-  int keyBits_ = 63;      ///< significant bits of the sort keys
+  // Set by the constructor from the cells and kSubCellBits (CudaTileList.cu).
+  int subCellBits_ = 0;  ///< sub-cell levels per cell edge in the sort keys (at most 5)
+  int curveBits_ = 0;    ///< bits per dimension of the keys' Hilbert curve (cells and sub-cells)
+  int keyBits_ = 0;      ///< significant bits of the sort keys
   DeviceValue<TileListBox> boxTerms_{"tile list box"};
   DeviceBuffer<int> groupAnchor_{"tile list group anchors", 0}, groupRank_{"tile list group ranks", 0};
   DeviceBuffer<unsigned> groupReach_;  ///< float bits: the largest member-anchor distance at the last build

@@ -1,13 +1,14 @@
 #pragma once
 // The GPU neighbor list as tiles of the warp size, in a form the host can read back.
 //
-// Atoms live in "slots": the device sorts them along a space-filling curve (Morton order of
-// a power of 2 of cells per edge, then of 2^11 sub-cells per cell edge), so that 32
-// consecutive slots, a block, sit close together. For every block I the list holds
+// Atoms live in "slots": the device sorts them along a space-filling curve (a Hilbert curve
+// through one uniform fine grid: a power of 2 of cells per box edge, each cut into up to 2^5
+// sub-cells per edge), so that 32 consecutive slots, a block, sit close together. For every
+// block I the list holds
 //   - one diagonal tile: the pairs inside block I, each once (triangular);
 //   - tiles pairing block I with up to 32 atoms of later blocks (J > I), each selected
-//     one by one because it lies within cutoff + buffer of the bounding box of one of block
-//     I's four groups of 8 atoms (tested against block I's whole box first).
+//     one by one because it lies within cutoff + buffer of block I's bounding box and then
+//     of one of block I's 32 atoms.
 // Every pair within cutoff + buffer of the reference positions is in exactly one tile, so
 // every pair within the cutoff is evaluated exactly once while no atom has moved more than
 // half the buffer since the build.

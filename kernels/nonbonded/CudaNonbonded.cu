@@ -13,6 +13,7 @@
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/FixedPoint.h"
 #include "kernels/nonbonded/CudaNonbonded.h"
+#include "kernels/nonbonded/EwaldExclusionPair.h"
 #include "kernels/nonbonded/PairEvaluators.h"
 
 namespace faraday {
@@ -77,31 +78,6 @@ __device__ __forceinline__ PairResult2<float> shortRangePair(float r2, float4 p,
   } else {
     return ljEwaldPairFast<float, kCoulomb>(r2, LjParams<float>{p.x, p.y, p.z}, qq, beta);
   }
-}
-
-/// The Ewald exclusion correction of an excluded pair, in float: U = -qq erf(x) / r with
-/// x = beta r, and its force over r, qq beta^3 g(x), g(x) = [2/sqrt(pi) x exp(-x^2) - erf(x)] / x^3.
-/// The bracket's terms cancel where x is small (an O-H bond at a 1 nm cutoff: x = 0.31), so
-/// below x = 0.6 g comes from its series, 2/sqrt(pi) sum_n (-1)^(n+1) 2 x^(2n) / (n! (2n + 3)),
-/// to n = 7 (the next term is below 1e-9 of g there).
-__device__ __forceinline__ void exclusionCorrection(float r2, float qq, float beta, float& energy, float& fOverR) {
-  constexpr float kTwoOverSqrtPi = 1.12837916709551f;
-  const float rinv = rsqrtf(r2);
-  const float x = beta * r2 * rinv;
-  const float erfx = erff(x);
-  energy = -qq * erfx * rinv;
-  float g;
-  if (x < 0.6f) {
-    const float y = x * x;
-    g = kTwoOverSqrtPi *
-        (-0.666666667f +
-         y * (0.4f + y * (-0.142857143f +
-                          y * (0.0370370370f + y * (-0.00757575758f +
-                                                    y * (0.00128205128f + y * (-0.000185185185f + y * 0.0000233426704f)))))));
-  } else {
-    g = (kTwoOverSqrtPi * x * __expf(-x * x) - erfx) / (x * x * x);
-  }
-  fOverR = qq * beta * beta * beta * g;
 }
 
 /// A pair's force f/r along d = x_i - x_j: +f on i's sum, -f on j's, and (energy steps) its
@@ -176,10 +152,9 @@ __device__ __forceinline__ void tilePairs(const TileArgs& a, const TableEntry<kE
     }
     if constexpr (kMasks && kCoulomb) {
       if (pairOk && excluded && gi == gj && gi >= 0 && r2 > 0.f) {
-        float energy, fOverR;
-        exclusionCorrection(r2, pi.w * pj.w, a.beta, energy, fOverR);
-        if constexpr (kEnergy) eExcl += double(energy);
-        addPairForce<kEnergy>(fOverR, dx, dy, dz, fi, fj, w);
+        const PairResult<float> c = ewaldExclusionPair<float, kEnergy>(r2, pi.w * pj.w, a.beta);
+        if constexpr (kEnergy) eExcl += double(c.energy);
+        addPairForce<kEnergy>(c.fOverR, dx, dy, dz, fi, fj, w);
       }
       if (groups) gj = __shfl_sync(kFull, gj, next);
     }

@@ -7,7 +7,7 @@
 
 #include "core/Box.h"
 #include "kernels/common/DeviceBuffer.h"
-#include "kernels/multigpu/WorkShare.h"
+#include "kernels/common/WorkShare.h"
 #include "kernels/neighbor/CudaTileList.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
 

@@ -239,10 +239,25 @@ FARADAY_HD T ljEwaldForceFast(T r2, const LjForceParams<T>& p, T qq, const Ewald
 ///   U = -gmm / sqrt(r^2 + eps^2),
 ///   F/r = -gmm / (r^2 + eps^2)^(3/2)   (attractive: F_i points from i towards j).
 /// 6 flops plus one sqrt (the classic 20-flop n-body count includes the vector work).
+/// The loops share its softened distance's inverse powers (softenedInverse); the GPU
+/// all-pairs kernel applies G and the masses to its sums (nbody/CudaAllPairs.cu).
+template <typename T>
+struct SoftenedInverse {
+  T inv;   ///< 1/s, s = sqrt(r^2 + eps^2) (1/nm)
+  T inv3;  ///< 1/s^3 (1/nm^3)
+};
+/// 1/s and 1/s^3 of s2 = r^2 + eps^2 (nm^2); kFast: the hardware reciprocal square root on
+/// the device (rsqrtFast: a few ulp), else 1/sqrt.
+template <typename T, bool kFast = false>
+FARADAY_HD SoftenedInverse<T> softenedInverse(T s2) {
+  T inv;
+  if constexpr (kFast) inv = pairmath::rsqrtFast(s2);
+  else inv = T(1) / pairmath::sqrtT(s2);
+  return {inv, inv * inv * inv};
+}
 template <typename T>
 FARADAY_HD PairResult<T> softenedGravityPair(T r2, T gmm, T eps2) {
-  const T s2 = r2 + eps2;
-  const T is = T(1) / pairmath::sqrtT(s2);
+  const T is = softenedInverse<T>(r2 + eps2).inv;
   const T u = -gmm * is;
   return {u, u * is * is};
 }

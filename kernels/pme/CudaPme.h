@@ -20,7 +20,7 @@ std::unique_ptr<ReciprocalSolver> makeCudaPme(const PmeParams& params, std::size
 #include <vector>
 
 #include "core/Box.h"
-#include "kernels/multigpu/GpuGroup.h"
+#include "kernels/common/PeerFloats.h"
 #include "kernels/pme/SlabPme.h"
 
 namespace faraday {

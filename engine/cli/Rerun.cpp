@@ -1,4 +1,4 @@
-#include "engine/run/Rerun.h"
+#include "engine/cli/Rerun.h"
 
 #include <chrono>
 #include <cstdio>
@@ -11,8 +11,8 @@
 #include "core/Error.h"
 #include "engine/formats/NpyFile.h"
 #include "engine/maps/MapReporter.h"
-#include "engine/run/OutputFolder.h"
-#include "engine/run/StopSignals.h"
+#include "engine/output/OutputFolder.h"
+#include "engine/output/StopSignals.h"
 #include "engine/setup/SystemSetup.h"
 #include "engine/formats/Trajectory.h"
 #include "engine/formats/TrajectoryFile.h"

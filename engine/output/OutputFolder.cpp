@@ -1,4 +1,4 @@
-#include "engine/run/OutputFolder.h"
+#include "engine/output/OutputFolder.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -1,4 +1,4 @@
-#include "engine/run/StopSignals.h"
+#include "engine/output/StopSignals.h"
 
 namespace faraday {
 namespace {

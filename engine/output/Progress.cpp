@@ -1,4 +1,4 @@
-#include "engine/run/Progress.h"
+#include "engine/output/Progress.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "kernels/multigpu/WorkShare.h"
+#include "kernels/common/WorkShare.h"
 
 #include <algorithm>
 #include <cmath>
