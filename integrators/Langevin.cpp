@@ -2,15 +2,12 @@
 
 #include <cmath>
 
-#include "core/Error.h"
 #include "core/Units.h"
 
 namespace faraday {
 
 LangevinBaoab::LangevinBaoab(const System& system, const IntegratorParams& params, int threads)
     : CpuIntegrator(system, params, threads), seed_(params.seed) {
-  if (!(params.friction >= 0)) throw keyError("integrator.friction", "must be >= 0");
-  if (!(params.temperature >= 0)) throw keyError("integrator.temperature", "must be >= 0");
   a_ = std::exp(-params.friction * dt_);
   const double kT = units::kBoltzmann * params.temperature;
   noiseScale_.resize(system.size());

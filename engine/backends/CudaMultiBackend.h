@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/backends/Backend.h"
+#include "engine/config/Config.h"
 
 namespace faraday {
 
