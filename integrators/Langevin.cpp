@@ -8,11 +8,10 @@ namespace faraday {
 
 LangevinBaoab::LangevinBaoab(const System& system, const IntegratorParams& params, int threads)
     : CpuIntegrator(system, params, threads), seed_(params.seed) {
-  a_ = std::exp(-params.friction * dt_);
-  const double kT = units::kBoltzmann * params.temperature;
+  a_ = langevinDecay(params);
+  const double variance = langevinNoiseVariance(params);
   noiseScale_.resize(system.size());
-  for (std::size_t i = 0; i < system.size(); ++i)
-    noiseScale_[i] = std::sqrt((1 - a_ * a_) * kT * inverseMass_[i]);
+  for (std::size_t i = 0; i < system.size(); ++i) noiseScale_[i] = std::sqrt(variance * inverseMass_[i]);
 }
 
 void LangevinBaoab::beforeForces(State& state, const std::vector<Vec3>& forces) {

@@ -31,7 +31,11 @@ std::unique_ptr<Backend> makeCudaBackend(const Config& config, const System& sys
 #if defined(FARADAY_HAVE_CUDA)
   if (!config.run.devices.empty()) {
     const std::vector<int> devices = parseDevices("run.devices", config.run.devices, cudaDeviceCount());
-    if (devices.size() > 1) return makeCudaMultiBackend(config, system, timers, devices);
+    if (devices.size() > 1) {
+      if (config.nonbonded.allPairs())
+        throw keyError("run.devices", "all-pairs runs on one GPU (nonbonded.mode = all-pairs)");
+      return makeCudaMultiBackend(multiGpuRunParams(config, system), system, timers, devices);
+    }
     useCudaDevice(devices[0]);
   }
   if (config.nonbonded.allPairs()) return makeCudaAllPairsBackend(allPairsRunParams(config, system), system, timers);

@@ -131,8 +131,8 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// step's force terms and the box's device copies.
   Impl(const CutoffRunParams& params, const System& s, Timers* t, const std::vector<int>* exclusionOffsets,
        const std::vector<int>* exclusions);
-  /// The integrator's step parameters: velocity Verlet, or Langevin BAOAB with
-  /// a = exp(-gamma dt) and the noise variance (1 - a^2) k_B T per unit mass.
+  /// The integrator's step parameters: velocity Verlet, or Langevin BAOAB with the decay and
+  /// noise variance of Langevin.h.
   void setIntegrator(const IntegratorParams& ip);
   /// The device state and the step's force terms: tiles, bonded terms and exclusion
   /// correction, constraints, the tile list and PME.

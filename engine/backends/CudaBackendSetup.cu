@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "engine/backends/CudaBackendImpl.cuh"
+#include "integrators/Langevin.h"
 
 namespace faraday {
 
@@ -44,8 +45,8 @@ void CudaBackend::Impl::setIntegrator(const IntegratorParams& ip) {
   integ.langevin = ip.type == IntegratorType::Langevin;
   integ.dt = ip.dt;
   if (integ.langevin) {
-    integ.a = std::exp(-ip.friction * ip.dt);
-    integ.noiseVariance = (1 - integ.a * integ.a) * (units::kBoltzmann * ip.temperature);
+    integ.a = langevinDecay(ip);
+    integ.noiseVariance = langevinNoiseVariance(ip);
   }
   integ.seed = ip.seed;
   integ.box = integratorBox.data();

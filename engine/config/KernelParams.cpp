@@ -133,6 +133,10 @@ void checkCutoffRun(const CutoffRunParams& params, const Box& box, bool gpu) {
     throw keyError("electrostatics.method", "'ewald' (the plain Ewald reference) runs on run.platform = cpu only");
 }
 
+MultiGpuRunParams multiGpuRunParams(const Config& config, const System& system) {
+  return {cutoffRunParams(config, system, true), config.run.pmeSplit, config.run.gpuSum, config.run.updateSplit};
+}
+
 AllPairsRunParams allPairsRunParams(const Config& config, const System& system) {
   return {config.run.threads, integratorParams(config), allPairsParams(config, system)};
 }

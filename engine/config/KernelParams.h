@@ -79,6 +79,9 @@ CutoffRunParams cutoffRunParams(const Config& config, const System& system, bool
 /// rectangular box, the cutoff below half its shortest edge (nonbonded.cutoff) and, on the
 /// GPU, a method it runs (electrostatics.method = ewald runs on the CPU only).
 void checkCutoffRun(const CutoffRunParams& params, const Box& box, bool gpu);
+/// The parameters of a cutoff-mode run on several GPUs: cutoffRunParams on the GPU and the
+/// run.pme_split, run.gpu_sum and run.update_split choices.
+MultiGpuRunParams multiGpuRunParams(const Config& config, const System& system);
 /// The parameters of an all-pairs run (allPairsParams).
 AllPairsRunParams allPairsRunParams(const Config& config, const System& system);
 
