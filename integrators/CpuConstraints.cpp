@@ -62,7 +62,7 @@ void waterBonds(const std::vector<Vec3>& x, int o, const MinimumImage& box, Vec3
 
 CpuConstraints::CpuConstraints(const System& system, double tolerance, int threads)
     : system_(system), set_(makeConstraintSet(system)), tolerance_(tolerance), threads_(threads > 0 ? threads : 1) {
-  if (!(tolerance > 0 && tolerance < 1)) throw keyError("integrator.constraint_tolerance", "must be in (0, 1)");
+  if (!(tolerance > 0 && tolerance < 1)) throw Error("constraints: the tolerance must be in (0, 1)");
   inverseMass_.resize(system.size());
   for (std::size_t i = 0; i < system.size(); ++i) inverseMass_[i] = system.mass[i] > 0 ? 1 / system.mass[i] : 0.0;
 }

@@ -439,32 +439,13 @@ struct CudaConstraints::Launch {
 
 CudaConstraints::CudaConstraints(const System& system, double tolerance)
     : system_(system), set_(makeConstraintSet(system)), tolerance_(tolerance) {
-  if (!(tolerance > 0 && tolerance < 1)) throw keyError("integrator.constraint_tolerance", "must be in (0, 1)");
+  if (!(tolerance > 0 && tolerance < 1)) throw Error("constraints: the tolerance must be in (0, 1)");
   const ConstraintSet& set = set_;
-  std::vector<DeviceStar> stars;
-  std::vector<DeviceCluster> clusters;
-  std::vector<ClusterConstraint> constraints;
-  std::vector<int> atoms;
-  for (const ConstraintCluster& cl : set.clusters) {
-    const ClusterConstraint* k = set.constraints.data() + cl.firstConstraint;
-    const int* members = set.clusterAtoms.data() + cl.firstAtom;
-    if (cl.star) {
-      DeviceStar s;
-      s.centre = members[0];
-      s.count = cl.constraintCount;
-      s.code = cl.firstConstraint;
-      for (int i = 0; i < cl.constraintCount; ++i) s.arms[i] = k[i].b, s.d2[i] = k[i].d2;
-      stars.push_back(s);
-      continue;
-    }
-    DeviceCluster d{int(constraints.size()), cl.constraintCount, int(atoms.size()), cl.atomCount, cl.firstConstraint};
-    const auto local = [&](int particle) {
-      return int(std::lower_bound(members, members + cl.atomCount, particle) - members);  // members are sorted
-    };
-    for (int i = 0; i < cl.constraintCount; ++i) constraints.push_back({local(k[i].a), local(k[i].b), k[i].d2});
-    atoms.insert(atoms.end(), members, members + cl.atomCount);
-    clusters.push_back(d);
-  }
+  const DeviceClusterLayout layout = deviceClusterLayout(set);
+  const std::vector<DeviceStar>& stars = layout.stars;
+  const std::vector<DeviceCluster>& clusters = layout.clusters;
+  const std::vector<ClusterConstraint>& constraints = layout.constraints;
+  const std::vector<int>& atoms = layout.atoms;
   waterCount_ = int(set.waters.size());
   starCount_ = int(stars.size());
   clusterCount_ = int(clusters.size());

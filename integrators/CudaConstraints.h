@@ -37,6 +37,17 @@ struct DeviceCluster {
   int code = 0;  ///< failure code of its first constraint
 };
 
+/// The device layout of a set's clusters: the stars apart from the general clusters, whose
+/// constraints and atoms are gathered into the general arrays (atoms as indices into their
+/// cluster's sorted atoms).
+struct DeviceClusterLayout {
+  std::vector<DeviceStar> stars;
+  std::vector<DeviceCluster> clusters;
+  std::vector<ClusterConstraint> constraints;
+  std::vector<int> atoms;
+};
+DeviceClusterLayout deviceClusterLayout(const ConstraintSet& set);
+
 class CudaConstraints {
  public:
   /// The constraints of `system` (makeConstraintSet) on the device, made once; `tolerance`:

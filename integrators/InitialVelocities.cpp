@@ -9,7 +9,7 @@
 namespace faraday {
 
 std::vector<Vec3> maxwellBoltzmannVelocities(const System& system, double temperature, std::uint64_t seed,
-                                             const std::string& integratorType) {
+                                             IntegratorType integratorType) {
   const std::size_t n = system.size();
   std::vector<Vec3> v(n);
   const double kT = units::kBoltzmann * temperature;
@@ -25,7 +25,7 @@ std::vector<Vec3> maxwellBoltzmannVelocities(const System& system, double temper
 }
 
 void scaleToTemperature(const System& system, std::vector<Vec3>& velocities, double temperature,
-                        const std::string& integratorType) {
+                        IntegratorType integratorType) {
   const double t = temperatureOf(degreesOfFreedom(system, integratorType), kineticEnergy(system, velocities));
   const double scale = t > 0 ? std::sqrt(temperature / t) : 0.0;
   for (Vec3& vi : velocities) vi *= scale;

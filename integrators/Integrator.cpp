@@ -10,7 +10,7 @@ namespace faraday {
 
 CpuIntegrator::CpuIntegrator(const System& system, const IntegratorParams& params, int threads)
     : dt_(params.dt), threads_(threads > 0 ? threads : omp_get_max_threads()) {
-  if (!(dt_ > 0) || !std::isfinite(dt_)) throw keyError("integrator.dt", "must be > 0");
+  checkIntegratorParams(params);
   inverseMass_.resize(system.size());
   for (std::size_t i = 0; i < system.size(); ++i) {
     if (!(system.mass[i] > 0))
@@ -41,13 +41,16 @@ void CpuIntegrator::advanceClock(State& state) const {
   state.time += dt_;
 }
 
-bool conservesMomentum(const std::string& integratorType) {
-  if (integratorType == "verlet") return true;
-  if (integratorType == "langevin") return false;
-  throw keyError("integrator.type", "'" + integratorType + "' is not one of verlet, langevin");
+void checkIntegratorParams(const IntegratorParams& params) {
+  if (!(params.dt > 0) || !std::isfinite(params.dt)) throw Error("integrator: the time step must be > 0 ps");
+  if (params.type != IntegratorType::Langevin) return;
+  if (!(params.friction >= 0)) throw Error("Langevin: the friction must be >= 0 /ps");
+  if (!(params.temperature >= 0)) throw Error("Langevin: the bath temperature must be >= 0 K");
 }
 
-double degreesOfFreedom(const System& system, const std::string& integratorType) {
+bool conservesMomentum(IntegratorType integratorType) { return integratorType == IntegratorType::Verlet; }
+
+double degreesOfFreedom(const System& system, IntegratorType integratorType) {
   const Topology& t = system.topology;
   const double constrained = double(t.constraints.size()) + 3.0 * double(t.settles.size());
   return 3.0 * double(system.size()) - constrained - (conservesMomentum(integratorType) ? 3.0 : 0.0);

@@ -71,14 +71,14 @@ class CpuIntegrator {
   std::vector<Vec3> reference_;      ///< x_n of the step being taken (with constraints)
 };
 
-/// Whether the integrator named by integrator.type keeps the centre-of-mass momentum:
+/// Whether the integrator `integratorType` keeps the centre-of-mass momentum:
 /// velocity Verlet does (pair forces sum to zero), Langevin does not (friction and noise act
 /// on every particle, so the centre of mass is thermostatted too).
-bool conservesMomentum(const std::string& integratorType);
+bool conservesMomentum(IntegratorType integratorType);
 /// Degrees of freedom of the kinetic temperature, counted in this one place: 3N, minus one
 /// per distance constraint and three per rigid water of the topology, minus 3 when the
 /// integrator conserves momentum (its initial velocities then have no centre-of-mass
 /// motion, which stays zero: constraint forces are internal).
-double degreesOfFreedom(const System& system, const std::string& integratorType);
+double degreesOfFreedom(const System& system, IntegratorType integratorType);
 
 }  // namespace faraday

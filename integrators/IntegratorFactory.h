@@ -7,8 +7,8 @@
 
 namespace faraday {
 
-/// The integrator named by params.type ("verlet" or "langevin"); throws Error naming the
-/// key for an unknown type or invalid values.
+/// The integrator of params.type (velocity Verlet or Langevin BAOAB); throws Error for
+/// invalid values.
 std::unique_ptr<CpuIntegrator> makeCpuIntegrator(const IntegratorParams& params, const System& system, int threads);
 
 }  // namespace faraday

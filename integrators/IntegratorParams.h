@@ -1,19 +1,26 @@
 #pragma once
-// The integrator's parameters, as the [integrator] configuration keys give them (the engine
-// validates the keys; the integrators check the values they depend on).
-#include <string>
+// The integrator's parameters (built from the configuration by engine/config/KernelParams.h,
+// which checks each value where it is read; the integrators check only what they divide by).
 
 namespace faraday {
 
+/// Velocity Verlet (NVE) or Langevin BAOAB (NVT).
+enum class IntegratorType { Verlet, Langevin };
+
 struct IntegratorParams {
-  std::string type = "verlet";  ///< integrator.type: verlet | langevin
-  double dt = 0.002;            ///< integrator.dt, ps
-  double temperature = 300;     ///< integrator.temperature, K (langevin)
-  double friction = 1.0;        ///< integrator.friction, 1/ps (langevin)
-  unsigned long long seed = 1;  ///< integrator.seed (langevin noise)
-  /// integrator.constraint_tolerance: relative length error of the iterative constraint
-  /// solves (integrators/NOTES.md: why 1e-6)
+  IntegratorType type = IntegratorType::Verlet;
+  double dt = 0.002;            ///< time step, ps (> 0)
+  double temperature = 300;     ///< bath temperature, K (langevin; >= 0)
+  double friction = 1.0;        ///< friction coefficient, 1/ps (langevin; >= 0)
+  unsigned long long seed = 1;  ///< seed of the Langevin noise
+  /// Relative length error of the iterative constraint solves, in (0, 1)
+  /// (integrators/NOTES.md: why 1e-6).
   double constraintTolerance = 1e-6;
 };
+
+/// The integrators' precondition on `params` (CPU and GPU): Error naming the parameter for a
+/// time step that is not a positive finite number and, with Langevin, a negative friction or
+/// temperature. The configuration checks each value where it reads it.
+void checkIntegratorParams(const IntegratorParams& params);
 
 }  // namespace faraday

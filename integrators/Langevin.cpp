@@ -2,20 +2,16 @@
 
 #include <cmath>
 
-#include "core/Error.h"
 #include "core/Units.h"
 
 namespace faraday {
 
 LangevinBaoab::LangevinBaoab(const System& system, const IntegratorParams& params, int threads)
     : CpuIntegrator(system, params, threads), seed_(params.seed) {
-  if (!(params.friction >= 0)) throw keyError("integrator.friction", "must be >= 0");
-  if (!(params.temperature >= 0)) throw keyError("integrator.temperature", "must be >= 0");
-  a_ = std::exp(-params.friction * dt_);
-  const double kT = units::kBoltzmann * params.temperature;
+  a_ = langevinDecay(params);
+  const double variance = langevinNoiseVariance(params);
   noiseScale_.resize(system.size());
-  for (std::size_t i = 0; i < system.size(); ++i)
-    noiseScale_[i] = std::sqrt((1 - a_ * a_) * kT * inverseMass_[i]);
+  for (std::size_t i = 0; i < system.size(); ++i) noiseScale_[i] = std::sqrt(variance * inverseMass_[i]);
 }
 
 void LangevinBaoab::beforeForces(State& state, const std::vector<Vec3>& forces) {

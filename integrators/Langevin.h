@@ -1,8 +1,10 @@
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
 #include "core/HostDevice.h"
+#include "core/Units.h"
 #include "integrators/Integrator.h"
 #include "kernels/common/Philox.h"
 
@@ -16,6 +18,15 @@ FARADAY_HD Vec3 langevinOrnsteinUhlenbeck(Vec3 v, double a, double noiseScale, s
                                           std::uint64_t step, std::uint32_t particle) {
   const philox::Normal4 xi = philox::normals(seed, philox::kStreamLangevin, step, particle);
   return {a * v.x + noiseScale * xi.n[0], a * v.y + noiseScale * xi.n[1], a * v.z + noiseScale * xi.n[2]};
+}
+
+/// The O step's velocity decay a = exp(-gamma dt) of `params` (friction gamma 1/ps, dt ps),
+/// on the CPU and the GPU.
+inline double langevinDecay(const IntegratorParams& params) { return std::exp(-params.friction * params.dt); }
+/// The O step's noise variance times the mass, (1 - a^2) k_B T (kJ/mol): noiseScale^2 m.
+inline double langevinNoiseVariance(const IntegratorParams& params) {
+  const double a = langevinDecay(params);
+  return (1 - a * a) * (units::kBoltzmann * params.temperature);
 }
 
 /// The kinetic energy a Langevin step reports: that of its midpoint velocities, those after

@@ -73,14 +73,14 @@ inline Cluster plummerSphere(int n, std::uint64_t seed, Vec3 centre = {}) {
 
 inline Config allPairsConfig(const std::string& platform, const std::string& potential, double softening, double dt) {
   Config c;
-  c.run.platform = platform;
+  c.run.platform = choiceNamed<Platform>(platform);
   c.run.threads = 1;
-  c.nonbonded.mode = "all-pairs";
-  c.nonbonded.potential = potential;
+  c.nonbonded.mode = NonbondedMode::AllPairs;
+  c.nonbonded.potential = choiceNamed<PairPotential>(potential);
   c.gravity.g = 1;
   c.gravity.softening = softening;
-  c.electrostatics.method = "none";
-  c.integrator.type = "verlet";
+  c.electrostatics.method = ElectrostaticsMethod::None;
+  c.integrator.type = IntegratorType::Verlet;
   c.integrator.dt = dt;
   return c;
 }

@@ -29,14 +29,14 @@ inline std::string backendTestName(const ::testing::TestParamInfo<std::string>& 
 /// peers; the multi-threaded paths are covered by the thread-count tests.
 inline Config ljConfig(const std::string& platform, double cutoff = 1.0, double buffer = 0.1, bool shift = true) {
   Config c;
-  c.run.platform = platform;
+  c.run.platform = choiceNamed<Platform>(platform);
   c.run.threads = 1;
-  c.electrostatics.method = "none";
+  c.electrostatics.method = ElectrostaticsMethod::None;
   c.nonbonded.cutoff = cutoff;
   c.nonbonded.buffer = buffer;
   c.nonbonded.ljShift = shift;
   c.nonbonded.dispersionCorrection = false;
-  c.integrator.type = "verlet";
+  c.integrator.type = IntegratorType::Verlet;
   return c;
 }
 

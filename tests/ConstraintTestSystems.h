@@ -147,7 +147,7 @@ inline BuiltSystem moleculeLiquid(const MoleculeMix& mix, double cell, unsigned 
 inline Config moleculeConfig(const std::string& platform, const std::string& integrator, double dt,
                              double cutoff = 0.9) {
   Config c = ljConfig(platform, cutoff, 0.1, true);
-  c.integrator.type = integrator;
+  c.integrator.type = choiceNamed<IntegratorType>(integrator);
   c.integrator.dt = dt;
   return c;
 }

@@ -91,18 +91,18 @@ inline Config gromacsReferenceConfig(const GromacsReference& r, const std::strin
   c.system.coordinates = r.folder / "conf.gro";
   c.system.topology = r.folder / "topol.top";
   c.system.defines = r.define;
-  c.run.platform = platform;
+  c.run.platform = choiceNamed<Platform>(platform);
   c.run.threads = 1;
   c.nonbonded.cutoff = 1.0;
   c.nonbonded.buffer = 0.1;
   c.nonbonded.ljShift = true;
-  c.nonbonded.coulombModifier = "potential-shift";
+  c.nonbonded.coulombModifier = CoulombModifier::PotentialShift;
   c.nonbonded.dispersionCorrection = false;
-  c.electrostatics.method = "pme";
+  c.electrostatics.method = ElectrostaticsMethod::Pme;
   c.electrostatics.ewaldRtol = 1e-5;
   c.electrostatics.pmeOrder = 4;
   c.electrostatics.grid = r.grid;
-  c.integrator.type = "verlet";
+  c.integrator.type = IntegratorType::Verlet;
   return c;
 }
 

@@ -153,13 +153,13 @@ inline Config mapConfig(const std::filesystem::path& dir, const std::string& met
   Config c;
   c.output.directory = dir;
   c.map.enabled = true;
-  c.map.method = method;
+  c.map.method = choiceNamed<MapMethod>(method);
   c.map.spacing = 0.2;
   c.map.cutoff = 0.9;
   c.map.periodic = true;
   c.map.interval = 10;
   c.map.file = file;
-  c.map.units = "kJ/mol/e";
+  c.map.units = MapUnits::KjPerMolE;
   return c;
 }
 

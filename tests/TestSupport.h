@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/Error.h"
-
+#include "engine/config/Choices.h"
 #include "kernels/common/Device.h"
 
 namespace faraday::test {
@@ -31,6 +31,16 @@ inline std::string sourceDir() {
 inline std::string faradayExecutable() {
   const char* env = std::getenv("FARADAY_EXECUTABLE");
   return env && *env ? env : FARADAY_EXECUTABLE;
+}
+
+/// The value of the choice E that the configuration spells `word` ("cuda": Platform::Cuda),
+/// for test bodies parameterised by the words.
+template <typename E>
+E choiceNamed(const std::string& word) {
+  const auto& words = ChoiceWords<E>::words;
+  for (std::size_t k = 0; k < words.size(); ++k)
+    if (word == words[k]) return E(k);
+  throw Error("no such choice: '" + word + "'");
 }
 
 /// Relative RMS difference sqrt(sum (a - ref)^2 / sum ref^2).

@@ -38,12 +38,12 @@ class AllPairsConfig : public ::testing::Test {
 TEST_F(AllPairsConfig, KeysLoadAndAppearInHelpAndEffective) {
   const Config c = loadConfig(write(gravityConfig()), {});
   EXPECT_TRUE(c.nonbonded.allPairs());
-  EXPECT_EQ(c.nonbonded.potential, "gravity");
+  EXPECT_EQ(choiceText(c.nonbonded.potential), "gravity");
   EXPECT_DOUBLE_EQ(c.gravity.g, 2e-6);
   EXPECT_DOUBLE_EQ(c.gravity.softening, 0.01);
   const Config defaults = loadConfig(write(argonConfig()), {});
-  EXPECT_EQ(defaults.nonbonded.mode, "cutoff");
-  EXPECT_EQ(defaults.nonbonded.potential, "lj-coulomb");
+  EXPECT_EQ(choiceText(defaults.nonbonded.mode), "cutoff");
+  EXPECT_EQ(choiceText(defaults.nonbonded.potential), "lj-coulomb");
   EXPECT_DOUBLE_EQ(defaults.nonbonded.typedRmin, 0.01);
   const std::string help = configHelp();
   for (const char* key : {"nonbonded.mode", "nonbonded.potential", "nonbonded.typed_rmin", "gravity.g", "gravity.softening",

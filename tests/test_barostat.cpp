@@ -42,7 +42,7 @@ State startState(const BuiltSystem& b) {
 
 Config langevinLj(const std::string& platform) {
   Config c = ljConfig(platform, 1.0, 0.1);
-  c.integrator.type = "langevin";
+  c.integrator.type = IntegratorType::Langevin;
   c.integrator.dt = 0.004;
   c.integrator.temperature = 300;
   c.integrator.friction = 5;

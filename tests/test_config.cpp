@@ -32,8 +32,8 @@ TEST_F(ConfigTest, ReadsSectionsIntoDottedKeysAndAtomTypes) {
   const Config c = loadConfig(file, {});
   EXPECT_EQ(c.run.steps, 1234);
   EXPECT_DOUBLE_EQ(c.nonbonded.cutoff, 0.85);
-  EXPECT_EQ(c.integrator.type, "langevin");
-  EXPECT_EQ(c.electrostatics.method, "none");
+  EXPECT_EQ(choiceText(c.integrator.type), "langevin");
+  EXPECT_EQ(choiceText(c.electrostatics.method), "none");
   EXPECT_EQ(c.electrostatics.grid, (std::array<int, 3>{32, 36, 40}));
   EXPECT_EQ(c.electrostatics.pmeOrder, 6);
   ASSERT_EQ(c.atomTypes.size(), 2u);
@@ -63,7 +63,7 @@ TEST_F(ConfigTest, CommandLineOverridesInBothForms) {
   EXPECT_EQ(c.run.steps, 77);
   EXPECT_DOUBLE_EQ(c.atomTypes.at(0).epsilon, 1.5);
   EXPECT_DOUBLE_EQ(c.atomTypes.at(0).sigma, 0.3405);
-  EXPECT_EQ(c.integrator.type, "verlet");
+  EXPECT_EQ(choiceText(c.integrator.type), "verlet");
 }
 
 TEST_F(ConfigTest, FourierSpacingAcceptsAuto) {
@@ -100,7 +100,7 @@ TEST_F(ConfigTest, BufferAutoIsAFixedSkinOnTheCpuAndFollowsTheAtomsSpeedsOnTheGp
   // No temperature to go by (velocities from a file, system.temperature 0, verlet): 0.1.
   Config cold = melt;
   cold.system.temperature = 0;
-  cold.integrator.type = "verlet";
+  cold.integrator.type = IntegratorType::Verlet;
   EXPECT_DOUBLE_EQ(pairListBuffer(cold, meltSetup.system, true), kCpuPairListBuffer);
   // Never more than half the shortest edge less the cutoff.
   Config hot = melt;
@@ -235,8 +235,8 @@ TEST_F(ConfigTest, TheReadmeExampleConfigurationLoads) {
   const Config c = loadConfig(writeConfig(readme.substr(begin + 7, end - begin - 7)), {});
   EXPECT_DOUBLE_EQ(c.nonbonded.cutoff, 1.0);
   EXPECT_DOUBLE_EQ(c.electrostatics.ewaldRtol, 1e-5);
-  EXPECT_EQ(c.integrator.type, "langevin");
-  EXPECT_EQ(c.run.platform, "auto");
+  EXPECT_EQ(choiceText(c.integrator.type), "langevin");
+  EXPECT_EQ(choiceText(c.run.platform), "auto");
   ASSERT_EQ(c.atomTypes.size(), 2u);
   EXPECT_EQ(c.atomTypes[0].name, "NA");
 }

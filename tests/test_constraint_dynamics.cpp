@@ -52,7 +52,7 @@ TEST_P(ConstraintDynamics, RattleConservesEnergyAndHoldsTheLengths) {
   std::vector<double> total;
   double worstLength = 0, temperature = 0;
   const int steps = 2500;
-  const double dof = degreesOfFreedom(b.system, "verlet");
+  const double dof = degreesOfFreedom(b.system, IntegratorType::Verlet);
   for (int s = 0; s < steps; ++s) {
     const Energies e = backend->step();
     const double k = backend->kineticEnergy();
@@ -83,7 +83,7 @@ TEST_P(ConstraintDynamics, LangevinTemperatureCountsTheConstrainedDegreesOfFreed
   auto backend = makeBackend(c, b.system, nullptr);
   backend->setState(equilibrated(GetParam(), b, target, 500), {});
   backend->computeForces();
-  const double dof = degreesOfFreedom(b.system, "langevin");
+  const double dof = degreesOfFreedom(b.system, IntegratorType::Langevin);
   const int blocks = 20, perBlock = 200;
   std::vector<double> means;
   for (int k = 0; k < blocks; ++k) {

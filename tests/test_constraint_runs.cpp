@@ -40,7 +40,7 @@ TEST_P(ConstraintRuns, PeptideWithHBondsAndHeavyHydrogensIsStableAt4fs) {
   auto backend = makeBackend(config, setup.system, nullptr);
   backend->setState(setup.state, {});
   backend->computeForces();
-  const double dof = degreesOfFreedom(setup.system, "langevin");
+  const double dof = degreesOfFreedom(setup.system, IntegratorType::Langevin);
   double temperature = 0, worstLength = 0;
   int samples = 0;
   for (int s = 1; s <= 1250; ++s) {
@@ -144,7 +144,7 @@ TEST(ConstraintRunsGpu, RigidSpceWaterConservesEnergy) {
   c.system.defines = "";
   c.electrostatics.grid = {0, 0, 0};
   c.electrostatics.fourierSpacing = 0.12;
-  c.integrator.type = "langevin";
+  c.integrator.type = IntegratorType::Langevin;
   c.integrator.dt = 0.002;
   c.integrator.temperature = 300;
   c.integrator.friction = 5;
@@ -159,7 +159,7 @@ TEST(ConstraintRunsGpu, RigidSpceWaterConservesEnergy) {
     for (int s = 0; s < 2500; ++s) warm->advance(false);
     warm->getState(state);
   }
-  c.integrator.type = "verlet";
+  c.integrator.type = IntegratorType::Verlet;
   auto backend = makeBackend(c, setup.system, nullptr);
   backend->setState(state, {});
   backend->computeForces();

@@ -21,7 +21,7 @@ faraday::Setup referenceSetup(const std::string& name, const std::string& define
                      double hydrogenMass = 0) {
   Config c = gromacsReferenceConfig(loadGromacsReference(name), "cpu");
   c.system.defines = defines;
-  c.system.constraints = constraints;
+  c.system.constraints = choiceNamed<BondConstraints>(constraints);
   c.system.hydrogenMass = hydrogenMass;
   return buildSetup(c);
 }
@@ -70,7 +70,7 @@ TEST(ConstraintSetup, HBondsAndAllBondsTurnTheTopologysBondsIntoConstraints) {
   EXPECT_EQ(th.properDihedrals.size(), t0.properDihedrals.size());
   // The degrees of freedom: one per constraint, three for the centre of mass (verlet).
   const double n = double(h.system.size());
-  EXPECT_EQ(degreesOfFreedom(h.system, "verlet"), 3 * n - double(withHydrogen.size()) - 3);
+  EXPECT_EQ(degreesOfFreedom(h.system, IntegratorType::Verlet), 3 * n - double(withHydrogen.size()) - 3);
 }
 
 /// Flexible water (-DFLEXIBLE) with h-bonds: its O-H bonds become constraints and the angle
@@ -79,12 +79,12 @@ TEST(ConstraintSetup, WaterIsRigidUnlessTheDefinesMakeItFlexible) {
   const faraday::Setup rigid = referenceSetup("spce_water", "", "none");
   EXPECT_EQ(rigid.system.topology.settles.size(), 884u);
   EXPECT_TRUE(rigid.system.topology.bonds.empty());
-  EXPECT_EQ(degreesOfFreedom(rigid.system, "langevin"), 6.0 * 884);
+  EXPECT_EQ(degreesOfFreedom(rigid.system, IntegratorType::Langevin), 6.0 * 884);
   const faraday::Setup flexible = referenceSetup("spce_water", "-DFLEXIBLE", "h-bonds");
   EXPECT_TRUE(flexible.system.topology.settles.empty());
   EXPECT_EQ(flexible.system.topology.constraints.size(), 2u * 884);
   EXPECT_EQ(flexible.system.topology.angles.size(), 884u);
-  EXPECT_EQ(degreesOfFreedom(flexible.system, "langevin"), 7.0 * 884);
+  EXPECT_EQ(degreesOfFreedom(flexible.system, IntegratorType::Langevin), 7.0 * 884);
 }
 
 /// Every hydrogen bonded to a heavy atom gets the mass; its heavy atom loses what it gained;

@@ -145,7 +145,7 @@ TEST(Constraints, VirialOfRigidBodiesIsMinusTwiceTheirRotationalEnergy) {
   const BuiltSystem b = moleculeLiquid({30, 30, 0, 0, 30}, 0.6, 4, false);
   CpuConstraints c(b.system, 1e-12, 1);
   State s = stateOf(b);
-  s.velocities = maxwellBoltzmannVelocities(b.system, 300, 8, "langevin");
+  s.velocities = maxwellBoltzmannVelocities(b.system, 300, 8, IntegratorType::Langevin);
   c.constrainVelocities(s.positions, s.velocities, s.box, 0.002, 0);
   double rotational = 0;
   for (const Molecule& m : b.system.topology.molecules) {
@@ -177,8 +177,8 @@ TEST(ConstraintSet, GroupsWatersStarsAndGeneralClusters) {
   }
   EXPECT_EQ(stars, 4);  // dimers and methyls; chains and triangles are general
   const double n = double(b.system.size()), removed = 3 * 3 + 2 * 1 + 2 * 3 + 2 * 3 + 2 * 3;
-  EXPECT_EQ(degreesOfFreedom(b.system, "verlet"), 3 * n - removed - 3);
-  EXPECT_EQ(degreesOfFreedom(b.system, "langevin"), 3 * n - removed);
+  EXPECT_EQ(degreesOfFreedom(b.system, IntegratorType::Verlet), 3 * n - removed - 3);
+  EXPECT_EQ(degreesOfFreedom(b.system, IntegratorType::Langevin), 3 * n - removed);
   EXPECT_EQ(CpuConstraints(b.system, 1e-6, 1).removedDegreesOfFreedom(), (long long)removed);
 }
 

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "engine/backends/CpuBackend.h"
+#include "engine/config/KernelParams.h"
 #include "engine/setup/SystemSetup.h"
 #include "integrators/InitialVelocities.h"
 #include "kernels/neighbor/NeighborList.h"
@@ -67,7 +68,7 @@ void expectCoversEveryPairOnce(CudaBackend& gpu, const Box& box, double radius, 
 }
 
 std::unique_ptr<CudaBackend> startGpu(const Config& config, const System& system, const State& state) {
-  auto gpu = std::make_unique<CudaBackend>(config, system, nullptr);
+  auto gpu = std::make_unique<CudaBackend>(cutoffRunParams(config, system, true), system, nullptr);
   gpu->setState(state, {});
   gpu->computeForces();
   return gpu;
@@ -120,8 +121,8 @@ TEST_F(CudaMd, TilesCoverEveryPairOnceAfterAtomsMove) {
   const BuiltSystem b = fccArgon(6);
   Config c = ljConfig("cuda");
   State s = stateOf(b);
-  s.velocities = maxwellBoltzmannVelocities(b.system, 300.0, 7, "verlet");
-  auto gpu = std::make_unique<CudaBackend>(c, b.system, nullptr);
+  s.velocities = maxwellBoltzmannVelocities(b.system, 300.0, 7, IntegratorType::Verlet);
+  auto gpu = std::make_unique<CudaBackend>(cutoffRunParams(c, b.system, true), b.system, nullptr);
   gpu->setState(s, {});
   gpu->computeForces();
   const long long first = gpu->neighborListBuilds();
@@ -171,7 +172,7 @@ TEST_F(CudaMd, HydrogenGroupsTakeConsecutiveSlotsAndEveryPairStaysListed) {
   }
   {
     const BuiltSystem b = moleculeLiquid(mix, 0.6, 42);
-    auto gpu = std::make_unique<CudaBackend>(c, b.system, nullptr);
+    auto gpu = std::make_unique<CudaBackend>(cutoffRunParams(c, b.system, true), b.system, nullptr);
     gpu->setState(constrainedStart(c, b, 400.0, 43), {});
     gpu->computeForces();
     const long long first = gpu->neighborListBuilds();
@@ -188,7 +189,7 @@ TEST_F(CudaMd, WalkOfGpuTilesMatchesCpuAndKernelMatchesWalk) {
   const BuiltSystem b = randomLjSystem(2000, {4.2, 4.0, 4.4}, 5);
   const Config gc = ljConfig("cuda"), cc = ljConfig("cpu");
   auto gpu = startGpu(gc, b.system, stateOf(b));
-  CpuBackend cpu(cc, b.system, nullptr);
+  CpuBackend cpu(cutoffRunParams(cc, b.system, false), b.system, nullptr);
   cpu.setState(stateOf(b), {});
   const Energies ce = cpu.computeForces();
   const LjTable table = makeLjTable(b.system, 1.0, true);
@@ -220,7 +221,7 @@ TEST_F(CudaMd, GpuMatchesCpuOnArgonAndNaClMelt) {
     if (system == "argon")
       for (Vec3& x : setup.state.positions) x += Vec3{jiggle(rng), jiggle(rng), jiggle(rng)};
     auto gpu = startGpu(gc, setup.system, setup.state);
-    CpuBackend cpu(cc, setup.system, nullptr);
+    CpuBackend cpu(cutoffRunParams(cc, setup.system, false), setup.system, nullptr);
     cpu.setState(setup.state, {});
     const Energies ce = cpu.computeForces();
     const Energies ge = gpu->computeForces();
@@ -279,10 +280,10 @@ TEST_F(CudaMd, ForcesAreBitwiseRepeatableAndIndependentOfInputOrder) {
 TEST_F(CudaMd, ListGrowsAfterAnOverflowAndTheTrajectoryStaysExact) {
   const BuiltSystem b = clusterSystem(900, 5.0, {2.5, 2.5, 2.5}, 1.4, 0.15, 21);
   Config c = ljConfig("cuda");
-  c.integrator.type = "langevin";
+  c.integrator.type = IntegratorType::Langevin;
   c.integrator.temperature = 150;
   State s = stateOf(b);
-  s.velocities = maxwellBoltzmannVelocities(b.system, 150.0, 9, "langevin");
+  s.velocities = maxwellBoltzmannVelocities(b.system, 150.0, 9, IntegratorType::Langevin);
   auto reference = startGpu(c, b.system, s);
   auto limited = startGpu(c, b.system, s);
   limited->limitTileCapacityForTesting(8);
@@ -330,7 +331,7 @@ TEST_F(CudaMd, ExclusionBitsRemoveExactlyTheExcludedPairs) {
     offsets.push_back(int(list.size()));
   }
   const Config c = ljConfig("cuda");
-  CudaBackend gpu(c, b.system, nullptr, &offsets, &list);
+  CudaBackend gpu(cutoffRunParams(c, b.system, true), b.system, nullptr, &offsets, &list);
   gpu.setState(stateOf(b), {});
   gpu.computeForces();
   const LjTable table = makeLjTable(b.system, 1.0, true);
@@ -388,7 +389,7 @@ TEST_F(CudaMd, TooLargeSystemFailsBeforeTheRunWithBytes) {
   big.charge.assign(n, 0.0);
   big.mass.assign(n, 39.9);
   big.atomName.assign(1, "A");
-  const std::string e = errorOf([&] { CudaBackend gpu(ljConfig("cuda"), big, nullptr); });
+  const std::string e = errorOf([&] { CudaBackend gpu(cutoffRunParams(ljConfig("cuda"), big, true), big, nullptr); });
   EXPECT_NE(e.find("bytes of device memory"), std::string::npos) << e;
   EXPECT_NE(e.find("bytes are free"), std::string::npos) << e;
 }

@@ -137,7 +137,7 @@ TEST(EwaldSum, DefaultKspaceCutConvergesTheReciprocalEnergy) {
   const Ions s = test::randomIons(500, test::meltEdge(500), 17);
   for (double rtol : {1e-5, 1e-3}) {
     Config config;
-    config.electrostatics.method = "ewald";
+    config.electrostatics.method = ElectrostaticsMethod::Ewald;
     config.electrostatics.ewaldRtol = rtol;
     const EwaldSetup setup = chooseEwaldSetup(config, s.box);
     std::vector<Vec3> f(s.positions.size());

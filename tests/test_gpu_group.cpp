@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "engine/config/DeviceList.h"
 #include "kernels/multigpu/GpuGroup.h"
 #include "tests/TestSupport.h"
 

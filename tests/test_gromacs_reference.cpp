@@ -79,8 +79,8 @@ TEST_P(GromacsReferenceTest, EnergiesForcesAndVirialMatchGromacs) {
     // Coulomb forces; float pair math rounds relative to those. Their scale: the CPU's LJ and
     // bonded forces alone (electrostatics none).
     Config parts = config;
-    parts.run.platform = "cpu";
-    parts.electrostatics.method = "none";
+    parts.run.platform = Platform::Cpu;
+    parts.electrostatics.method = ElectrostaticsMethod::None;
     auto cpu = makeBackend(parts, setup.system, nullptr);
     cpu->setState(setup.state, {});
     cpu->computeForces();

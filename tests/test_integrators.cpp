@@ -23,7 +23,7 @@ class Integrators : public ::testing::TestWithParam<std::string> {
 /// Argon liquid config: cutoff 1.0 nm with potential shift, buffer 0.1 nm.
 Config argonConfig(const std::string& platform, const std::string& integrator, double dt) {
   Config c = ljConfig(platform, 1.0, 0.1, true);
-  c.integrator.type = integrator;
+  c.integrator.type = choiceNamed<IntegratorType>(integrator);
   c.integrator.dt = dt;
   return c;
 }
@@ -124,7 +124,7 @@ TEST_P(Integrators, LangevinMeanTemperatureMatchesTarget) {
   auto backend = startArgon(config, b, target);
   for (int s = 0; s < 500; ++s) backend->step();
   const int blocks = 20, perBlock = 200;  // a block (0.8 ps) >> the KE correlation time 1/(2 gamma) = 0.1 ps
-  const double dof = degreesOfFreedom(b.system, "langevin");
+  const double dof = degreesOfFreedom(b.system, IntegratorType::Langevin);
   ASSERT_EQ(dof, 3.0 * double(b.system.size()));
   std::vector<double> blockMean(blocks, 0.0);
   for (int k = 0; k < blocks; ++k)
@@ -200,7 +200,7 @@ TEST_P(Integrators, LangevinTemperatureOfAFewAtomsCountsTheCentreOfMass) {
   config.integrator.temperature = 300;
   config.integrator.friction = 10.0;
   auto backend = startArgon(config, b, 300.0);
-  const double dof = degreesOfFreedom(b.system, "langevin");
+  const double dof = degreesOfFreedom(b.system, IntegratorType::Langevin);
   State s;
   backend->getState(s);
   EXPECT_NEAR(temperatureOf(dof, kineticEnergy(b.system, s.velocities)), 300.0, 300.0 * tol::kDoubleSum);
@@ -225,9 +225,9 @@ INSTANTIATE_TEST_SUITE_P(Backends, Integrators, ::testing::ValuesIn(kBackendName
 
 TEST(InitialVelocities, ExactTemperatureZeroMomentumReproducible) {
   const BuiltSystem b = randomLjSystem(300, {3, 3, 3}, 4);
-  const auto v = maxwellBoltzmannVelocities(b.system, 300.0, 12345, "verlet");
-  EXPECT_EQ(degreesOfFreedom(b.system, "verlet"), 3.0 * 300 - 3);
-  EXPECT_NEAR(temperatureOf(degreesOfFreedom(b.system, "verlet"), kineticEnergy(b.system, v)), 300.0,
+  const auto v = maxwellBoltzmannVelocities(b.system, 300.0, 12345, IntegratorType::Verlet);
+  EXPECT_EQ(degreesOfFreedom(b.system, IntegratorType::Verlet), 3.0 * 300 - 3);
+  EXPECT_NEAR(temperatureOf(degreesOfFreedom(b.system, IntegratorType::Verlet), kineticEnergy(b.system, v)), 300.0,
               300.0 * tol::kDoubleSum);
   Vec3 p{};
   double pScale = 0;
@@ -236,8 +236,8 @@ TEST(InitialVelocities, ExactTemperatureZeroMomentumReproducible) {
     pScale += b.system.mass[i] * std::sqrt(norm2(v[i]));
   }
   for (int d = 0; d < 3; ++d) EXPECT_LT(std::fabs(p[d]), tol::kDoubleSum * pScale);
-  const auto again = maxwellBoltzmannVelocities(b.system, 300.0, 12345, "verlet");
-  const auto other = maxwellBoltzmannVelocities(b.system, 300.0, 12346, "verlet");
+  const auto again = maxwellBoltzmannVelocities(b.system, 300.0, 12345, IntegratorType::Verlet);
+  const auto other = maxwellBoltzmannVelocities(b.system, 300.0, 12346, IntegratorType::Verlet);
   for (std::size_t i = 0; i < v.size(); ++i) ASSERT_TRUE(v[i] == again[i]);
   EXPECT_FALSE(v[0] == other[0]);
 }
@@ -245,8 +245,8 @@ TEST(InitialVelocities, ExactTemperatureZeroMomentumReproducible) {
 /// For Langevin the centre of mass keeps its thermal motion and the temperature over 3N is exact.
 TEST(InitialVelocities, LangevinKeepsTheCentreOfMassMotion) {
   const BuiltSystem b = randomLjSystem(300, {3, 3, 3}, 4);
-  const auto v = maxwellBoltzmannVelocities(b.system, 300.0, 12345, "langevin");
-  EXPECT_NEAR(temperatureOf(degreesOfFreedom(b.system, "langevin"), kineticEnergy(b.system, v)), 300.0,
+  const auto v = maxwellBoltzmannVelocities(b.system, 300.0, 12345, IntegratorType::Langevin);
+  EXPECT_NEAR(temperatureOf(degreesOfFreedom(b.system, IntegratorType::Langevin), kineticEnergy(b.system, v)), 300.0,
               300.0 * tol::kDoubleSum);
   Vec3 p{};
   double mass = 0;
@@ -259,7 +259,7 @@ TEST(InitialVelocities, LangevinKeepsTheCentreOfMassMotion) {
 TEST(InitialVelocities, EquipartitionPerMass) {
   const BuiltSystem b = randomLjSystem(3000, {6, 6, 6}, 5, 0.1);
   const double t = 250.0, kT = units::kBoltzmann * t;
-  const auto v = maxwellBoltzmannVelocities(b.system, t, 99, "verlet");
+  const auto v = maxwellBoltzmannVelocities(b.system, t, 99, IntegratorType::Verlet);
   for (int type = 0; type < 2; ++type) {
     double sum = 0;
     int count = 0;

@@ -161,7 +161,7 @@ TEST(SystemSetup, TheArgonExampleIsAValidLiquidArgonSystem) {
   const Config c = loadConfig(fs::path(sourceDir()) / "systems" / "argon" / "sim.cfg", {});
   const faraday::Setup s = buildSetup(c);
   ASSERT_EQ(s.system.size(), 4000u);
-  EXPECT_EQ(c.electrostatics.method, "none");
+  EXPECT_EQ(choiceText(c.electrostatics.method), "none");
   EXPECT_FALSE(s.system.hasCharges());
   EXPECT_DOUBLE_EQ(c.nonbonded.cutoff, 1.0);
   // Liquid argon near the triple point: 1.3 .. 1.5 g/cm^3 (amu / (N_A nm^3) = 1e21 / N_A g/cm^3).

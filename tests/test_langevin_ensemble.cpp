@@ -98,7 +98,7 @@ TEST_P(StiffModes, ConstrainedStarsWithStiffAnglesReadTheBathsTemperature) {
   backend->setState(constrainedStart(c, b, 300, 9), {});
   backend->computeForces();
   for (int s = 0; s < 1000; ++s) backend->advance(false);
-  const double dof = degreesOfFreedom(b.system, "langevin");
+  const double dof = degreesOfFreedom(b.system, IntegratorType::Langevin);
   std::vector<double> reported, onStep;
   for (int s = 1; s <= 10000; ++s) {
     backend->advance(s % 5 == 0);

@@ -204,7 +204,7 @@ TEST(PmeMapCpu, MapAtAtomsMatchesBackendCoulombEnergy) {
   const MapCase c = writeMapCase("backend", "cpu");
   Config config = loadConfig(c.dir / "map.cfg", {});
   config.run.threads = 1;
-  config.nonbonded.coulombModifier = "none";
+  config.nonbonded.coulombModifier = CoulombModifier::None;
   faraday::Setup setup = buildSetup(config);
   // Remove the last ion: net charge +-1 exercises the background term.
   setup.system.charge.pop_back();
@@ -263,7 +263,7 @@ void checkRunMapEqualsCpuMeanOfFrames(const std::string& platform, const std::st
                                       bool readsDevice) {
   const MapCase c = writeMapCase("run_" + platform + "_" + method, platform);
   Config config = loadConfig(c.dir / "map.cfg", {});
-  config.map.method = method;
+  config.map.method = choiceNamed<MapMethod>(method);
   config.map.cutoff = 1.0;  // method = cutoff: below half the shortest edge
   config.map.interval = 10;
   config.map.file = "run.dx";
@@ -276,7 +276,7 @@ void checkRunMapEqualsCpuMeanOfFrames(const std::string& platform, const std::st
   config.output.logFile = "";
   std::ostringstream log;
   Simulation sim(config, buildSetup(config), std::nullopt, log);
-  auto map = std::make_unique<MapReporter>(config, sim.system(), platformUsesCuda(platform), &sim.timers());
+  auto map = std::make_unique<MapReporter>(config, sim.system(), platformUsesCuda(choiceNamed<Platform>(platform)), &sim.timers());
   MapReporter* mapReporter = map.get();
   auto recorder = std::make_unique<FrameRecorder>(10);
   FrameRecorder* frames = recorder.get();

@@ -225,11 +225,11 @@ TEST(ReciprocalFactory, ChoosesSolverByMethod) {
   system.type = {0, 0};
   Config c;
   c.nonbonded.cutoff = 1.0;
-  c.electrostatics.method = "pme";
+  c.electrostatics.method = ElectrostaticsMethod::Pme;
   EXPECT_EQ(makeReciprocalSolver(chooseEwaldSetup(c, system.box), system, false, 1)->name(), "cpu-pme");
-  c.electrostatics.method = "ewald";
+  c.electrostatics.method = ElectrostaticsMethod::Ewald;
   EXPECT_EQ(makeReciprocalSolver(chooseEwaldSetup(c, system.box), system, false, 1)->name(), "ewald");
-  c.electrostatics.method = "none";
+  c.electrostatics.method = ElectrostaticsMethod::None;
   EXPECT_EQ(makeReciprocalSolver(chooseEwaldSetup(c, system.box), system, false, 1), nullptr);
 }
 

@@ -245,10 +245,10 @@ TEST(PmeMapGpu, DeviceFrameOfTheBackendMatchesHostFrame) {
   const Lattice l = Lattice::fromBox(c.box, 0.2);
   for (const char* method : {"pme", "pmepot"}) {
     Config m = config;
-    m.map.method = method;
+    m.map.method = choiceNamed<MapMethod>(method);
     MapOptions o = pmeOptions({}, 0, c.box);
     applyEwaldSetup(mapEwaldSetup(m, setup.system), o);
-    if (m.map.method == "pmepot") o = pmePotOptions(o.pme, c.box);
+    if (m.map.method == MapMethod::PmePot) o = pmePotOptions(o.pme, c.box);
     CudaPmeMap fromDevice(l, o), fromHost(l, o);
     fromDevice.addFrame(backend->deviceFrame(), c.box);
     State st;

@@ -50,16 +50,16 @@ BuiltSystem expandedRockSalt(int cells) {
 
 Config meltConfig(const std::string& integrator, double dt) {
   Config c;
-  c.run.platform = "cpu";
+  c.run.platform = Platform::Cpu;
   c.run.threads = 0;
   c.nonbonded.cutoff = 1.0;
   c.nonbonded.buffer = 0.1;
   c.nonbonded.ljShift = true;
-  c.electrostatics.method = "pme";
+  c.electrostatics.method = ElectrostaticsMethod::Pme;
   c.electrostatics.ewaldRtol = 1e-5;
   c.electrostatics.fourierSpacing = 0.12;
   c.electrostatics.pmeOrder = 4;
-  c.integrator.type = integrator;
+  c.integrator.type = test::choiceNamed<IntegratorType>(integrator);
   c.integrator.dt = dt;
   c.integrator.temperature = 1300;
   c.integrator.friction = 10;
@@ -78,7 +78,7 @@ const State& relaxedMelt(int cells) {
   if (relaxed.count(cells)) return relaxed[cells];
   State state;
   state.positions = melt(cells).positions;
-  state.velocities = maxwellBoltzmannVelocities(melt(cells).system, 1300, 7, "langevin");
+  state.velocities = maxwellBoltzmannVelocities(melt(cells).system, 1300, 7, IntegratorType::Langevin);
   state.box = melt(cells).system.box;
   auto relax = makeBackend(meltConfig("langevin", 0.002), melt(cells).system, nullptr);
   relax->setState(state, {});
@@ -96,8 +96,8 @@ struct EnergyError {
 EnergyError nveEnergyError(const std::string& platform, int cells, double dt, double time,
                            const std::string& coulombModifier) {
   Config config = meltConfig("verlet", dt);
-  config.run.platform = platform;
-  config.nonbonded.coulombModifier = coulombModifier;
+  config.run.platform = test::choiceNamed<Platform>(platform);
+  config.nonbonded.coulombModifier = test::choiceNamed<CoulombModifier>(coulombModifier);
   auto nve = makeBackend(config, melt(cells).system, nullptr);
   nve->setState(relaxedMelt(cells), {});
   const double e0 = nve->computeForces().potential() + nve->kineticEnergy();
@@ -149,7 +149,7 @@ TEST_P(PmeNve, NaClMeltEnergyDriftIsBounded) {
   const int n = int(melt(cells).system.size());  // 1000 ions
   const double dt = 0.002;  // ps
   Config config = meltConfig("verlet", dt);
-  config.run.platform = GetParam();
+  config.run.platform = test::choiceNamed<Platform>(GetParam());
   auto nve = makeBackend(config, melt(cells).system, nullptr);
   nve->setState(relaxedMelt(cells), {});
   Energies e = nve->computeForces();
@@ -175,7 +175,7 @@ TEST_P(PmeNve, NaClMeltEnergyDriftIsBounded) {
   double res = 0;
   for (std::size_t i = 0; i < t.size(); ++i) { const double d = total[i] - me - slope * (t[i] - mt); res += d * d; }
   res = std::sqrt(res / t.size());
-  const double temperature = temperatureOf(degreesOfFreedom(melt(cells).system, "verlet"), ke);
+  const double temperature = temperatureOf(degreesOfFreedom(melt(cells).system, IntegratorType::Verlet), ke);
   const double driftPerAtom = slope / n;
   std::printf("[ info ] %s: NaCl melt, %d ions, %d NVE steps of %.3f ps, T = %.0f K: drift %.3e kJ/mol/ps per "
               "atom, RMS fluctuation %.3e kJ/mol (kinetic %.1f kJ/mol)\n",

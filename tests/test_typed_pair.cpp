@@ -55,8 +55,8 @@ TEST(TypedPair, FloatAgreesWithDouble) {
 
 Config typedCutoffConfig(const std::string& platform, const BuiltSystem& b, const std::string& electrostatics) {
   Config c = ljConfig(platform, 1.0, 0.1);
-  c.nonbonded.potential = "typed";
-  c.electrostatics.method = electrostatics;
+  c.nonbonded.potential = PairPotential::Typed;
+  c.electrostatics.method = choiceNamed<ElectrostaticsMethod>(electrostatics);
   c.electrostatics.ewaldRtol = 1e-5;
   c.electrostatics.fourierSpacing = 0.1;
   c.atomTypes = b.system.types;
@@ -108,7 +108,7 @@ TEST(TypedCutoff, ElectrostaticsAddAsWithLj) {
   const Energies eb = evaluate(typedCutoffConfig("cpu", b, "pme"), b, both);
   const Energies et = evaluate(typedCutoffConfig("cpu", b, "none"), b, typedOnly);
   Config lj = typedCutoffConfig("cpu", b, "pme");
-  lj.nonbonded.potential = "lj-coulomb";
+  lj.nonbonded.potential = PairPotential::LjCoulomb;
   const Energies ec = evaluate(lj, b, coulombOnly);
   for (std::size_t i = 0; i < both.size(); ++i) typedOnly[i] += coulombOnly[i];
   EXPECT_LT(relRmsVec(both, typedOnly), tol::kDoubleSum);

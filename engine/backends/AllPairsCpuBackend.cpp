@@ -3,12 +3,11 @@
 #include <cstdio>
 
 #include "core/Error.h"
-#include "engine/config/KernelParams.h"
 
 namespace faraday {
 
-AllPairsCpuBackend::AllPairsCpuBackend(const Config& config, const System& system, Timers* timers)
-    : CpuBackendBase(config, system, timers), params_(allPairsParams(config, system)) {
+AllPairsCpuBackend::AllPairsCpuBackend(const AllPairsRunParams& params, const System& system, Timers* timers)
+    : CpuBackendBase(params.threads, params.integrator, system, timers), params_(params.pairs) {
   if (system.hasCharges())
     std::fprintf(stderr, "nonbonded.mode = all-pairs: the particles' charges are ignored\n");
 }

@@ -14,7 +14,7 @@ namespace faraday {
 /// outputs. Phase times: "all-pairs", "integrate".
 class AllPairsCpuBackend : public CpuBackendBase {
  public:
-  AllPairsCpuBackend(const Config& config, const System& system, Timers* timers);
+  AllPairsCpuBackend(const AllPairsRunParams& params, const System& system, Timers* timers);
 
   std::string name() const override { return "cpu (all pairs)"; }
   void setState(const State& state, const std::vector<Vec3>& listReference) override;

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/config/Config.h"
+#include "engine/config/RunParams.h"
 #include "core/System.h"
 #include "core/Timers.h"
 #include "core/Vec3.h"

@@ -8,6 +8,8 @@
 #include "engine/backends/CudaAllPairsBackend.h"
 #include "engine/backends/CudaBackend.h"
 #include "engine/backends/CudaMultiBackend.h"
+#include "engine/config/DeviceList.h"
+#include "engine/config/KernelParams.h"
 #include "core/Error.h"
 #include "kernels/common/Device.h"
 #include "kernels/multigpu/GpuGroup.h"
@@ -19,8 +21,9 @@ bool cudaUsable() { return builtWithCuda() && cudaDeviceCount() > 0; }
 
 /// The CPU platform: the double-precision oracle of the mode.
 std::unique_ptr<Backend> makeCpuBackend(const Config& config, const System& system, Timers* timers) {
-  if (config.nonbonded.allPairs()) return std::make_unique<AllPairsCpuBackend>(config, system, timers);
-  return std::make_unique<CpuBackend>(config, system, timers);
+  if (config.nonbonded.allPairs())
+    return std::make_unique<AllPairsCpuBackend>(allPairsRunParams(config, system), system, timers);
+  return std::make_unique<CpuBackend>(cutoffRunParams(config, system, false), system, timers);
 }
 
 /// The CUDA platform: the whole step on the GPU (run.devices: which one, or several sharing it).
@@ -28,13 +31,17 @@ std::unique_ptr<Backend> makeCudaBackend(const Config& config, const System& sys
 #if defined(FARADAY_HAVE_CUDA)
   if (!config.run.devices.empty()) {
     const std::vector<int> devices = parseDevices("run.devices", config.run.devices, cudaDeviceCount());
-    if (devices.size() > 1) return makeCudaMultiBackend(config, system, timers, devices);
+    if (devices.size() > 1) {
+      if (config.nonbonded.allPairs())
+        throw keyError("run.devices", "all-pairs runs on one GPU (nonbonded.mode = all-pairs)");
+      return makeCudaMultiBackend(multiGpuRunParams(config, system), system, timers, devices);
+    }
     useCudaDevice(devices[0]);
   }
-  if (config.nonbonded.allPairs()) return makeCudaAllPairsBackend(config, system, timers);
-  return std::make_unique<CudaBackend>(config, system, timers);
+  if (config.nonbonded.allPairs()) return makeCudaAllPairsBackend(allPairsRunParams(config, system), system, timers);
+  return std::make_unique<CudaBackend>(cutoffRunParams(config, system, true), system, timers);
 #else
-  if (config.nonbonded.allPairs()) return makeCudaAllPairsBackend(config, system, timers);
+  if (config.nonbonded.allPairs()) return makeCudaAllPairsBackend(allPairsRunParams(config, system), system, timers);
   (void)config, (void)system, (void)timers;
   throw Error("run.platform = cuda: this build has no CUDA backend");
 #endif
@@ -42,24 +49,24 @@ std::unique_ptr<Backend> makeCudaBackend(const Config& config, const System& sys
 
 }  // namespace
 
-bool platformUsesCuda(const std::string& platform) {
-  return platform == "cuda" || (platform == "auto" && cudaUsable());
+bool platformUsesCuda(Platform platform) {
+  return platform == Platform::Cuda || (platform == Platform::Auto && cudaUsable());
 }
 
 std::unique_ptr<Backend> makeBackend(const Config& config, const System& system, Timers* timers) {
-  const std::string& platform = config.run.platform;
-  if (platform == "cpu") return makeCpuBackend(config, system, timers);
-  if (platform == "cuda") {
-    if (!cudaUsable()) throw Error("run.platform = cuda: " + cudaDeviceDescription());
-    return makeCudaBackend(config, system, timers);
+  switch (config.run.platform) {
+    case Platform::Cpu:
+      return makeCpuBackend(config, system, timers);
+    case Platform::Cuda:
+      if (!cudaUsable()) throw Error("run.platform = cuda: " + cudaDeviceDescription());
+      return makeCudaBackend(config, system, timers);
+    case Platform::Auto:
+      break;
   }
-  if (platform == "auto") {
-    if (cudaUsable()) return makeCudaBackend(config, system, timers);
-    std::fprintf(stderr, "run.platform = auto: no usable CUDA device (%s); using the CPU backend\n",
-                 cudaDeviceDescription().c_str());
-    return makeCpuBackend(config, system, timers);
-  }
-  throw keyError("run.platform", "'" + platform + "' is not one of auto, cpu, cuda");
+  if (cudaUsable()) return makeCudaBackend(config, system, timers);
+  std::fprintf(stderr, "run.platform = auto: no usable CUDA device (%s); using the CPU backend\n",
+               cudaDeviceDescription().c_str());
+  return makeCpuBackend(config, system, timers);
 }
 
 }  // namespace faraday

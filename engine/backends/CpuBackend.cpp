@@ -3,41 +3,40 @@
 #include <cstdio>
 
 #include "core/Error.h"
-#include "engine/config/KernelParams.h"
 #include "integrators/BoxScaling.h"
 
 namespace faraday {
 
-CpuBackend::CpuBackend(const Config& config, const System& system, Timers* timers, bool useCudaReciprocal)
-    : CpuBackendBase(config, system, timers),
+namespace {
+
+/// The pair options with the backend's resolved thread count.
+NonbondedOptions withThreads(NonbondedOptions options, int threads) {
+  options.threads = threads;
+  return options;
+}
+
+}  // namespace
+
+CpuBackend::CpuBackend(const CutoffRunParams& params, const System& system, Timers* timers, bool useCudaReciprocal)
+    : CpuBackendBase(params.threads, params.integrator, system, timers),
       useCudaReciprocal_(useCudaReciprocal),
-      ewald_(chooseEwaldSetup(config, system.box)),
-      list_(config.nonbonded.cutoff, pairListBuffer(config, system, false), threads_),
-      nonbonded_(system, nonbondedOptions(config, system, ewald_, threads_)),
+      ewald_(params.ewald),
+      list_(params.nonbonded.cutoff, params.buffer, threads_),
+      nonbonded_(system, withThreads(params.nonbonded, threads_)),
       netCharge_(system.netCharge()) {
-  validate(config);
-  if (config.nonbonded.dispersionCorrection && !config.nonbonded.typed())
-    dispersionAtUnitVolume_ = dispersionCorrection(system, config.nonbonded.cutoff, config.nonbonded.ljShift, 1.0);
+  if (params.dispersionCorrection)
+    dispersionAtUnitVolume_ = dispersionCorrection(system, params.nonbonded.cutoff, params.nonbonded.ljShift, 1.0);
   reciprocal_ = makeReciprocalSolver(ewald_, system, useCudaReciprocal, threads_);
   const Topology& top = system.topology;
-  const BondedParams bondedParams{ewald_.method == "none" ? 0.0 : ewald_.beta};
+  const BondedParams bondedParams{ewald_.method == ElectrostaticsMethod::None ? 0.0 : ewald_.beta};
   if (top.hasBondedTerms() || (top.hasExclusions() && bondedParams.ewaldBeta > 0))
     bonded_ = std::make_unique<CpuBonded>(top, system.charge, bondedParams);
-  if (ewald_.method != "none") {
+  if (ewald_.method != ElectrostaticsMethod::None) {
     coulombSelf_ = ewaldSelfEnergy(ewald_.beta, system.charge);
     std::fprintf(stderr, "%s\n", describe(ewald_).c_str());
   } else if (system.hasCharges()) {
     std::fprintf(stderr, "electrostatics.method = none: the particles' charges are ignored\n");
   }
-}
-
-void CpuBackend::validate(const Config& config) const {
-  if (!system_.box.isValid()) throw Error("the box must be rectangular with positive edges");
-  if (!(2 * config.nonbonded.cutoff < system_.box.shortestEdge()))
-    throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
-                                           std::to_string(0.5 * system_.box.shortestEdge()) + " nm)");
-  if (config.nonbonded.allPairs())
-    throw keyError("nonbonded.mode", "all-pairs runs on the all-pairs backends (makeBackend chooses them)");
 }
 
 std::string CpuBackend::name() const {

@@ -22,7 +22,8 @@ namespace faraday {
 /// (E_net on each diagonal element, since E_net ~ 1/V).
 class CpuBackend : public CpuBackendBase {
  public:
-  CpuBackend(const Config& config, const System& system, Timers* timers, bool useCudaReciprocal = false);
+  /// `params`: checked by checkCutoffRun for `system`'s box (cutoffRunParams does).
+  CpuBackend(const CutoffRunParams& params, const System& system, Timers* timers, bool useCudaReciprocal = false);
 
   std::string name() const override;
   void setState(const State& state, const std::vector<Vec3>& listReference) override;
@@ -38,7 +39,6 @@ class CpuBackend : public CpuBackendBase {
   Energies evaluateForces() override;
 
  private:
-  void validate(const Config& config) const;
   void updateNeighborList();
   void addDispersionCorrection(Energies& e) const;
   void addReciprocal(Energies& e);

@@ -10,17 +10,17 @@ namespace faraday {
 namespace {
 
 int resolveThreads(int requested) {
-  if (requested < 0) throw keyError("run.threads", "must be >= 0 (0 = all cores)");
+  if (requested < 0) throw Error("CPU backend: the thread count must be >= 0 (0 = all cores)");
   return requested > 0 ? requested : omp_get_max_threads();
 }
 
 }  // namespace
 
-CpuBackendBase::CpuBackendBase(const Config& config, const System& system, Timers* timers)
-    : system_(system), timers_(timers), threads_(resolveThreads(config.run.threads)) {
+CpuBackendBase::CpuBackendBase(int threads, const IntegratorParams& integrator, const System& system, Timers* timers)
+    : system_(system), timers_(timers), threads_(resolveThreads(threads)) {
   if (system_.mass.size() != system_.size() || system_.charge.size() != system_.size())
     throw Error("system: mass and charge arrays must have one entry per particle");
-  integrator_ = makeCpuIntegrator(config.integrator, system, threads_);
+  integrator_ = makeCpuIntegrator(integrator, system, threads_);
 }
 
 void CpuBackendBase::takeState(const State& state) {

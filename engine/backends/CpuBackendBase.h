@@ -25,8 +25,8 @@ class CpuBackendBase : public Backend {
   long nonFiniteParticle() override;
 
  protected:
-  /// Resolves config.run.threads (0: all cores) and makes config.integrator's integrator.
-  CpuBackendBase(const Config& config, const System& system, Timers* timers);
+  /// Resolves `threads` (0: all cores) and makes the integrator of `integrator`.
+  CpuBackendBase(int threads, const IntegratorParams& integrator, const System& system, Timers* timers);
   /// Forces of the current positions into forces_, their energies into energies_ (and
   /// returned), without the constraint virial.
   virtual Energies evaluateForces() = 0;

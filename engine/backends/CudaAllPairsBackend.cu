@@ -12,7 +12,6 @@
 #include "core/Error.h"
 #include "engine/backends/CudaPhaseTimer.cuh"
 #include "engine/backends/CudaStepPolicy.h"
-#include "engine/config/KernelParams.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
@@ -46,13 +45,13 @@ double uniformMass(const System& system, const AllPairsParams& params) {
 
 class CudaAllPairsBackend : public Backend {
  public:
-  CudaAllPairsBackend(const Config& config, const System& system, Timers* timers, const AllPairsParams& params)
+  CudaAllPairsBackend(const AllPairsRunParams& params, const System& system, Timers* timers)
       : system_(system),
-        params_(params),
-        dt_(config.integrator.dt),
+        params_(params.pairs),
+        dt_(params.integrator.dt),
         n_(int(system.size())),
         stride_((system.size() + 31) / 32 * 32),
-        kernel_(int(system.size()), params, uniformMass(system, params)),
+        kernel_(int(system.size()), params.pairs, uniformMass(system, params.pairs)),
         pos_("all-pairs positions", system.size()),
         vel_("all-pairs velocities", system.size()),
         body_("all-pairs bodies", system.size()),
@@ -64,11 +63,11 @@ class CudaAllPairsBackend : public Backend {
         phases_(timers, stepPhases()) {
     for (double m : system.mass)
       if (!(m > 0)) throw Error("all-pairs: every particle needs a positive mass");
-    scale_ = allPairsForceScale(params, system.mass, system.type);
+    scale_ = allPairsForceScale(params_, system.mass, system.type);
     std::vector<float4> body(system.size());
     for (std::size_t i = 0; i < system.size(); ++i)
       body[i] = make_float4(0.f, 0.f, 0.f,
-                            params.potential == AllPairsPotential::Gravity ? float(system.mass[i])
+                            params_.potential == AllPairsPotential::Gravity ? float(system.mass[i])
                                                                            : float(system.type[i]));
     body_.upload(body, stream_.get());
     force_.zero(stream_.get());
@@ -281,8 +280,8 @@ class CudaAllPairsBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> makeCudaAllPairsBackend(const Config& config, const System& system, Timers* timers) {
-  return std::make_unique<CudaAllPairsBackend>(config, system, timers, allPairsParams(config, system));
+std::unique_ptr<Backend> makeCudaAllPairsBackend(const AllPairsRunParams& params, const System& system, Timers* timers) {
+  return std::make_unique<CudaAllPairsBackend>(params, system, timers);
 }
 
 }  // namespace faraday

@@ -6,7 +6,7 @@
 
 namespace faraday {
 
-std::unique_ptr<Backend> makeCudaAllPairsBackend(const Config&, const System&, Timers*) {
+std::unique_ptr<Backend> makeCudaAllPairsBackend(const AllPairsRunParams&, const System&, Timers*) {
   throw Error("nonbonded.mode = all-pairs with run.platform = cuda: this build has no CUDA backend");
 }
 

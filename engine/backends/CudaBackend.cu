@@ -6,9 +6,9 @@
 
 namespace faraday {
 
-CudaBackend::CudaBackend(const Config& config, const System& system, Timers* timers,
+CudaBackend::CudaBackend(const CutoffRunParams& params, const System& system, Timers* timers,
                          const std::vector<int>* exclusionOffsets, const std::vector<int>* exclusions)
-    : impl_(std::make_unique<Impl>(config, system, timers, exclusionOffsets, exclusions)) {}
+    : impl_(std::make_unique<Impl>(params, system, timers, exclusionOffsets, exclusions)) {}
 CudaBackend::~CudaBackend() = default;
 
 std::string CudaBackend::name() const { return "cuda"; }

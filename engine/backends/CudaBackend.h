@@ -33,7 +33,8 @@ class CudaBackend : public Backend {
  public:
   /// `exclusionOffsets`/`exclusions`: optional CSR lists of the partners whose pair
   /// interactions each particle skips (both directions).
-  CudaBackend(const Config& config, const System& system, Timers* timers,
+  /// `params`: checked by checkCutoffRun for `system`'s box on the GPU (cutoffRunParams does).
+  CudaBackend(const CutoffRunParams& params, const System& system, Timers* timers,
               const std::vector<int>* exclusionOffsets = nullptr, const std::vector<int>* exclusions = nullptr);
   ~CudaBackend() override;
 

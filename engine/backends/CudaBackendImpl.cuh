@@ -19,7 +19,7 @@
 #include "engine/backends/CudaPhaseTimer.cuh"
 #include "engine/backends/CudaStepGraph.cuh"
 #include "engine/backends/CudaStepPolicy.h"
-#include "engine/config/KernelParams.h"
+#include "engine/config/RunParams.h"
 #include "integrators/CudaConstraints.h"
 #include "integrators/CudaIntegrator.h"
 #include "kernels/bonded/CudaBonded.h"
@@ -126,130 +126,30 @@ struct CudaBackend::Impl final : CudaStepWork {
   Energies keptEnergies;
   double keptKinetic = 0;
 
-  Impl(const Config& config, const System& s, Timers* t, const std::vector<int>* exclusionOffsets,
-       const std::vector<int>* exclusions)
-      : system(s), timers(t), n(int(s.size())),
-        ewald(s.box.isValid() ? chooseEwaldSetup(config, s.box) : EwaldSetup{}) {
-    if (n < 1) throw Error("the CUDA backend needs at least one particle");
-    if (s.size() >= std::size_t(1) << 30) throw Error("the CUDA backend takes fewer than 2^30 particles");
-    if (!system.box.isValid()) throw Error("the box must be rectangular with positive edges");
-    CudaDeviceState::checkMemory(n);
-    cutoff = config.nonbonded.cutoff;
-    buffer = pairListBuffer(config, system, true);
-    if (config.nonbonded.buffer < 0)
-      std::fprintf(stderr, "nonbonded.buffer = auto: %g nm on the GPU\n", buffer);
-    if (!(2 * cutoff < system.box.shortestEdge()))
-      throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
-                                             std::to_string(0.5 * system.box.shortestEdge()) + " nm)");
-    if (!(buffer >= 0)) throw keyError("nonbonded.buffer", "must be >= 0");
-    if (ewald.method == "ewald")
-      throw keyError("electrostatics.method", "'ewald' (the plain Ewald reference) runs on run.platform = cpu only");
-    const auto& ic = config.integrator;
-    if (!(ic.dt > 0)) throw keyError("integrator.dt", "must be > 0");
-    if (ic.type != "verlet" && ic.type != "langevin")
-      throw keyError("integrator.type", "'" + ic.type + "' is not one of verlet, langevin");
-    integ.langevin = ic.type == "langevin";
-    integ.dt = ic.dt;
-    if (integ.langevin) {
-      if (!(ic.friction >= 0)) throw keyError("integrator.friction", "must be >= 0");
-      if (!(ic.temperature >= 0)) throw keyError("integrator.temperature", "must be >= 0");
-      integ.a = std::exp(-ic.friction * ic.dt);
-      integ.noiseVariance = (1 - integ.a * integ.a) * (units::kBoltzmann * ic.temperature);
-    }
-    integ.seed = ic.seed;
-    integ.box = integratorBox.data();
-    box = system.box;
-    integ.halfBuffer2 = 0.25 * buffer * buffer;
-    for (std::size_t i = 0; i < system.size(); ++i)
-      if (!(system.mass[i] > 0))
-        throw Error("particle " + std::to_string(i) + " has mass <= 0; every [atom.NAME] needs mass > 0");
-    if (config.nonbonded.allPairs())
-      throw keyError("nonbonded.mode", "all-pairs runs on the all-pairs backends (makeBackend chooses them)");
-    if (config.nonbonded.potential == "gravity")
-      throw keyError("nonbonded.potential", "gravity needs nonbonded.mode = all-pairs");
-    typed = config.nonbonded.typed();
-    if (config.nonbonded.dispersionCorrection && !typed)
-      dispersionAtUnitVolume = dispersionCorrection(system, cutoff, config.nonbonded.ljShift, 1.0);
-    netCharge = system.netCharge();
-    if (ewald.method != "none") {
-      coulombSelf = ewaldSelfEnergy(ewald.beta, system.charge);
-      std::fprintf(stderr, "%s\n", describe(ewald).c_str());
-    } else if (system.hasCharges()) {
-      std::fprintf(stderr, "electrostatics.method = none: the particles' charges are ignored\n");
-    }
-
-    dev = std::make_unique<CudaDeviceState>(n, stream());
-    CudaNonbondedParams np;
-    np.cutoff = cutoff;
-    np.ewaldBeta = ewald.method == "none" ? 0.0 : ewald.beta;
-    if (np.ewaldBeta > 0 && config.nonbonded.coulombModifier == "potential-shift")
-      np.coulombShift = ewaldRealShift(np.ewaldBeta, cutoff);
-    if (typed) {
-      nonbonded = std::make_unique<CudaNonbonded>(typedPairTable(config, system), np);
-      pairType = system.type;
-    } else {
-      // Types of equal LJ rows share a class: the table in shared memory holds the classes.
-      const LjClasses classes = ljClasses(makeLjTable(system, cutoff, config.nonbonded.ljShift));
-      nonbonded = std::make_unique<CudaNonbonded>(classes.table, np);
-      pairType.resize(system.size());
-      for (std::size_t i = 0; i < system.size(); ++i) pairType[i] = classes.classOfType[std::size_t(system.type[i])];
-    }
-    if (exclusions) {
-      exclusionOffsets_ = *exclusionOffsets;
-      exclusions_ = *exclusions;
-    } else if (system.topology.hasExclusions()) {
-      exclusionOffsets_ = system.topology.exclusionOffsets;
-      exclusions_ = system.topology.exclusions;
-    }
-    slotGroups = hydrogenSlotGroups(system);
-    // The excluded pairs inside a slot group get their exclusion correction in the tile kernel
-    // (their tiles carry the topology's exclusion bits), the others in the bonded kernel.
-    const bool groupCorrection = !slotGroups.empty() && np.ewaldBeta > 0 && !exclusions && system.topology.hasExclusions();
-    if (cuda_backend::hasBondedWork(system.topology))
-      bonded = std::make_unique<CudaBonded>(system.topology, system.charge, BondedParams{np.ewaldBeta},
-                                            groupCorrection ? &slotGroups.anchor : nullptr);
-    if (groupCorrection) groupOfAtom = deviceCopy("group of atom", slotGroups.anchor);
-    if (system.topology.hasConstraints()) constraints = std::make_unique<CudaConstraints>(system, ic.constraintTolerance);
-    list = std::make_unique<CudaTileList>(TileListParams{cutoff, buffer}, n, system.box, exclusionOffsets_, exclusions_,
-                                          slotGroups);
-    if (ewald.method == "pme") {
-      pme = makeCudaPmeOnDevice(ewald.pme, system.size());
-      pme->setBox(system.box);
-    }
-    writeBox(system.box);
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
-  }
-
+  /// `params`: checked by checkCutoffRun for the system's box on the GPU (cutoffRunParams does).
+  /// The setup (CudaBackendSetup.cu): the integrator's step parameters, the device state, the
+  /// step's force terms and the box's device copies.
+  Impl(const CutoffRunParams& params, const System& s, Timers* t, const std::vector<int>* exclusionOffsets,
+       const std::vector<int>* exclusions);
+  /// The integrator's step parameters: velocity Verlet, or Langevin BAOAB with the decay and
+  /// noise variance of Langevin.h.
+  void setIntegrator(const IntegratorParams& ip);
+  /// The device state and the step's force terms: tiles, bonded terms and exclusion
+  /// correction, constraints, the tile list and PME.
+  void makeForceTerms(const CutoffRunParams& params, const std::vector<int>* exclusionOffsets,
+                      const std::vector<int>* exclusions);
   /// The box, and the device copies of it that the step's kernels read (the integrator's and
   /// constraints', the tile kernel's, the bonded terms', the list's): ordered writes on the
   /// main stream, so that captured graphs read the new box at their next launch.
-  void writeBox(const Box& b) {
-    box = b;
-    IntegratorBox ib{MinimumImage::fromBox(b)};
-    for (int d = 0; d < 3; ++d) ib.fractionScale[d] = pme::fixedPointScale(b.lengths()[d]);
-    integratorBox.set(ib, stream());
-    nonbonded->setBox(b, buffer, stream());
-    if (bonded) bonded->setBox(b, stream());
-    list->setBox(b, stream());
-  }
-
+  void writeBox(const Box& b);
   /// A new box for everything that depends on it, after the stream's work (PME's box terms
   /// are written on its own stream). The captured graphs stay valid.
-  void applyBox(const Box& b) {
-    if (b.lengths() == box.lengths()) return;
-    if (!b.isValid()) throw Error("the box must be rectangular with positive edges");
-    if (!(2 * cutoff < b.shortestEdge()))
-      throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
-                                             std::to_string(0.5 * b.shortestEdge()) + " nm)");
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
-    writeBox(b);
-    if (pme) pme->setBox(b);
-  }
+  void applyBox(const Box& b);
 
   /// The phase table of this system's step, on one GPU or one of `several`.
   std::vector<CudaTimedPhase> phaseTable(bool several) const {
     return CudaStepGraph::phases(cuda_backend::hasBondedWork(system.topology),
-                                 system.topology.hasConstraints(), ewald.method == "pme", several);
+                                 system.topology.hasConstraints(), ewald.method == ElectrostaticsMethod::Pme, several);
   }
 
   /// The stream every step and copy runs on.
@@ -453,38 +353,9 @@ struct CudaBackend::Impl final : CudaStepWork {
     }
   }
 
-  void setState(const State& state, const std::vector<Vec3>& listReference) {
-    if (state.positions.size() != std::size_t(n) || state.velocities.size() != std::size_t(n))
-      throw Error("state: positions and velocities must have one entry per particle");
-    if (!listReference.empty() && listReference.size() != std::size_t(n))
-      throw Error("state: the neighbor-list reference must have one entry per particle");
-    const Box stateBox = state.box.lengths() == Vec3{} ? system.box : state.box;
-    applyBox(stateBox);  // nothing where the box is the same
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
-    stateStep = state.step;
-    stateTime = state.time;
-    step = 0;
-    energiesStep = -1;
-    stepKineticAt = -1;
-    firstBad = -1;
-    statusReadAt = -1;
-    energyAt.clear();
-    dev->upload(state, listReference, system, pairType, ewald.method != "none",
-                constraints ? constrainedParticles(constraints->set(), system.size()) : std::vector<char>(), stream());
-    resetStatus();
-    lastWasStep = false;
-    ScopedTimer t(timers, "neighbor");
-    buildFirstList();
-    launchWrapPositions(stream(), atoms(), integ);
-    dev->force.zero(stream());
-    FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
-    long long builds = 1;
-    FARADAY_CUDA_CHECK(cudaMemcpy(&dev->status.data()->builds, &builds, sizeof builds, cudaMemcpyHostToDevice));
-    stateSet = true;
-    forcesValid = false;
-    hostForces.clear();
-    save();
-  }
+  /// A new state (CudaBackendSetup.cu): its box applied, uploaded, the list built, the
+  /// roll-back point.
+  void setState(const State& state, const std::vector<Vec3>& listReference);
 
   /// Forces and energies at the current positions, outside the step graph; the state becomes
   /// the roll-back point.

@@ -6,7 +6,6 @@
 #include "core/Units.h"
 #include "integrators/Constraints.h"
 #include "kernels/neighbor/SlotGroups.h"
-#include "engine/config/KernelParams.h"
 #include "kernels/common/Device.h"
 #include "kernels/common/WorkShare.h"
 #include "kernels/pme/Electrostatics.h"
@@ -19,15 +18,15 @@
 
 namespace faraday {
 
-double multiGpuRank0Weight(const Config& config, const System& system, int ranks) {
+double multiGpuRank0Weight(const CutoffRunParams& run, const System& system, int ranks) {
   const double n = double(system.size()), volume = system.box.volume();
   // Tiles: each atom's partners within cutoff + buffer, each pair once, 32 x 32 pairs per
   // tile of which about a third lie within that reach (the blocks' bounding boxes).
-  const double reach = config.nonbonded.cutoff + pairListBuffer(config, system, true);
+  const double reach = run.nonbonded.cutoff + run.buffer;
   const double partners = n / volume * 4.0 / 3.0 * units::kPi * reach * reach * reach;
   const double tiles = n * partners / 2.0 / (32.0 * 32.0 / 3.0) + n / 32.0;
-  const EwaldSetup ewald = chooseEwaldSetup(config, system.box);
-  const double grid = ewald.method == "pme" ? double(ewald.pme.grid[0]) * ewald.pme.grid[1] * ewald.pme.grid[2] : 0.0;
+  const EwaldSetup& ewald = run.ewald;
+  const double grid = ewald.method == ElectrostaticsMethod::Pme ? double(ewald.pme.grid[0]) * ewald.pme.grid[1] * ewald.pme.grid[2] : 0.0;
   return rank0TileWeight(ranks, tiles, grid, grid > 0 ? n : 0.0);
 }
 
@@ -55,31 +54,35 @@ namespace {
 
 class CudaMultiBackend final : public Backend {
  public:
-  CudaMultiBackend(const Config& config, const System& system, Timers* timers, const std::vector<int>& devices)
+  CudaMultiBackend(const MultiGpuRunParams& multi, const System& system, Timers* timers,
+                   const std::vector<int>& devices)
       : group_(devices), threads_(devices), ranks_(devices.size()) {
     const int ranks = int(devices.size());
-    const EwaldSetup ewald = chooseEwaldSetup(config, system.box);
-    const std::string& split = config.run.pmeSplit;
-    pmeSlabs_ = ewald.method == "pme" && slabSplitPossible(ewald.pme, ranks) &&
-                (split == "slabs" || split == "slabs-nccl" || (split == "auto" && slabSplitPays(ewald.pme)));
+    const CutoffRunParams& params = multi.run;
+    const EwaldSetup& ewald = params.ewald;
+    const PmeSplit split = multi.pmeSplit;
+    pmeSlabs_ = ewald.method == ElectrostaticsMethod::Pme && slabSplitPossible(ewald.pme, ranks) &&
+                (split == PmeSplit::Slabs || split == PmeSplit::SlabsNccl ||
+                 (split == PmeSplit::Auto && slabSplitPays(ewald.pme)));
     // The transposes as direct stores into the peers' memory where every pair of GPUs has
     // peer access (NVLink, or PCIe where allowed); else by NCCL send and receive.
     const bool peers = allPeersReachable(devices);
-    pmeDirect_ = pmeSlabs_ && split != "slabs-nccl" && peers;
-    directSum_ = config.run.gpuSum == "auto" && peers;
+    pmeDirect_ = pmeSlabs_ && split != PmeSplit::SlabsNccl && peers;
+    directSum_ = multi.gpuSum == GpuSum::Auto && peers;
     // auto: where constraints make the update a large share of the step, or with PME in slabs
     // on 4 GPUs or more, where the reduce-scatter saves more than the positions' all-gather
     // costs (4 H200: NaCl 1M 0.727 -> 0.717 ms a step; on 2, 1.077 -> 1.116; argon 256k,
     // no PME, 0.123 -> 0.134 on 4).
-    const std::string& mode = config.run.updateSplit;
+    const UpdateSplit mode = multi.updateSplit;
     const bool splitPays = system.topology.hasConstraints() || (pmeSlabs_ && ranks >= 4);
-    updateSplit_ = directSum_ && (mode == "on" || (mode == "auto" && splitPays)) && updateSplitPossible(system);
+    updateSplit_ = directSum_ && (mode == UpdateSplit::On || (mode == UpdateSplit::Auto && splitPays)) &&
+                   updateSplitPossible(system);
     std::vector<WorkShare> shares =
-        pmeSlabs_ ? makeSlabWorkShares(ranks) : makeWorkShares(ranks, multiGpuRank0Weight(config, system, ranks));
+        pmeSlabs_ ? makeSlabWorkShares(ranks) : makeWorkShares(ranks, multiGpuRank0Weight(params, system, ranks));
     for (WorkShare& w : shares) w.updateSplit = updateSplit_;
     threads_.run([&](int r) {
       // The phase table is rank 0's (it runs PME and its tiles); the others keep no timers.
-      auto backend = std::make_unique<CudaBackend>(config, system, r == 0 ? timers : nullptr);
+      auto backend = std::make_unique<CudaBackend>(params, system, r == 0 ? timers : nullptr);
       CudaBackendShare share;
       share.work = shares[std::size_t(r)];
       share.directSum = directSum_;
@@ -190,16 +193,14 @@ class CudaMultiBackend final : public Backend {
 }  // namespace
 #endif
 
-std::unique_ptr<Backend> makeCudaMultiBackend(const Config& config, const System& system, Timers* timers,
+std::unique_ptr<Backend> makeCudaMultiBackend(const MultiGpuRunParams& params, const System& system, Timers* timers,
                                               const std::vector<int>& devices) {
 #if defined(FARADAY_HAVE_CUDA)
   if (devices.size() < 2) throw Error("the multi-GPU backend needs at least two GPUs");
-  if (config.nonbonded.allPairs())
-    throw keyError("run.devices", "all-pairs runs on one GPU (nonbonded.mode = all-pairs)");
   useCudaDevice(devices[0]);  // the caller's reads (state, energies, device frames) go to rank 0
-  return std::make_unique<CudaMultiBackend>(config, system, timers, devices);
+  return std::make_unique<CudaMultiBackend>(params, system, timers, devices);
 #else
-  (void)config, (void)system, (void)timers, (void)devices;
+  (void)params, (void)system, (void)timers, (void)devices;
   throw keyError("run.devices", "several GPUs need a build with CUDA");
 #endif
 }

@@ -17,14 +17,14 @@
 
 namespace faraday {
 
-/// The backend of run.devices with several GPUs (device indices). Throws Error when NCCL
-/// cannot be loaded, or for a build without CUDA.
-std::unique_ptr<Backend> makeCudaMultiBackend(const Config& config, const System& system, Timers* timers,
+/// The backend of several GPUs (device indices) for `params` (multiGpuRunParams). Throws
+/// Error when NCCL cannot be loaded, or for a build without CUDA.
+std::unique_ptr<Backend> makeCudaMultiBackend(const MultiGpuRunParams& params, const System& system, Timers* timers,
                                               const std::vector<int>& devices);
 
 /// The fraction of a GPU's tiles that rank 0, which also runs PME, takes (cost model of
-/// WorkShare.h): the tile count estimated from the density, cutoff and buffer.
-double multiGpuRank0Weight(const Config& config, const System& system, int ranks);
+/// WorkShare.h): the tile count estimated from the density, cutoff and buffer of `run`.
+double multiGpuRank0Weight(const CutoffRunParams& run, const System& system, int ranks);
 
 /// Whether each GPU can update its own run of slots: every water and constraint cluster lies
 /// within one slot group (a heavy atom and its hydrogens, SlotGroups.h), which a GPU's run

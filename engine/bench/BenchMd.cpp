@@ -75,14 +75,20 @@ std::vector<std::string> commaItems(const std::string& text) {
   return items;
 }
 
-/// Option `option`'s value checked as the config key `key` checks it (its allowed values).
-void checkAsKey(const char* option, const char* key, const std::string& value) {
-  Config scratch;
+/// Option `option`'s value stored into `config` as the config key `key` reads it (Error
+/// naming the option for a value the key does not allow).
+void setAsKey(Config& config, const char* option, const char* key, const std::string& value) {
   try {
-    config::findKey(key)->set(scratch, config::Value{value, {}});
+    config::findKey(key)->set(config, config::Value{value, {}});
   } catch (const config::BadValue& e) {
     throw keyError(option, e.what);
   }
+}
+
+/// Option `option`'s value checked as the config key `key` checks it (its allowed values).
+void checkAsKey(const char* option, const char* key, const std::string& value) {
+  Config scratch;
+  setAsKey(scratch, option, key, value);
 }
 
 bool parseOptions(const std::vector<std::string>& args, MdOptions& o) {
@@ -162,12 +168,12 @@ BenchSystem makeSystem(const std::string& name, long long count, double buffer) 
   c.nonbonded.buffer = buffer;
   c.nonbonded.ljShift = true;
   c.nonbonded.dispersionCorrection = true;
-  c.integrator.type = "langevin";
+  c.integrator.type = IntegratorType::Langevin;
   c.integrator.friction = 1.0;
   c.integrator.seed = 2026;
   if (name == "nacl") {
     s.built = rockSalt(cellsFor(count, 8, "nacl"));
-    c.electrostatics.method = "pme";
+    c.electrostatics.method = ElectrostaticsMethod::Pme;
     c.electrostatics.ewaldRtol = 1e-5;
     c.electrostatics.fourierSpacing = 0.12;
     c.electrostatics.pmeOrder = 4;
@@ -176,7 +182,7 @@ BenchSystem makeSystem(const std::string& name, long long count, double buffer) 
   } else {
     s.built = fccArgon(cellsFor(count, 4, "argon"), 0.5719);
     s.built.system.types[0].epsilon = 0.99774;
-    c.electrostatics.method = "none";
+    c.electrostatics.method = ElectrostaticsMethod::None;
     c.integrator.dt = 0.004;
     s.temperature = 86.6404;
   }
@@ -213,7 +219,7 @@ BenchSystem configSystem(const std::string& file, double buffer) {
   s.built.system = setup.system;
   s.built.positions = setup.state.positions;
   if (setup.velocitiesFromFile) s.velocities = setup.state.velocities;
-  s.temperature = s.config.integrator.type == "langevin" ? s.config.integrator.temperature : s.config.system.temperature;
+  s.temperature = s.config.integrator.type == IntegratorType::Langevin ? s.config.integrator.temperature : s.config.system.temperature;
   return s;
 }
 
@@ -248,12 +254,12 @@ std::string platformLabel(const std::string& platform, int gpus) {
 
 Row runOne(const BenchSystem& s, const std::string& platform, const MdOptions& o, int gpus = 1) {
   Config config = s.config;
-  config.run.platform = platform;
+  config.run.platform = platform == "cuda" ? Platform::Cuda : Platform::Cpu;
   config.run.threads = platform == "cpu" ? o.threads : 1;
   for (int d = 0; d < gpus && gpus > 1; ++d) config.run.devices += (d ? "," : "") + std::to_string(d);
-  config.run.pmeSplit = o.pmeSplit;
-  config.run.gpuSum = o.gpuSum;
-  config.run.updateSplit = o.updateSplit;
+  setAsKey(config, "pme-split", "run.pme_split", o.pmeSplit);
+  setAsKey(config, "gpu-sum", "run.gpu_sum", o.gpuSum);
+  setAsKey(config, "update-split", "run.update_split", o.updateSplit);
   const bool gpu = platform == "cuda";
   Row r;
   r.system = s.name;

@@ -115,7 +115,7 @@ Sample randomMelt(int n, unsigned seed, bool withLj) {
 EwaldSetup setupFor(const Options& o, const Box& box) {
   Config c;
   c.nonbonded.cutoff = o.cutoff;
-  c.electrostatics.method = "pme";
+  c.electrostatics.method = ElectrostaticsMethod::Pme;
   c.electrostatics.ewaldRtol = o.rtol;
   c.electrostatics.fourierSpacing = o.spacing;
   c.electrostatics.pmeOrder = o.order;

@@ -5,8 +5,7 @@
 #include <vector>
 
 #include "core/System.h"
-#include "integrators/IntegratorParams.h"
-#include "kernels/pme/ElectrostaticsParams.h"
+#include "engine/config/Choices.h"
 
 namespace faraday {
 
@@ -15,7 +14,9 @@ namespace faraday {
 /// (--section.key=value) by loadConfig (LoadConfig.h); the keys, their conversion and help
 /// are in ConfigKeys.cpp. Every field's unit is given in its comment; `faraday run --help`
 /// prints each key with its default and unit. Paths are absolute after loading
-/// (relative paths in a config file are resolved against the file's folder).
+/// (relative paths in a config file are resolved against the file's folder). Choices are
+/// enums (Choices.h); KernelParams.h builds the typed parameters of the kernels,
+/// integrators and backends from these sections.
 struct Config {
   std::filesystem::path configFile;  ///< the file this was read from (empty: none)
 
@@ -25,7 +26,7 @@ struct Config {
     std::string defines;                ///< system.defines: the topology's defines, "-DFLEXIBLE -DPOSRES"
     /// system.constraints: none | h-bonds | all-bonds: which of the topology's bonds become
     /// distance constraints (its [constraints] and rigid [settles] waters always are)
-    std::string constraints = "none";
+    BondConstraints constraints = BondConstraints::None;
     double hydrogenMass = 0;            ///< system.hydrogen_mass, amu: hydrogen mass repartitioning (0 = none)
     double temperature = 300;           ///< system.temperature, K: Maxwell-Boltzmann velocities when the file has none
     unsigned long long velocitySeed = 1;  ///< system.velocity_seed
@@ -36,16 +37,16 @@ struct Config {
   std::vector<AtomType> atomTypes;
 
   struct NonbondedSection {
-    std::string mode = "cutoff";         ///< nonbonded.mode: cutoff (periodic, pair list) | all-pairs (open, no cutoff)
-    std::string potential = "lj-coulomb";  ///< nonbonded.potential: lj-coulomb | gravity (all-pairs) | typed
+    NonbondedMode mode = NonbondedMode::Cutoff;  ///< nonbonded.mode: cutoff (periodic, pair list) | all-pairs (open, no cutoff)
+    PairPotential potential = PairPotential::LjCoulomb;  ///< nonbonded.potential: lj-coulomb | gravity (all-pairs) | typed
     double typedRmin = 0.01;             ///< nonbonded.typed_rmin, nm: the typed force's r is clamped below it
     double cutoff = 1.0;                 ///< nonbonded.cutoff, nm (LJ and real-space Coulomb)
     double buffer = -1;                  ///< nonbonded.buffer, nm (pair-list skin); < 0: auto (pairListBuffer)
     bool ljShift = true;                 ///< nonbonded.lj_shift: potential-shift LJ at the cutoff
-    std::string coulombModifier = "potential-shift";  ///< nonbonded.coulomb_modifier: potential-shift | none
+    CoulombModifier coulombModifier = CoulombModifier::PotentialShift;  ///< nonbonded.coulomb_modifier: potential-shift | none
     bool dispersionCorrection = false;   ///< nonbonded.dispersion_correction: long-range LJ energy/pressure
-    bool allPairs() const { return mode == "all-pairs"; }
-    bool typed() const { return potential == "typed"; }
+    bool allPairs() const { return mode == NonbondedMode::AllPairs; }
+    bool typed() const { return potential == PairPotential::Typed; }
   } nonbonded;
 
   /// [gravity]: Plummer-softened gravity between all pairs (nonbonded.potential = gravity).
@@ -65,11 +66,31 @@ struct Config {
   };
   std::vector<TypedPairSection> typedPairs;
 
-  /// [electrostatics] and [integrator]: the typed parameters the kernels and integrators take.
-  using ElectrostaticsSection = ElectrostaticsParams;
-  ElectrostaticsSection electrostatics;
-  using IntegratorSection = IntegratorParams;
-  IntegratorSection integrator;
+  /// [electrostatics]: the Ewald split and PME grid (chooseEwaldSetup, KernelParams.h, makes the
+  /// run's EwaldSetup of them).
+  struct ElectrostaticsSection {
+    ElectrostaticsMethod method = ElectrostaticsMethod::Pme;  ///< electrostatics.method: pme | ewald | none
+    double ewaldRtol = 1e-5;           ///< electrostatics.ewald_rtol: erfc(beta rc) = rtol
+    double fourierSpacing = 0.12;      ///< electrostatics.fourier_spacing, nm (0 = auto: from ewald_rtol and pme_order)
+    int pmeOrder = 4;                  ///< electrostatics.pme_order: 4..8
+    std::array<int, 3> grid{0, 0, 0};  ///< electrostatics.grid: "NX NY NZ", 0 0 0 = from spacing
+    double ewaldKspaceRtol = 0;        ///< electrostatics.ewald_kspace_rtol: plain Ewald k cut (0 = auto: converged)
+    /// electrostatics.accept_force_error: run with an estimated PME force error beyond the bound
+    /// (a warning instead of the error; checkPmeAccuracy, KernelParams.h)
+    bool acceptForceError = false;
+  } electrostatics;
+
+  /// [integrator] (integratorParams, KernelParams.h, makes the integrators' parameters of it).
+  struct IntegratorSection {
+    IntegratorType type = IntegratorType::Verlet;  ///< integrator.type: verlet | langevin
+    double dt = 0.002;            ///< integrator.dt, ps
+    double temperature = 300;     ///< integrator.temperature, K (langevin; the barostat's)
+    double friction = 1.0;        ///< integrator.friction, 1/ps (langevin)
+    unsigned long long seed = 1;  ///< integrator.seed (langevin noise)
+    /// integrator.constraint_tolerance: relative length error of the iterative constraint
+    /// solves (integrators/NOTES.md: why 1e-6)
+    double constraintTolerance = 1e-6;
+  } integrator;
 
   /// [barostat]: isotropic Monte Carlo barostat (engine/run/Barostat.h) at integrator.temperature.
   struct BarostatSection {
@@ -80,12 +101,12 @@ struct Config {
 
   struct RunSection {
     long long steps = 1000;              ///< run.steps
-    std::string platform = "auto";       ///< run.platform: auto | cpu | cuda
+    Platform platform = Platform::Auto;  ///< run.platform: auto | cpu | cuda
     int threads = 0;                     ///< run.threads: OpenMP threads for the CPU path (0 = all cores)
     std::string devices;                 ///< run.devices: "" (the first GPU), "2", "0,1,3" or "all"
-    std::string gpuSum = "auto";         ///< run.gpu_sum: auto | nccl (the forces' sum of an MD run on several GPUs)
-    std::string pmeSplit = "auto";       ///< run.pme_split: auto | slabs | slabs-nccl | first (PME of an MD run on several GPUs)
-    std::string updateSplit = "auto";    ///< run.update_split: auto | on | off (each GPU of an MD run updates its own atoms)
+    GpuSum gpuSum = GpuSum::Auto;        ///< run.gpu_sum: auto | nccl (the forces' sum of an MD run on several GPUs)
+    PmeSplit pmeSplit = PmeSplit::Auto;  ///< run.pme_split: auto | slabs | slabs-nccl | first (PME of an MD run on several GPUs)
+    UpdateSplit updateSplit = UpdateSplit::Auto;  ///< run.update_split: auto | on | off (each GPU of an MD run updates its own atoms)
     double progressInterval = 2.0;       ///< run.progress_interval, s between progress lines (0 = off)
   } run;
 
@@ -110,16 +131,16 @@ struct Config {
 
   struct MapSection {
     bool enabled = false;                ///< map.enabled; default: true when the file has a [map] section or map.* is set
-    std::string method = "direct";       ///< map.method: direct | cutoff | pme | pmepot
+    MapMethod method = MapMethod::Direct;  ///< map.method: direct | cutoff | pme | pmepot
     double ewaldFactor = 2.5;            ///< map.ewald_factor, 1/nm: beta of map.method = pmepot (VMD PMEpot's 0.25 /A)
     double spacing = 0.1;                ///< map.spacing, nm
-    std::string extent = "box";          ///< map.extent: box | atoms (padded bounding box)
+    MapExtent extent = MapExtent::Box;   ///< map.extent: box | atoms (padded bounding box)
     double padding = 0.5;                ///< map.padding, nm (extent = atoms)
     double cutoff = 1.2;                 ///< map.cutoff, nm (method = cutoff)
     bool periodic = true;                ///< map.periodic: minimum image (direct)
     long long interval = 100;            ///< map.interval, steps between sampled frames
     std::string file = "potential.dx";   ///< map.file: .dx (OpenDX) or .mrc/.ccp4
-    std::string units = "kT/e";          ///< map.units: kT/e | V | kJ/mol/e
+    MapUnits units = MapUnits::KtPerE;   ///< map.units: kT/e | V | kJ/mol/e
     double temperature = 300;            ///< map.temperature, K (for kT/e); default: integrator.temperature with
                                          ///< langevin, else system.temperature
     std::string trajectory;              ///< map.trajectory: DCD or XTC to average (faraday map)

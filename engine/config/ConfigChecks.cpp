@@ -113,8 +113,8 @@ void checkTopologyCombination(const Config& c, const KeyOrigins& origins) {
   if (c.system.topology.empty()) {
     if (!c.system.defines.empty())
       throw Error(whereSet(origins, "system.defines") + ": defines need a topology (system.topology)");
-    if (c.system.constraints != "none")
-      throw Error(whereSet(origins, "system.constraints") + ": " + c.system.constraints +
+    if (c.system.constraints != BondConstraints::None)
+      throw Error(whereSet(origins, "system.constraints") + ": " + choiceText(c.system.constraints) +
                   " makes a topology's bonds rigid and needs one (system.topology)");
     if (c.system.hydrogenMass > 0)
       throw Error(whereSet(origins, "system.hydrogen_mass") +
@@ -133,7 +133,7 @@ void checkTopologyCombination(const Config& c, const KeyOrigins& origins) {
                 section + "] section" + (c.atomTypes.size() > 1 ? "s and the other [atom.NAME] sections" : "") + " (" +
                 where + ")");
   }
-  if (c.nonbonded.allPairs() || c.nonbonded.potential != "lj-coulomb")
+  if (c.nonbonded.allPairs() || c.nonbonded.potential != PairPotential::LjCoulomb)
     throw Error(whereSet(origins, "system.topology") +
                 ": a topology runs with nonbonded.mode = cutoff and nonbonded.potential = lj-coulomb");
 }
@@ -153,11 +153,17 @@ void checkBarostat(const Config& c, const KeyOrigins& origins) {
                         "open boundaries");
   if (!(c.integrator.temperature > 0))
     throw Error(whereSet(origins, "integrator.temperature") + ": the barostat needs a temperature > 0 K");
-  if (c.integrator.type != "langevin" && !origins.count("integrator.temperature")) {
+  if (c.integrator.type != IntegratorType::Langevin && !origins.count("integrator.temperature")) {
     const std::string file = c.configFile.empty() ? "command line" : c.configFile.string();
     throw Error(file + ": key 'integrator.temperature': required key is missing: the barostat's temperature (K) with "
-                       "integrator.type = " + c.integrator.type + ", which has no bath of its own");
+                       "integrator.type = " + choiceText(c.integrator.type) + ", which has no bath of its own");
   }
+}
+
+/// "KEY = VALUE" when `value` is not `wanted` (the reason a key for `wanted` has no effect), else "".
+template <typename E>
+std::string unlessChoice(const char* key, E value, E wanted) {
+  return value != wanted ? std::string(key) + " = " + choiceText(value) : std::string();
 }
 
 }  // namespace
@@ -169,17 +175,18 @@ void checkModeCombination(const Config& c, const KeyOrigins& origins) {
   const auto& nb = c.nonbonded;
   checkTopologyCombination(c, origins);
   checkBarostat(c, origins);
-  if (nb.potential == "gravity" && !nb.allPairs())
+  if (nb.potential == PairPotential::Gravity && !nb.allPairs())
     fail("nonbonded.potential", "gravity needs nonbonded.mode = all-pairs (open boundaries, every pair; gravity has no "
                                 "cutoff)");
   if (!nb.allPairs()) return;
-  if (nb.potential == "lj-coulomb")
+  if (nb.potential == PairPotential::LjCoulomb)
     fail("nonbonded.mode", "all-pairs needs nonbonded.potential = gravity or typed (LJ and Coulomb run in "
                            "nonbonded.mode = cutoff, with PME)");
-  if (c.integrator.type != "verlet")
+  if (c.integrator.type != IntegratorType::Verlet)
     fail(origins.count("integrator.type") ? "integrator.type" : "nonbonded.mode",
-         "nonbonded.mode = all-pairs runs with integrator.type = verlet only (got " + c.integrator.type + ")");
-  if (nb.potential == "gravity" && !(c.gravity.softening > 0)) {
+         "nonbonded.mode = all-pairs runs with integrator.type = verlet only (got " + choiceText(c.integrator.type) +
+             ")");
+  if (nb.potential == PairPotential::Gravity && !(c.gravity.softening > 0)) {
     const std::string where = c.configFile.empty() ? "command line" : c.configFile.string();
     throw Error(where + ": key 'gravity.softening': required key is missing: nonbonded.potential = gravity needs the "
                         "Plummer softening length eps > 0 (nm)");
@@ -189,38 +196,56 @@ void checkModeCombination(const Config& c, const KeyOrigins& origins) {
          "potential maps need nonbonded.mode = cutoff (all-pairs has open boundaries and no electrostatics)");
 }
 
-std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigins& origins) {
-  using Reason = std::function<std::string(const Config&)>;
-  const std::string allPairs = "nonbonded.mode = all-pairs (open boundaries, no cutoff, no electrostatics)";
-  // A key of the cutoff mode has no effect in all-pairs mode, whatever `reason` says.
-  const auto orAllPairs = [allPairs](Reason reason) -> Reason {
-    return [allPairs, reason](const Config& x) { return x.nonbonded.allPairs() ? allPairs : reason(x); };
+namespace {
+
+/// Why a key has no effect in a configuration ("" = it has one).
+using Reason = std::function<std::string(const Config&)>;
+/// Each key with the reason it may have no effect.
+using Rules = std::vector<std::pair<const char*, Reason>>;
+
+/// A key of the cutoff mode has no effect in all-pairs mode, whatever `reason` says.
+Reason orAllPairs(Reason reason) {
+  return [reason](const Config& x) {
+    return x.nonbonded.allPairs() ? "nonbonded.mode = all-pairs (open boundaries, no cutoff, no electrostatics)"
+                                  : reason(x);
   };
+}
+
+Reason unlessPotential(PairPotential potential) {
+  return [potential](const Config& x) {
+    return x.nonbonded.potential != potential ? "nonbonded.potential = " + choiceText(x.nonbonded.potential)
+                                              : std::string();
+  };
+}
+
+/// The integrator's, the pair potentials' and the electrostatics' keys.
+Rules forceFieldRules() {
   const Reason never = [](const Config&) { return std::string(); };
-  const auto unlessPotential = [](const char* potential) -> Reason {
-    return [potential](const Config& x) {
-      return x.nonbonded.potential != potential ? "nonbonded.potential = " + x.nonbonded.potential : std::string();
-    };
-  };
-  const Reason ljOnly = orAllPairs(unlessPotential("lj-coulomb"));
-  const Reason noBarostat = [](const Config& x) {
-    return x.barostat.enabled ? std::string() : std::string("barostat.enabled = false");
-  };
+  const Reason ljOnly = orAllPairs(unlessPotential(PairPotential::LjCoulomb));
   const Reason verlet = [](const Config& x) {
-    return x.integrator.type == "verlet" ? std::string("integrator.type = verlet (no thermostat)") : "";
+    return x.integrator.type == IntegratorType::Verlet ? std::string("integrator.type = verlet (no thermostat)") : "";
   };
   // The PME keys also set up the map's reciprocal part when map.method = pme or pmepot.
-  const auto mapUsesPme = [](const Config& x) {
-    return x.map.enabled && (x.map.method == "pme" || x.map.method == "pmepot");
-  };
+  const auto mapUsesPme = [](const Config& x) { return x.map.enabled && isPmeMethod(x.map.method); };
   const Reason notPme = [mapUsesPme](const Config& x) {
-    return x.electrostatics.method != "pme" && !mapUsesPme(x) ? "electrostatics.method = " + x.electrostatics.method
-                                                              : std::string();
+    return x.electrostatics.method != ElectrostaticsMethod::Pme && !mapUsesPme(x)
+               ? "electrostatics.method = " + choiceText(x.electrostatics.method)
+               : std::string();
   };
   const Reason noEwald = [mapUsesPme](const Config& x) {
-    return x.electrostatics.method == "none" && !mapUsesPme(x) ? std::string("electrostatics.method = none") : "";
+    return x.electrostatics.method == ElectrostaticsMethod::None && !mapUsesPme(x)
+               ? std::string("electrostatics.method = none")
+               : "";
   };
-  const std::vector<std::pair<const char*, Reason>> rules = {
+  const Reason explicitGrid = [notPme](const Config& x) {
+    const std::string r = notPme(x);
+    if (!r.empty()) return r;
+    const auto& g = x.electrostatics.grid;
+    return g[0] > 0 ? "electrostatics.grid = " + std::to_string(g[0]) + " " + std::to_string(g[1]) + " " +
+                          std::to_string(g[2]) + " (an explicit grid)"
+                    : std::string();
+  };
+  return {
       {"integrator.temperature",
        [verlet](const Config& x) { return x.barostat.enabled ? std::string() : verlet(x); }},
       {"integrator.friction", verlet},
@@ -229,29 +254,30 @@ std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigin
       {"nonbonded.buffer", orAllPairs(never)},
       {"nonbonded.lj_shift", ljOnly},
       {"nonbonded.dispersion_correction", ljOnly},
-      {"nonbonded.typed_rmin", unlessPotential("typed")},
-      {"gravity.g", unlessPotential("gravity")},
-      {"gravity.softening", unlessPotential("gravity")},
+      {"nonbonded.typed_rmin", unlessPotential(PairPotential::Typed)},
+      {"gravity.g", unlessPotential(PairPotential::Gravity)},
+      {"gravity.softening", unlessPotential(PairPotential::Gravity)},
       {"electrostatics.method", orAllPairs(never)},
       {"electrostatics.ewald_rtol", orAllPairs(noEwald)},
       {"nonbonded.coulomb_modifier", orAllPairs([](const Config& x) {
-         return x.electrostatics.method == "none" ? std::string("electrostatics.method = none") : "";
+         return x.electrostatics.method == ElectrostaticsMethod::None ? std::string("electrostatics.method = none")
+                                                                      : "";
        })},
       {"electrostatics.pme_order", orAllPairs(notPme)},
       {"electrostatics.grid", orAllPairs(notPme)},
-      {"electrostatics.fourier_spacing", orAllPairs(
-       [notPme](const Config& x) {
-         const std::string r = notPme(x);
-         if (!r.empty()) return r;
-         const auto& g = x.electrostatics.grid;
-         return g[0] > 0 ? "electrostatics.grid = " + std::to_string(g[0]) + " " + std::to_string(g[1]) + " " +
-                               std::to_string(g[2]) + " (an explicit grid)"
-                         : std::string();
-       })},
+      {"electrostatics.fourier_spacing", orAllPairs(explicitGrid)},
       {"electrostatics.ewald_kspace_rtol", orAllPairs([](const Config& x) {
-         return x.electrostatics.method != "ewald" ? "electrostatics.method = " + x.electrostatics.method
-                                                   : std::string();
+         return unlessChoice("electrostatics.method", x.electrostatics.method, ElectrostaticsMethod::Ewald);
        })},
+  };
+}
+
+/// The barostat's, the outputs' and the map's keys.
+Rules outputRules() {
+  const Reason noBarostat = [](const Config& x) {
+    return x.barostat.enabled ? std::string() : std::string("barostat.enabled = false");
+  };
+  return {
       {"barostat.pressure", noBarostat},
       {"barostat.interval", noBarostat},
       {"output.energy_interval",
@@ -266,15 +292,19 @@ std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigin
        }},
       {"output.checkpoint_interval",
        [](const Config& x) { return x.output.checkpointFile.empty() ? std::string("no output.checkpoint_file") : ""; }},
-      {"map.cutoff",
-       [](const Config& x) { return x.map.method != "cutoff" ? "map.method = " + x.map.method : std::string(); }},
+      {"map.cutoff", [](const Config& x) { return unlessChoice("map.method", x.map.method, MapMethod::Cutoff); }},
       {"map.ewald_factor",
-       [](const Config& x) { return x.map.method != "pmepot" ? "map.method = " + x.map.method : std::string(); }},
-      {"map.padding",
-       [](const Config& x) { return x.map.extent != "atoms" ? "map.extent = " + x.map.extent : std::string(); }},
-      {"map.temperature",
-       [](const Config& x) { return x.map.units != "kT/e" ? "map.units = " + x.map.units : std::string(); }},
+       [](const Config& x) { return unlessChoice("map.method", x.map.method, MapMethod::PmePot); }},
+      {"map.padding", [](const Config& x) { return unlessChoice("map.extent", x.map.extent, MapExtent::Atoms); }},
+      {"map.temperature", [](const Config& x) { return unlessChoice("map.units", x.map.units, MapUnits::KtPerE); }},
   };
+}
+
+}  // namespace
+
+std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigins& origins) {
+  Rules rules = forceFieldRules();
+  for (auto& rule : outputRules()) rules.push_back(std::move(rule));
   std::vector<std::string> warnings;
   for (const auto& [key, reason] : rules) {
     const auto it = origins.find(key);
@@ -283,7 +313,7 @@ std::vector<std::string> ineffectiveKeyWarnings(const Config& c, const KeyOrigin
     if (!why.empty()) warnings.push_back(it->second + ": has no effect with " + why);
   }
   // The [typed.A-B] sections, in the order of their keys.
-  const std::string notTyped = unlessPotential("typed")(c);
+  const std::string notTyped = unlessPotential(PairPotential::Typed)(c);
   if (!notTyped.empty())
     for (const auto& [key, where] : origins)
       if (key.rfind("typed.", 0) == 0) warnings.push_back(where + ": has no effect with " + notTyped);

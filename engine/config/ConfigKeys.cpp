@@ -5,8 +5,9 @@
 // to its section's function below: the key, its unit, a one-line description (--help prints
 // it), the commands that read it (their --help lists it), and the field. The builders of
 // KeyBuilders.h make the common kinds in one call (number, steps, seed, flag, choice, text,
-// ...); any other kind is a KeySpec with its own `set` (convert with ConfigValues.h, throw
-// BadValue for a bad value) and `get`. A new section is a function of its own and one line in
+// ...; a choice reads an enum, its words listed once in Choices.h); any other kind is a
+// KeySpec with its own `set` (convert with ConfigValues.h, throw BadValue for a bad value)
+// and `get`. A new section is a function of its own and one line in
 // fixedSections(). Loading, command-line overrides, suggestions for unknown keys, every
 // command's --help and the effective settings follow from this table; checks that involve
 // several keys go into ConfigChecks.cpp.
@@ -51,7 +52,7 @@ std::vector<KeySpec> systemKeys() {
       choice("system.constraints",
              "none | h-bonds (bonds with a hydrogen) | all-bonds: the topology's bonds that become rigid "
              "(its [constraints] and [settles] waters always are)",
-             runAndRerun, &C::system, &C::SystemSection::constraints, {"none", "h-bonds", "all-bonds"}),
+             runAndRerun, &C::system, &C::SystemSection::constraints),
       number("system.hydrogen_mass", "amu",
              "hydrogen mass repartitioning: every hydrogen bonded to a heavy atom gets this mass, taken from that "
              "atom (not rigid waters'; 0 = none)",
@@ -66,9 +67,9 @@ std::vector<KeySpec> systemKeys() {
 std::vector<KeySpec> nonbondedKeys() {
   return {
       choice("nonbonded.mode", "cutoff (periodic box, pair list) | all-pairs (open boundaries, every pair, no cutoff)",
-             runAndRerun, &C::nonbonded, &C::NonbondedSection::mode, {"cutoff", "all-pairs"}),
+             runAndRerun, &C::nonbonded, &C::NonbondedSection::mode),
       choice("nonbonded.potential", "lj-coulomb | gravity (all-pairs only) | typed ([typed.A-B] sections)", runAndRerun,
-             &C::nonbonded, &C::NonbondedSection::potential, {"lj-coulomb", "gravity", "typed"}),
+             &C::nonbonded, &C::NonbondedSection::potential),
       number("nonbonded.typed_rmin", "nm", "the typed force's distance is clamped below it", runAndRerun, &C::nonbonded,
              &C::NonbondedSection::typedRmin, positive),
       number("nonbonded.cutoff", "nm", "LJ and real-space Coulomb cutoff", allCommands, &C::nonbonded,
@@ -80,7 +81,7 @@ std::vector<KeySpec> nonbondedKeys() {
       flag("nonbonded.lj_shift", "shift LJ to zero at the cutoff", runAndRerun, &C::nonbonded,
            &C::NonbondedSection::ljShift),
       choice("nonbonded.coulomb_modifier", "potential-shift (real-space Coulomb zero at the cutoff) | none",
-             runAndRerun, &C::nonbonded, &C::NonbondedSection::coulombModifier, {"potential-shift", "none"}),
+             runAndRerun, &C::nonbonded, &C::NonbondedSection::coulombModifier),
       flag("nonbonded.dispersion_correction", "long-range LJ energy/pressure correction", runAndRerun, &C::nonbonded,
            &C::NonbondedSection::dispersionCorrection),
   };
@@ -101,7 +102,7 @@ std::vector<KeySpec> gravityKeys() {
 std::vector<KeySpec> electrostaticsKeys() {
   return {
       choice("electrostatics.method", "pme | ewald | none", allCommands, &C::electrostatics,
-             &C::ElectrostaticsSection::method, {"pme", "ewald", "none"}),
+             &C::ElectrostaticsSection::method),
       fraction("electrostatics.ewald_rtol", "erfc(beta * cutoff) = ewald_rtol", allCommands, &C::electrostatics,
                &C::ElectrostaticsSection::ewaldRtol, false),
       {"electrostatics.fourier_spacing", "nm", "largest PME grid spacing, or auto (from ewald_rtol and pme_order)",
@@ -144,8 +145,7 @@ std::vector<KeySpec> electrostaticsKeys() {
 
 std::vector<KeySpec> integratorKeys() {
   return {
-      choice("integrator.type", "verlet | langevin", runAndMap, &C::integrator, &C::IntegratorSection::type,
-             {"verlet", "langevin"}),
+      choice("integrator.type", "verlet | langevin", runAndMap, &C::integrator, &C::IntegratorSection::type),
       number("integrator.dt", "ps", "time step", runOnly, &C::integrator, &C::IntegratorSection::dt, positive),
       number("integrator.temperature", "K", "bath temperature (langevin; and the barostat's)", runAndMap, &C::integrator,
              &C::IntegratorSection::temperature, nonNegative),
@@ -175,8 +175,7 @@ std::vector<KeySpec> runKeys() {
   return {
       integer("run.steps", "steps", "total number of steps (a restart continues up to it)", runOnly, &C::run,
               &C::RunSection::steps, 0, std::numeric_limits<long long>::max(), ">= 0"),
-      choice("run.platform", "auto | cpu | cuda", allCommands, &C::run, &C::RunSection::platform,
-             {"auto", "cpu", "cuda"}),
+      choice("run.platform", "auto | cpu | cuda", allCommands, &C::run, &C::RunSection::platform),
       integer("run.threads", "", "OpenMP threads for the CPU path (0 = all cores)", runAndRerun, &C::run,
               &C::RunSection::threads, 0, 4096, "in 0..4096"),
       text("run.devices",
@@ -188,12 +187,12 @@ std::vector<KeySpec> runKeys() {
              "else first), its transposes as direct stores between GPUs with peer access (else as slabs-nccl: NCCL "
              "send and receive); or all on the first GPU (the one-GPU trajectory bit for bit); auto: slabs for grids "
              "of 4e6 points or more, else first",
-             runOnly, &C::run, &C::RunSection::pmeSplit, {"auto", "slabs", "slabs-nccl", "first"}),
+             runOnly, &C::run, &C::RunSection::pmeSplit),
       choice("run.gpu_sum",
              "auto | nccl: the sum of the GPUs' partial forces in each step of an MD run on several GPUs: auto = "
              "the GPUs' own kernels storing into each other's memory where every pair has peer access (NVLink), "
              "else NCCL's all-reduce; nccl = NCCL's all-reduce (the same bits either way)",
-             runOnly, &C::run, &C::RunSection::gpuSum, {"auto", "nccl"}),
+             runOnly, &C::run, &C::RunSection::gpuSum),
       choice("run.update_split",
              "auto | on | off: the integration and constraints of an MD run on several GPUs: on = each GPU "
              "updates its own run of atoms (the forces' sum a reduce-scatter, then the positions an all-gather) "
@@ -201,7 +200,7 @@ std::vector<KeySpec> runKeys() {
              "group of a heavy atom and its hydrogens; off = every GPU updates every atom; auto = on for systems "
              "with constraints (their SETTLE and SHAKE work is split) and with PME in slabs on 4 GPUs or more, "
              "else off (the same bits either way)",
-             runOnly, &C::run, &C::RunSection::updateSplit, {"auto", "on", "off"}),
+             runOnly, &C::run, &C::RunSection::updateSplit),
       number("run.progress_interval", "s", "seconds between progress lines (0 = off)", runAndMap, &C::run,
              &C::RunSection::progressInterval, nonNegative),
   };
@@ -253,13 +252,12 @@ std::vector<KeySpec> mapKeys() {
       flag("map.enabled", "average a potential map (default: true with a [map] section or any map.* key)", runOnly,
            &C::map, &C::MapSection::enabled),
       choice("map.method", "direct | cutoff | pme (Ewald potential) | pmepot (its reciprocal part, as VMD's PMEpot)",
-             runAndMap, &C::map, &C::MapSection::method, {"direct", "cutoff", "pme", "pmepot"}),
+             runAndMap, &C::map, &C::MapSection::method),
       number("map.ewald_factor", "1/nm",
              "Gaussian width parameter beta of map.method = pmepot (VMD PMEpot's default 0.25 /A)", runAndMap, &C::map,
              &C::MapSection::ewaldFactor, positive),
       number("map.spacing", "nm", "map grid spacing", runAndMap, &C::map, &C::MapSection::spacing, positive),
-      choice("map.extent", "box | atoms (padded bounding box)", runAndMap, &C::map, &C::MapSection::extent,
-             {"box", "atoms"}),
+      choice("map.extent", "box | atoms (padded bounding box)", runAndMap, &C::map, &C::MapSection::extent),
       number("map.padding", "nm", "padding around the atoms (extent = atoms)", runAndMap, &C::map,
              &C::MapSection::padding, nonNegative),
       number("map.cutoff", "nm", "cutoff (method = cutoff)", runAndMap, &C::map, &C::MapSection::cutoff, positive),
@@ -267,7 +265,7 @@ std::vector<KeySpec> mapKeys() {
       steps("map.interval", "steps between sampled frames", runOnly, &C::map, &C::MapSection::interval),
       requiredName("map.file", "output map: .dx (OpenDX) or .mrc/.ccp4", runAndMap, &C::map, &C::MapSection::file,
                    "the output map file"),
-      choice("map.units", "kT/e | V | kJ/mol/e", runAndMap, &C::map, &C::MapSection::units, {"kT/e", "V", "kJ/mol/e"}),
+      choice("map.units", "kT/e | V | kJ/mol/e", runAndMap, &C::map, &C::MapSection::units),
       number("map.temperature", "K", "temperature of kT/e (default: the run's, integrator or system temperature)",
              runAndMap, &C::map, &C::MapSection::temperature, positive),
       trajectory("map.trajectory", "trajectory to average (faraday map), .dcd or .xtc", mapOnly, &C::map,

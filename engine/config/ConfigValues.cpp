@@ -56,11 +56,11 @@ double nonNegative(double v, const char* unit) {
   return v;
 }
 
-std::string oneOf(const std::string& text, const std::vector<const char*>& allowed) {
+std::size_t oneOf(const std::string& text, const char* const* words, std::size_t count) {
   std::string list;
-  for (const char* a : allowed) {
-    if (text == a) return text;
-    list += (list.empty() ? "" : " | ") + std::string(a);
+  for (std::size_t k = 0; k < count; ++k) {
+    if (text == words[k]) return k;
+    list += (list.empty() ? "" : " | ") + std::string(words[k]);
   }
   throw BadValue{"unknown value '" + text + "' (expected " + list + ")"};
 }

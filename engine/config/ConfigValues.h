@@ -2,6 +2,7 @@
 // A configuration value as read (its text and where it was set) and its conversion to a
 // typed field: numbers, integers, seeds, booleans, choices, paths. A conversion that fails
 // throws BadValue; the caller adds the key and where it was set.
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -34,8 +35,8 @@ bool toBool(const std::string& text);  ///< true/yes/on/1 or false/no/off/0, any
 long long positiveInterval(const std::string& text);  ///< steps > 0
 double positive(double v, const char* unit);  ///< v > 0; `unit` names the unit in the error
 double nonNegative(double v, const char* unit);  ///< v >= 0
-/// `text` when it is one of `allowed`, else BadValue listing them.
-std::string oneOf(const std::string& text, const std::vector<const char*>& allowed);
+/// The index of `text` among the `count` words at `words`, else BadValue listing them.
+std::size_t oneOf(const std::string& text, const char* const* words, std::size_t count);
 /// `"text"` -> `text` (so that `energy_file = ""` reads as empty).
 std::string unquoted(const std::string& text);
 /// The path of `v`, relative ones against the folder of its origin; empty text: empty path.

@@ -6,50 +6,25 @@
 #include <limits>
 
 #include "core/Error.h"
+#include "kernels/dcs/PmeMap.h"
 #include "engine/formats/TextParse.h"
 #include "core/Units.h"
 
 namespace faraday {
 
-EwaldSetup chooseEwaldSetup(const Config& config, const Box& box) {
-  return chooseEwaldSetup(config.electrostatics, config.nonbonded.cutoff, box);
-}
-
-std::string checkPmeAccuracy(const Config& config, const EwaldSetup& setup, const Box& box, const std::string& what,
-                             const std::string& betaFrom) {
-  if (setup.pme.grid[0] <= 0 || !(setup.beta > 0)) return "";
-  const auto& e = config.electrostatics;
-  const Vec3 L = box.lengths();
-  double h = 0;
-  for (int d = 0; d < 3; ++d) h = std::max(h, L[d] / setup.pme.grid[d]);
-  const double estimate = pmeForceErrorEstimate(setup.beta, setup.pme.order, h);
-  const double bound = std::max(kPmeErrorRtolFactor * e.ewaldRtol, kPmeErrorFloor);
-  if (!(estimate > bound)) return "";
-  char text[768];
-  std::snprintf(text, sizeof text,
-                "%s: estimated relative force error %.2g, above max(%g ewald_rtol, %g) = %.2g: the grid %d x %d x %d "
-                "(%s; largest spacing %.3g nm in the %.4g x %.4g x %.4g nm box) with electrostatics.pme_order = %d "
-                "and beta = %.4g /nm (%s)",
-                what.c_str(), estimate, kPmeErrorRtolFactor, kPmeErrorFloor, bound, setup.pme.grid[0], setup.pme.grid[1],
-                setup.pme.grid[2],
-                e.grid[0] > 0 ? "electrostatics.grid"
-                              : ("electrostatics.fourier_spacing = " +
-                                 (e.fourierSpacing == 0 ? std::string("auto") : formatNumber(e.fourierSpacing)))
-                                    .c_str(),
-                h, L.x, L.y, L.z, setup.pme.order, setup.beta, betaFrom.c_str());
-  if (e.acceptForceError) return std::string(text) + "; run anyway (electrostatics.accept_force_error = true)";
-  throw Error(std::string(text) + "; refine the grid, raise pme_order or lower beta, or set "
-                                  "electrostatics.accept_force_error = true to run anyway");
+IntegratorParams integratorParams(const Config& config) {
+  const Config::IntegratorSection& c = config.integrator;
+  return {c.type, c.dt, c.temperature, c.friction, c.seed, c.constraintTolerance};
 }
 
 NonbondedOptions nonbondedOptions(const Config& config, const System& system, const EwaldSetup& ewald, int threads) {
-  if (config.nonbonded.potential == "gravity")
+  if (config.nonbonded.potential == PairPotential::Gravity)
     throw keyError("nonbonded.potential", "gravity needs nonbonded.mode = all-pairs");
   NonbondedOptions o;
   o.cutoff = config.nonbonded.cutoff;
   o.ljShift = config.nonbonded.ljShift;
-  o.ewaldBeta = ewald.method == "none" ? 0.0 : ewald.beta;
-  o.coulombShift = config.nonbonded.coulombModifier == "potential-shift";
+  o.ewaldBeta = ewald.method == ElectrostaticsMethod::None ? 0.0 : ewald.beta;
+  o.coulombShift = config.nonbonded.coulombModifier == CoulombModifier::PotentialShift;
   if (config.nonbonded.typed()) o.typed = typedPairTable(config, system);
   o.threads = threads;
   return o;
@@ -70,7 +45,7 @@ double pairListBuffer(const Config& config, const System& system, bool gpu) {
   if (config.nonbonded.buffer >= 0) return config.nonbonded.buffer;
   if (!gpu) return kCpuPairListBuffer;
   double temperature = config.system.temperature;
-  if (config.integrator.type == "langevin") temperature = std::max(temperature, config.integrator.temperature);
+  if (config.integrator.type == IntegratorType::Langevin) temperature = std::max(temperature, config.integrator.temperature);
   double lightest = std::numeric_limits<double>::infinity();
   for (double m : system.mass) lightest = std::min(lightest, m);
   const double room = std::max(0.0, 0.5 * system.box.shortestEdge() - config.nonbonded.cutoff);
@@ -111,12 +86,12 @@ TypedPairTable typedPairTable(const Config& config, const System& system) {
 }
 
 AllPairsParams allPairsParams(const Config& config, const System& system) {
-  if (config.integrator.type != "verlet")
+  if (config.integrator.type != IntegratorType::Verlet)
     throw keyError("integrator.type", "nonbonded.mode = all-pairs runs with verlet only (got " +
-                                          config.integrator.type + ")");
+                                          choiceText(config.integrator.type) + ")");
   AllPairsParams p;
-  const std::string& potential = config.nonbonded.potential;
-  if (potential == "gravity") {
+  const PairPotential potential = config.nonbonded.potential;
+  if (potential == PairPotential::Gravity) {
     p.potential = AllPairsPotential::Gravity;
     p.G = config.gravity.g;
     p.softening = config.gravity.softening;
@@ -124,13 +99,98 @@ AllPairsParams allPairsParams(const Config& config, const System& system) {
       throw keyError("gravity.softening", "must be > 0 nm with nonbonded.potential = gravity (got " +
                                               formatNumber(p.softening) + ")");
     if (!(p.G > 0)) throw keyError("gravity.g", "must be > 0");
-  } else if (potential == "typed") {
+  } else if (potential == PairPotential::Typed) {
     p.potential = AllPairsPotential::Typed;
     p.typed = typedPairTable(config, system);
   } else {
-    throw keyError("nonbonded.potential", "'" + potential + "' does not run in nonbonded.mode = all-pairs (gravity or typed)");
+    throw keyError("nonbonded.potential", "'" + choiceText(potential) + "' does not run in nonbonded.mode = all-pairs (gravity or typed)");
   }
   return p;
+}
+
+CutoffRunParams cutoffRunParams(const Config& config, const System& system, bool gpu) {
+  if (config.nonbonded.allPairs())
+    throw keyError("nonbonded.mode", "all-pairs runs on the all-pairs backends (makeBackend chooses them)");
+  if (!system.box.isValid()) throw Error("the box must be rectangular with positive edges");
+  CutoffRunParams p;
+  p.threads = config.run.threads;
+  p.integrator = integratorParams(config);
+  p.ewald = chooseEwaldSetup(config, system.box);
+  p.nonbonded = nonbondedOptions(config, system, p.ewald, config.run.threads);
+  p.buffer = pairListBuffer(config, system, gpu);
+  p.bufferChosen = config.nonbonded.buffer < 0;
+  p.dispersionCorrection = config.nonbonded.dispersionCorrection && !config.nonbonded.typed();
+  checkCutoffRun(p, system.box, gpu);
+  return p;
+}
+
+void checkCutoffRun(const CutoffRunParams& params, const Box& box, bool gpu) {
+  if (!box.isValid()) throw Error("the box must be rectangular with positive edges");
+  if (!(2 * params.nonbonded.cutoff < box.shortestEdge()))
+    throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
+                                           std::to_string(0.5 * box.shortestEdge()) + " nm)");
+  if (gpu && params.ewald.method == ElectrostaticsMethod::Ewald)
+    throw keyError("electrostatics.method", "'ewald' (the plain Ewald reference) runs on run.platform = cpu only");
+}
+
+MultiGpuRunParams multiGpuRunParams(const Config& config, const System& system) {
+  return {cutoffRunParams(config, system, true), config.run.pmeSplit, config.run.gpuSum, config.run.updateSplit};
+}
+
+AllPairsRunParams allPairsRunParams(const Config& config, const System& system) {
+  return {config.run.threads, integratorParams(config), allPairsParams(config, system)};
+}
+
+MapOptions mapOptions(const Config::MapSection& map, const Box& box, const EwaldSetup* ewald) {
+  MapOptions o;
+  o.method = map.method;
+  o.periodic = map.periodic;
+  o.box = box;
+  o.cutoff = map.cutoff;
+  const std::string halfBox = box.isValid() ? std::to_string(0.5 * box.shortestEdge()) : "";
+  if (isPmeMethod(o.method)) {
+    if (!map.periodic)
+      throw keyError("map.periodic", "must be true for map.method = " + choiceText(map.method) +
+                                         " (the Ewald potential is periodic)");
+    const EwaldSetup setup = ewald ? *ewald : EwaldSetup{};
+    if (setup.method == ElectrostaticsMethod::None || !(setup.beta > 0))
+      throw keyError("electrostatics.method", "map.method = pme needs Ewald electrostatics (pme or ewald), not '" +
+                                                  choiceText(setup.method) + "': the map uses the run's beta, grid and order");
+    applyEwaldSetup(setup, o);
+    if (o.method == MapMethod::PmePot) {
+      o.pme.beta = map.ewaldFactor;
+      o.ewaldCutoff = 0;  // no real-space part
+    }
+  }
+  if (o.method == MapMethod::Pme && box.isValid() && !(o.ewaldCutoff < 0.5 * box.shortestEdge()))
+    throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" + halfBox + " nm) for map.method = pme");
+  if (o.periodic && !box.isValid()) throw keyError("map.periodic", "needs a valid rectangular box");
+  if (o.method == MapMethod::Cutoff && o.periodic && !(o.cutoff < 0.5 * box.shortestEdge()))
+    throw keyError("map.cutoff", "must be below half the shortest box edge (" + halfBox + " nm) for a periodic map");
+  checkMapOptions(o);
+  return o;
+}
+
+namespace {
+
+/// `make`'s lattice, its size error naming map.spacing.
+template <typename Make>
+Lattice latticeNamingSpacing(Make make) {
+  try {
+    return make();
+  } catch (const LatticeTooLarge& e) {
+    throw keyError("map.spacing", e.what());
+  }
+}
+
+}  // namespace
+
+Lattice mapLattice(const Config::MapSection& map, const Box& box) {
+  return latticeNamingSpacing([&] { return Lattice::fromBox(box, map.spacing); });
+}
+
+Lattice mapLattice(const Config::MapSection& map, const std::vector<Vec3>& positions) {
+  return latticeNamingSpacing([&] { return Lattice::fromAtoms(positions, map.spacing, map.padding); });
 }
 
 }  // namespace faraday

@@ -47,13 +47,15 @@ KeySpec flag(const char* key, const char* help, CommandSet readBy, S Config::*se
           [=](const Config& c) { return boolText(c.*section.*field); }};
 }
 
-/// One of `allowed`.
-template <typename S>
-KeySpec choice(const char* key, const char* help, CommandSet readBy, S Config::*section, std::string S::*field,
-               std::vector<const char*> allowed) {
+/// One of the words of enum E (ChoiceWords, Choices.h), read into its value.
+template <typename S, typename E>
+KeySpec choice(const char* key, const char* help, CommandSet readBy, S Config::*section, E S::*field) {
   return {key, "", help, readBy,
-          [=](Config& c, const Value& v) { c.*section.*field = oneOf(v.text, allowed); },
-          [=](const Config& c) { return c.*section.*field; }};
+          [=](Config& c, const Value& v) {
+            constexpr auto& words = ChoiceWords<E>::words;
+            c.*section.*field = E(oneOf(v.text, words.data(), words.size()));
+          },
+          [=](const Config& c) { return choiceText(c.*section.*field); }};
 }
 
 /// Text as given ("" allowed: an output file turned off).

@@ -119,7 +119,7 @@ Config loadConfig(const fs::path& file, const std::vector<std::string>& override
   if (!isSet("barostat.enabled")) config.barostat.enabled = sectionRequested(entries, index, "barostat");
   // The map's kT is the run's temperature unless map.temperature says otherwise.
   if (!isSet("map.temperature"))
-    config.map.temperature = config.integrator.type == "langevin" ? config.integrator.temperature : config.system.temperature;
+    config.map.temperature = config.integrator.type == IntegratorType::Langevin ? config.integrator.temperature : config.system.temperature;
   checkRequired(config, file);
   KeyOrigins origins;
   for (const RawEntry& e : entries) origins[e.key] = e.value.origin.where(e.key);

@@ -17,15 +17,12 @@
 
 namespace faraday {
 
-double mapUnitFactor(const std::string& u, double temperature) {
-  if (u == "kJ/mol/e") return 1.0;
-  if (u == "V") return units::kVoltPerKjMolE;
-  if (u == "kT/e") {
-    if (!(temperature > 0) || !std::isfinite(temperature))
-      throw keyError("map.temperature", "must be a positive number of K for units kT/e");
-    return 1.0 / (units::kBoltzmann * temperature);
-  }
-  throw keyError("map.units", "unknown unit '" + u + "' (expected kT/e | V | kJ/mol/e)");
+double mapUnitFactor(MapUnits u, double temperature) {
+  if (u == MapUnits::KjPerMolE) return 1.0;
+  if (u == MapUnits::Volt) return units::kVoltPerKjMolE;
+  if (!(temperature > 0) || !std::isfinite(temperature))
+    throw keyError("map.temperature", "must be a positive number of K for units kT/e");
+  return 1.0 / (units::kBoltzmann * temperature);
 }
 
 namespace {

@@ -8,9 +8,13 @@
 
 namespace faraday {
 
-/// Factor that converts a potential in kJ/(mol e) to map.units: "kJ/mol/e" (1), "kT/e"
-/// (1 / (k_B T), T = temperature in K), "V" (units::kVoltPerKjMolE). Throws Error naming map.units.
-double mapUnitFactor(const std::string& units, double temperature);
+/// The unit of a map's values: kT/e, volt, kJ/(mol e).
+enum class MapUnits { KtPerE, Volt, KjPerMolE };
+
+/// Factor that converts a potential in kJ/(mol e) to `units`: kJ/(mol e) (1), kT/e
+/// (1 / (k_B T), T = temperature in K), V (units::kVoltPerKjMolE). Throws Error naming
+/// map.temperature for kT/e without a positive temperature.
+double mapUnitFactor(MapUnits units, double temperature);
 
 /// Throws Error naming map.file when `file`'s extension is none of .dx, .mrc, .ccp4, .map
 /// (any case): checked before a map is computed, not after.

@@ -8,6 +8,8 @@
 #include "engine/formats/AtomicFile.h"
 #include "core/Error.h"
 #include "engine/config/ConfigHelp.h"
+#include "engine/config/DeviceList.h"
+#include "engine/config/KernelParams.h"
 #include "engine/maps/MapFrames.h"
 #include "engine/maps/MapReporter.h"
 #include "engine/config/ConfigChecks.h"
@@ -48,11 +50,11 @@ std::string platformText(bool useCuda, const std::vector<int>& devices) {
 
 /// run.platform: cuda (an Error without a usable device), cpu, or auto (CUDA when a device is usable).
 bool mapUsesCuda(const Config& config) {
-  if (config.run.platform == "cuda") {
+  if (config.run.platform == Platform::Cuda) {
     if (cudaDeviceCount() == 0) throw keyError("run.platform", "cuda: " + cudaDeviceDescription());
     return true;
   }
-  return config.run.platform == "auto" && cudaDeviceCount() > 0;
+  return config.run.platform == Platform::Auto && cudaDeviceCount() > 0;
 }
 
 }  // namespace
@@ -116,7 +118,7 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
   const Lattice& l = result.lattice;
   const std::string platform = platformText(useCuda, devices);
   std::printf("potential map: %lld frames x %zu atoms on %d x %d x %d points (%s, %s) -> %s in %.2f s (%.3g frames/s)\n",
-              result.frames, system.size(), l.nx, l.ny, l.nz, config.map.method.c_str(), platform.c_str(),
+              result.frames, system.size(), l.nx, l.ny, l.nz, choiceText(config.map.method).c_str(), platform.c_str(),
               out.string().c_str(), s, s > 0 ? double(result.frames) / s : 0.0);
   std::fflush(stdout);
   const int signal = StopSignals::received();
@@ -156,10 +158,10 @@ void mapDryRun(const Config& config, std::ostream& log) {
   for (const std::string& w : checkElectrostaticsAccuracy(config, setup.system, false, true))
     std::cerr << "faraday: warning: " << w << "\n";
   Lattice lattice = map.averager().lattice();
-  if (config.map.extent == "atoms") {
+  if (config.map.extent == MapExtent::Atoms) {
     TrajectoryFrame first;
     trajectory->readFrame(0, first);
-    lattice = Lattice::fromAtoms(first.positions, config.map.spacing, config.map.padding);
+    lattice = mapLattice(config.map, first.positions);
   }
   log << "Effective configuration" << (config.configFile.empty() ? "" : " (" + config.configFile.string() + ")")
       << ", the keys faraday map reads:\n";
@@ -167,9 +169,9 @@ void mapDryRun(const Config& config, std::ostream& log) {
   log << "System (" << config.system.coordinates.string() << "):\n" << describeSystem(setup.system);
   log << "Trajectory: " << config.map.trajectory << ", " << trajectory->frames() << " frames of "
       << setup.system.size() << " atoms\n";
-  log << "Map: " << config.map.method << " on " << lattice.nx << " x " << lattice.ny << " x " << lattice.nz
-      << " points (map.extent = " << config.map.extent << ", " << platformText(useCuda, devices) << ") -> "
-      << map.file().string() << " in " << config.map.units << "\n";
+  log << "Map: " << choiceText(config.map.method) << " on " << lattice.nx << " x " << lattice.ny << " x " << lattice.nz
+      << " points (map.extent = " << choiceText(config.map.extent) << ", " << platformText(useCuda, devices) << ") -> "
+      << map.file().string() << " in " << choiceText(config.map.units) << "\n";
   log << "Dry run: configuration and input are valid; nothing was written.\n";
 }
 

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/Error.h"
+#include "engine/config/KernelParams.h"
 #include "engine/formats/TrajectoryFile.h"
 #include "engine/maps/MapReporter.h"
 #include "engine/output/Progress.h"
@@ -192,7 +193,7 @@ MapAverage averageMapFrames(const Config& config, const System& system, bool use
   // The lattice (and so the reducer's size) as every worker will make it.
   const std::size_t points = [&] {
     PotentialMapAverager probe(config.map, system, false, nullptr, &ewald);
-    if (config.map.extent == "atoms") return Lattice::fromAtoms(first, config.map.spacing, config.map.padding).size();
+    if (config.map.extent == MapExtent::Atoms) return mapLattice(config.map, first).size();
     return probe.lattice().size();
   }();
   ChunkReducer reducer(points);

@@ -15,27 +15,11 @@ namespace faraday {
 PotentialMapAverager::PotentialMapAverager(const Config::MapSection& map, const System& system, bool useCuda,
                                            Timers* timers, const EwaldSetup* ewald)
     : map_(map), charges_(system.charge), useCuda_(useCuda), timers_(timers) {
-  checkLatticeSpacing(map.spacing);
-  options_.method = parseMapMethod(map.method);
-  options_.periodic = map.periodic;
-  options_.box = system.box;
-  options_.cutoff = map.cutoff;
-  if (isPmeMethod(options_.method)) {
-    if (!map.periodic)
-      throw keyError("map.periodic", "must be true for map.method = " + map.method + " (the Ewald potential is periodic)");
-    applyEwaldSetup(ewald ? *ewald : EwaldSetup{}, options_);
-    if (options_.method == MapMethod::PmePot) {
-      options_.pme.beta = map.ewaldFactor;
-      options_.ewaldCutoff = 0;  // no real-space part
-    }
-  }
-  mapUnitFactor(map.units, map.temperature);  // validates map.units / map.temperature now, not at the end
-  if (map.extent != "box" && map.extent != "atoms")
-    throw keyError("map.extent", "unknown extent '" + map.extent + "' (expected box | atoms)");
+  mapUnitFactor(map.units, map.temperature);  // validates map.temperature now, not at the end
   if (map.interval <= 0) throw keyError("map.interval", "must be a positive number of steps");
-  checkMapOptions(options_);
-  if (map.extent == "box") {
-    lattice_ = Lattice::fromBox(system.box, map.spacing);
+  options_ = mapOptions(map, system.box, ewald);
+  if (map.extent == MapExtent::Box) {
+    lattice_ = mapLattice(map, system.box);
     started_ = false;  // accumulators are created with the first frame
   }
 }
@@ -43,7 +27,7 @@ PotentialMapAverager::PotentialMapAverager(const Config::MapSection& map, const 
 PotentialMapAverager::~PotentialMapAverager() = default;
 
 void PotentialMapAverager::start(const std::vector<Vec3>& positions) {
-  if (map_.extent == "atoms") lattice_ = Lattice::fromAtoms(positions, map_.spacing, map_.padding);
+  if (map_.extent == MapExtent::Atoms) lattice_ = mapLattice(map_, positions);
   start();
 }
 
@@ -85,7 +69,7 @@ bool PotentialMapAverager::readsDeviceFrames() const {
 }
 
 bool PotentialMapAverager::takesDeviceFrames() const {
-  return readsDeviceFrames() && (started_ || map_.extent == "box");
+  return readsDeviceFrames() && (started_ || map_.extent == MapExtent::Box);
 }
 
 void PotentialMapAverager::addFrame(const DeviceFrame& frame, const Box& box) {
@@ -138,23 +122,23 @@ void writeMapAverage(const Config::MapSection& map, const Lattice& lattice, std:
   for (double& x : v) x *= factor;
   char comment[256];
   std::snprintf(comment, sizeof comment, "Faraday electrostatic potential (%s, %s), average of %lld frames, units %s%s",
-                map.method.c_str(), map.periodic ? "periodic" : "non-periodic", frames, map.units.c_str(),
-                map.units == "kT/e" ? (" at " + std::to_string(map.temperature) + " K").c_str() : "");
+                choiceText(map.method).c_str(), map.periodic ? "periodic" : "non-periodic", frames,
+                choiceText(map.units).c_str(), map.units == MapUnits::KtPerE ? (" at " + std::to_string(map.temperature) + " K").c_str() : "");
   writeMap(file, lattice, v, comment);
 }
 
 EwaldSetup mapEwaldSetup(const Config& config, const System& system) {
-  if (config.map.method == "pme") {
+  if (config.map.method == MapMethod::Pme) {
     // The map's PME grid, also beside a plain Ewald run (whose setup needs no grid).
-    ElectrostaticsParams grid = config.electrostatics;
-    if (grid.method == "ewald") grid.method = "pme";
+    Config::ElectrostaticsSection grid = config.electrostatics;
+    if (grid.method == ElectrostaticsMethod::Ewald) grid.method = ElectrostaticsMethod::Pme;
     EwaldSetup s = chooseEwaldSetup(grid, config.nonbonded.cutoff, system.box);
     s.method = config.electrostatics.method;
     return s;
   }
-  if (config.map.method != "pmepot") return {};
-  ElectrostaticsParams grid = config.electrostatics;
-  grid.method = "pme";  // the grid those keys give, also for a run without PME
+  if (config.map.method != MapMethod::PmePot) return {};
+  Config::ElectrostaticsSection grid = config.electrostatics;
+  grid.method = ElectrostaticsMethod::Pme;  // the grid those keys give, also for a run without PME
   EwaldSetup s = chooseEwaldSetup(grid, config.nonbonded.cutoff, system.box);
   s.beta = s.pme.beta = config.map.ewaldFactor;
   return s;
@@ -167,12 +151,12 @@ std::vector<std::string> checkElectrostaticsAccuracy(const Config& config, const
   };
   const std::string rtolBeta = "from nonbonded.cutoff = " + formatNumber(config.nonbonded.cutoff) +
                                " and electrostatics.ewald_rtol = " + formatNumber(config.electrostatics.ewaldRtol);
-  const bool runPme = run && !config.nonbonded.allPairs() && config.electrostatics.method == "pme";
+  const bool runPme = run && !config.nonbonded.allPairs() && config.electrostatics.method == ElectrostaticsMethod::Pme;
   if (runPme) check(chooseEwaldSetup(config, system.box), "electrostatics.method = pme", rtolBeta);
-  if (map && config.map.method == "pmepot")
+  if (map && config.map.method == MapMethod::PmePot)
     check(mapEwaldSetup(config, system), "map.method = pmepot",
           "map.ewald_factor = " + formatNumber(config.map.ewaldFactor));
-  else if (map && config.map.method == "pme" && !runPme)
+  else if (map && config.map.method == MapMethod::Pme && !runPme)
     check(mapEwaldSetup(config, system), "map.method = pme", rtolBeta);
   return warnings;
 }

@@ -92,13 +92,14 @@ namespace {
 std::string allPairsSummary(const Config& config, const System& system) {
   char line[512];
   const double n = double(system.size());
-  const char* what = config.nonbonded.potential == "gravity" ? "Plummer-softened gravity" : "the typed pair force";
+  const bool gravity = config.nonbonded.potential == PairPotential::Gravity;
+  const char* what = gravity ? "Plummer-softened gravity" : "the typed pair force";
   std::snprintf(line, sizeof line,
                 "All pairs: %s, open boundaries (the coordinate file's box is not used), %.0f pairs per step, no "
                 "electrostatics\n",
                 what, 0.5 * n * (n - 1));
   std::string out = line;
-  if (config.nonbonded.potential == "gravity") {
+  if (gravity) {
     std::snprintf(line, sizeof line, "  G = %g kJ/mol nm/amu^2, softening %g nm\n", config.gravity.g,
                   config.gravity.softening);
     out += line;
@@ -120,19 +121,19 @@ std::string runSetupSummary(const Config& config, const System& system) {
     std::snprintf(line, sizeof line,
                   "Constraints: %zu rigid waters (SETTLE), %zu distance constraints (system.constraints = %s, "
                   "integrator.constraint_tolerance = %g); %.0f degrees of freedom\n",
-                  t.settles.size(), t.constraints.size(), config.system.constraints.c_str(),
+                  t.settles.size(), t.constraints.size(), choiceText(config.system.constraints).c_str(),
                   config.integrator.constraintTolerance, degreesOfFreedom(system, config.integrator.type));
     out += line;
   }
   if (config.nonbonded.allPairs()) return out + allPairsSummary(config, system);
   const EwaldSetup ewald = chooseEwaldSetup(config, system.box);
   out += describe(ewald) + "\n";
-  if (ewald.method == "none") return out;
+  if (ewald.method == ElectrostaticsMethod::None) return out;
   std::snprintf(line, sizeof line,
                 "  real space: erfc(beta rc) = %.3g (ewald_rtol), Coulomb %s at the cutoff\n", config.electrostatics.ewaldRtol,
-                config.nonbonded.coulombModifier == "potential-shift" ? "potential-shifted" : "not shifted");
+                config.nonbonded.coulombModifier == CoulombModifier::PotentialShift ? "potential-shifted" : "not shifted");
   out += line;
-  if (ewald.method == "pme") {
+  if (ewald.method == ElectrostaticsMethod::Pme) {
     const Vec3 L = system.box.lengths();
     double h = 0;
     for (int d = 0; d < 3; ++d) h = std::max(h, L[d] / ewald.pme.grid[d]);

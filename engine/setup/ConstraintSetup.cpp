@@ -58,12 +58,10 @@ void repartitionHydrogenMasses(System& system, const std::vector<char>& hydrogen
                          atomLabel(system, h) + " (0-based indices); use a smaller hydrogen mass");
 }
 
-void makeBondsRigid(System& system, const std::vector<char>& hydrogen, const std::string& which) {
-  if (which == "none") return;
-  if (which != "h-bonds" && which != "all-bonds")
-    throw keyError("system.constraints", "'" + which + "' is not one of none, h-bonds, all-bonds");
+void makeBondsRigid(System& system, const std::vector<char>& hydrogen, BondConstraints which) {
+  if (which == BondConstraints::None) return;
   Topology& t = system.topology;
-  const bool all = which == "all-bonds";
+  const bool all = which == BondConstraints::AllBonds;
   std::map<std::pair<int, int>, double> existing;
   for (const Constraint& c : t.constraints) existing[{std::min(c.i, c.j), std::max(c.i, c.j)}] = c.length;
   const auto rigid = [&](int i, int j) { return all || hydrogen[std::size_t(i)] || hydrogen[std::size_t(j)]; };
@@ -72,7 +70,7 @@ void makeBondsRigid(System& system, const std::vector<char>& hydrogen, const std
     if (added) {
       t.constraints.push_back({i, j, b0});
     } else if (it->second != b0) {
-      throw keyError("system.constraints", which + ": the bond of atoms " + atomLabel(system, i) + " and " +
+      throw keyError("system.constraints", choiceText(which) + ": the bond of atoms " + atomLabel(system, i) + " and " +
                                                atomLabel(system, j) + " (b0 " + formatNumber(b0) +
                                                " nm) is also a [constraints] entry of length " +
                                                formatNumber(it->second) + " nm");
@@ -87,7 +85,7 @@ void makeBondsRigid(System& system, const std::vector<char>& hydrogen, const std
 }
 
 void applyConstraintKeys(const Config& config, System& system) {
-  if (config.system.constraints == "none" && !(config.system.hydrogenMass > 0)) return;
+  if (config.system.constraints == BondConstraints::None && !(config.system.hydrogenMass > 0)) return;
   std::vector<char> hydrogen(system.size());
   for (std::size_t i = 0; i < system.size(); ++i) hydrogen[i] = isHydrogen(system, i) ? 1 : 0;
   repartitionHydrogenMasses(system, hydrogen, config.system.hydrogenMass);

@@ -20,7 +20,7 @@ void repartitionHydrogenMasses(System& system, const std::vector<char>& hydrogen
 /// constraint of length b0, all-bonds every bond; those bonds leave the bonded terms. A bond
 /// already constrained by the topology's [constraints] at the same length is dropped; at
 /// another length it is an error (key system.constraints).
-void makeBondsRigid(System& system, const std::vector<char>& hydrogen, const std::string& which);
+void makeBondsRigid(System& system, const std::vector<char>& hydrogen, BondConstraints which);
 
 /// Both, as the config asks (hydrogens judged once, before the masses change).
 void applyConstraintKeys(const Config& config, System& system);

@@ -12,39 +12,26 @@
 
 namespace faraday {
 
-MapMethod parseMapMethod(const std::string& text) {
-  if (text == "direct") return MapMethod::Direct;
-  if (text == "cutoff") return MapMethod::Cutoff;
-  if (text == "pme") return MapMethod::Pme;
-  if (text == "pmepot") return MapMethod::PmePot;
-  throw keyError("map.method", "unknown method '" + text + "' (expected direct | cutoff | pme | pmepot)");
-}
-
 void checkMapOptions(const MapOptions& o) {
-  if (o.method == MapMethod::PmePot) {
-    if (!o.periodic)
-      throw keyError("map.periodic", "must be true for map.method = pmepot (the Ewald potential is periodic)");
-    if (!(o.pme.beta > 0) || !std::isfinite(o.pme.beta))
-      throw keyError("map.ewald_factor", "must be a positive number of 1/nm");
+  const auto fail = [](const std::string& what) { throw Error("potential map: " + what); };
+  if (isPmeMethod(o.method)) {
+    if (!o.periodic) fail("a PME map must be periodic");
+    if (!(o.pme.beta > 0) || !std::isfinite(o.pme.beta)) fail("beta must be a positive number of 1/nm");
   }
   if (o.method == MapMethod::Pme) {
-    if (!o.periodic)
-      throw keyError("map.periodic", "must be true for map.method = pme (the Ewald potential is periodic)");
-    if (!(o.pme.beta > 0))
-      throw keyError("electrostatics.method", "map.method = pme needs Ewald electrostatics (pme or ewald)");
-    if (!(o.ewaldCutoff > 0)) throw keyError("nonbonded.cutoff", "must be > 0 for map.method = pme");
+    if (!(o.ewaldCutoff > 0)) fail("the real-space cutoff must be > 0 nm");
     if (o.box.isValid() && !(o.ewaldCutoff < 0.5 * o.box.shortestEdge()))
-      throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
-                                             std::to_string(0.5 * o.box.shortestEdge()) + " nm) for map.method = pme");
+      fail("the real-space cutoff must be below half the shortest box edge (" +
+           std::to_string(0.5 * o.box.shortestEdge()) + " nm)");
   }
-  if (o.periodic && !o.box.isValid()) throw keyError("map.periodic", "needs a valid rectangular box");
+  if (o.periodic && !o.box.isValid()) fail("a periodic map needs a valid rectangular box");
   if (o.method == MapMethod::Cutoff) {
-    if (!(o.cutoff > 0) || !std::isfinite(o.cutoff)) throw keyError("map.cutoff", "must be a positive number of nm");
+    if (!(o.cutoff > 0) || !std::isfinite(o.cutoff)) fail("the cutoff must be a positive number of nm");
     if (o.periodic && !(o.cutoff < 0.5 * o.box.shortestEdge()))
-      throw keyError("map.cutoff", "must be below half the shortest box edge (" +
-                                       std::to_string(0.5 * o.box.shortestEdge()) + " nm) for a periodic map");
+      fail("the cutoff must be below half the shortest box edge (" + std::to_string(0.5 * o.box.shortestEdge()) +
+           " nm) for a periodic map");
   }
-  if (o.binCapacity < 1) throw Error("potential map: bin capacity must be >= 1");
+  if (o.binCapacity < 1) fail("bin capacity must be >= 1");
 }
 
 namespace {

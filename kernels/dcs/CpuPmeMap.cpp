@@ -13,10 +13,8 @@
 namespace faraday {
 
 void applyEwaldSetup(const EwaldSetup& setup, MapOptions& options) {
-  if (setup.method == "none" || !(setup.beta > 0))
-    throw keyError("electrostatics.method",
-                   "map.method = pme needs Ewald electrostatics (pme or ewald), not '" + setup.method +
-                       "': the map uses the run's beta, grid and order");
+  if (setup.method == ElectrostaticsMethod::None || !(setup.beta > 0))
+    throw Error("pme potential map: needs an Ewald setup (pme or ewald) for its beta, grid and order");
   options.pme = setup.pme;
   options.ewaldCutoff = setup.cutoff;
 }
@@ -34,9 +32,8 @@ double netCharge(const std::vector<double>& charges) {
 void checkBox(const MapOptions& o, const Box& box) {
   if (!box.isValid()) throw Error("pme potential map: needs a valid rectangular box");
   if (o.method == MapMethod::Pme && !(o.ewaldCutoff < 0.5 * box.shortestEdge()))
-    throw keyError("nonbonded.cutoff", "pme potential map: the real-space cutoff " + std::to_string(o.ewaldCutoff) +
-                                           " nm must be below half the shortest box edge (" +
-                                           std::to_string(0.5 * box.shortestEdge()) + " nm)");
+    throw Error("pme potential map: the real-space cutoff " + std::to_string(o.ewaldCutoff) +
+                " nm must be below half the shortest box edge (" + std::to_string(0.5 * box.shortestEdge()) + " nm)");
 }
 }  // namespace
 

@@ -462,9 +462,8 @@ struct CudaPmeMap::Impl {
   void addFrame(const DeviceFrame& f, const Box& b) {
     if (!b.isValid()) throw Error("pme potential map: needs a valid rectangular box");
     if (realSpace && !(options.ewaldCutoff < 0.5 * b.shortestEdge()))
-      throw keyError("nonbonded.cutoff",
-                     "pme potential map: the real-space cutoff must be below half the shortest box edge (" +
-                         std::to_string(0.5 * b.shortestEdge()) + " nm)");
+      throw Error("pme potential map: the real-space cutoff must be below half the shortest box edge (" +
+                  std::to_string(0.5 * b.shortestEdge()) + " nm)");
     if (!f.valid()) throw Error("pme potential map: the frame has no device positions and charges");
     prepareFor(f.n, b);
     netCharge = f.netCharge;

@@ -9,20 +9,10 @@
 #include "core/Box.h"
 #include "core/Vec3.h"
 #include "kernels/dcs/Lattice.h"
+#include "kernels/dcs/MapMethod.h"
 #include "kernels/pme/ReciprocalSolver.h"
 
 namespace faraday {
-
-/// Pme: the run's full Ewald potential (real space + PME reciprocal part). PmePot: the
-/// reciprocal part alone with VMD PMEpot's Ewald factor, i.e. the potential of Gaussian
-/// charges (PmeMap.h).
-enum class MapMethod { Direct, Cutoff, Pme, PmePot };
-
-/// Whether `method` is computed by smooth PME (pme or pmepot).
-inline bool isPmeMethod(MapMethod method) { return method == MapMethod::Pme || method == MapMethod::PmePot; }
-
-/// Parses map.method (direct | cutoff | pme | pmepot); throws Error naming map.method otherwise.
-MapMethod parseMapMethod(const std::string& text);
 
 struct MapOptions {
   MapMethod method = MapMethod::Direct;
@@ -41,7 +31,9 @@ struct MapOptions {
   double ewaldCutoff = 0; ///< nm, method = pme: real-space cutoff of the Ewald split (nonbonded.cutoff)
 };
 
-/// Throws Error when the options cannot be used with `positions` (cutoff >= half the box, ...).
+/// Throws Error naming the option when the options cannot be used (cutoff >= half the box,
+/// ...); the engine checks the settings behind them first, naming their keys (mapOptions,
+/// engine/config/KernelParams.h).
 void checkMapOptions(const MapOptions& options);
 
 /// CPU reference, double precision, OpenMP over z-slices. Adds the map of one frame,

@@ -12,7 +12,7 @@ namespace faraday {
 
 void checkLatticeSpacing(double spacing) {
   if (!(spacing > 0) || !std::isfinite(spacing))
-    throw keyError("map.spacing", "must be a positive number of nm, got " + std::to_string(spacing));
+    throw Error("potential map: the lattice spacing must be a positive number of nm, got " + std::to_string(spacing));
 }
 
 void checkLatticeMemory(double nx, double ny, double nz, std::size_t bytesPerPoint) {
@@ -25,10 +25,10 @@ void checkLatticeMemory(double nx, double ny, double nz, std::size_t bytesPerPoi
   if (!std::isfinite(bytes) || bytes > physical || nx > 2e9 || ny > 2e9 || nz > 2e9) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "%.0f x %.0f x %.0f", nx, ny, nz);
-    throw keyError("map.spacing", "the potential-map lattice of " + std::string(buf) + " points asks for " +
-                                      std::to_string((unsigned long long)std::min(bytes, 1.8e19)) +
-                                      " bytes, more than the " + std::to_string((unsigned long long)physical) +
-                                      " bytes of memory; use a larger spacing or a smaller extent");
+    throw LatticeTooLarge("the potential-map lattice of " + std::string(buf) + " points asks for " +
+                          std::to_string((unsigned long long)std::min(bytes, 1.8e19)) + " bytes, more than the " +
+                          std::to_string((unsigned long long)physical) +
+                          " bytes of memory; use a larger spacing or a smaller extent");
   }
 }
 
@@ -57,7 +57,7 @@ Lattice Lattice::fromBox(const Box& box, double spacing) {
 Lattice Lattice::fromAtoms(const std::vector<Vec3>& positions, double spacing, double padding) {
   checkLatticeSpacing(spacing);
   if (positions.empty()) throw Error("potential map: extent = atoms needs at least one atom");
-  if (!(padding >= 0) || !std::isfinite(padding)) throw keyError("map.padding", "must be >= 0 nm");
+  if (!(padding >= 0) || !std::isfinite(padding)) throw Error("potential map: the padding must be >= 0 nm");
   Vec3 lo = positions[0], hi = positions[0];
   for (const Vec3& r : positions)
     for (int d = 0; d < 3; ++d) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/Box.h"
+#include "core/Error.h"
 #include "core/Vec3.h"
 
 namespace faraday {
@@ -33,9 +34,16 @@ struct Lattice {
   static Lattice fromAtoms(const std::vector<Vec3>& positions, double spacing, double padding);
 };
 
-/// Throws Error naming map.spacing when spacing is not a positive finite number.
+/// A lattice too large for the host's memory (checkLatticeMemory): the caller can name what
+/// set its spacing and extent.
+class LatticeTooLarge : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Throws Error when spacing is not a positive finite number.
 void checkLatticeSpacing(double spacing);
-/// Throws Error when the lattice needs more than the host's physical memory for
+/// Throws LatticeTooLarge when the lattice needs more than the host's physical memory for
 /// `bytesPerPoint` bytes per point (or when the point count overflows); the message says
 /// how many bytes were asked for.
 void checkLatticeMemory(double nx, double ny, double nz, std::size_t bytesPerPoint);

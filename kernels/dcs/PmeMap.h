@@ -48,8 +48,7 @@ namespace faraday {
 class CpuPme;
 
 /// Copies beta, grid, order and the real-space cutoff of the run's electrostatics into
-/// `options` (method = pme). Throws Error naming electrostatics.method when the run has no
-/// Ewald electrostatics (method = none).
+/// `options` (method = pme). Throws Error when the setup has no Ewald splitting (method none).
 void applyEwaldSetup(const EwaldSetup& setup, MapOptions& options);
 
 /// VMD PMEpot's default Ewald factor, 0.25 /A (pmepot.tcl, `default_ewald_factor`), in 1/nm.

@@ -13,10 +13,6 @@
 
 namespace faraday {
 
-/// "0,1,3" -> {0, 1, 3}: distinct device indices below `available`; "all" -> every device.
-/// Throws Error naming `key` otherwise.
-std::vector<int> parseDevices(const std::string& key, const std::string& text, int available);
-
 /// Whether this build can use several GPUs (CUDA and NCCL's header were found).
 bool builtWithNccl();
 

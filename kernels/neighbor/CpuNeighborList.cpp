@@ -155,8 +155,8 @@ int threadCount(int requested) { return requested > 0 ? requested : omp_get_max_
 
 NeighborList::NeighborList(double cutoff, double buffer, int threads)
     : cutoff_(cutoff), buffer_(buffer), threads_(threads) {
-  if (!(cutoff > 0)) throw keyError("nonbonded.cutoff", "must be > 0");
-  if (!(buffer >= 0)) throw keyError("nonbonded.buffer", "must be >= 0");
+  if (!(cutoff > 0)) throw Error("neighbor list: the cutoff must be > 0 nm");
+  if (!(buffer >= 0)) throw Error("neighbor list: the buffer must be >= 0 nm");
 }
 
 void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {

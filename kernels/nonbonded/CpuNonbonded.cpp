@@ -23,7 +23,7 @@ CpuNonbonded::CpuNonbonded(const System& system, const NonbondedOptions& options
     : options_(options), table_(makeLjTable(system, options.cutoff, options.ljShift)), type_(system.type),
       charge_(system.charge), exclusionOffsets_(system.topology.exclusionOffsets),
       exclusions_(system.topology.exclusions) {
-  if (!(options.cutoff > 0)) throw keyError("nonbonded.cutoff", "must be > 0");
+  if (!(options.cutoff > 0)) throw Error("nonbonded: the cutoff must be > 0 nm");
   if (options.typed) {
     if (options.typed->types != table_.types)
       throw Error("nonbonded: the typed pair table has " + std::to_string(options.typed->types) +

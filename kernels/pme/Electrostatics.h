@@ -5,14 +5,15 @@
 
 #include "core/Box.h"
 #include "core/System.h"
-#include "kernels/pme/ElectrostaticsParams.h"
+#include "kernels/pme/ElectrostaticsMethod.h"
 #include "kernels/pme/ReciprocalSolver.h"
 
 namespace faraday {
 
-/// Effective Ewald parameters of a run, derived from the [electrostatics] keys (ElectrostaticsParams).
+/// Effective Ewald parameters of a run (built from the configuration by chooseEwaldSetup,
+/// engine/config/KernelParams.h).
 struct EwaldSetup {
-  std::string method = "none";  ///< pme | ewald | none
+  ElectrostaticsMethod method = ElectrostaticsMethod::None;
   double cutoff = 0;            ///< real-space cutoff, nm
   double beta = 0;              ///< 1/nm, from erfc(beta * cutoff) = ewald_rtol
   PmeParams pme;                ///< order and grid (method = pme)
@@ -44,18 +45,16 @@ double ewaldKspaceRtolFor(double ewaldRtol);
 double pmeForceErrorEstimate(double beta, int order, double spacing);
 /// Smallest n' >= n whose only prime factors are 2, 3, 5 and 7.
 int nextFftSize(int n);
-/// The largest PME grid: kMaxPmeGridEdge points along an edge (as electrostatics.grid
-/// allows) and kMaxPmeGridPoints points in all (the GPU PME's 32-bit bin and grid indices).
+/// The B-spline orders PME takes.
+inline constexpr int kMinPmeOrder = 4;
+inline constexpr int kMaxPmeOrder = 8;
+/// The largest PME grid: kMaxPmeGridEdge points along an edge and kMaxPmeGridPoints points
+/// in all (the GPU PME's 32-bit bin and grid indices).
 inline constexpr int kMaxPmeGridEdge = 4096;
 inline constexpr double kMaxPmeGridPoints = 2.0e9;
 /// Bytes of the CPU PME's grids for nx x ny x nz points: the real grid (8 B a point) and the
 /// half complex grid of the real-to-complex FFT (16 B for each of nx ny (nz/2 + 1) points).
 double pmeGridBytes(double nx, double ny, double nz);
-/// The setup for `params` with the real-space cutoff `cutoff` (nm, nonbonded.cutoff) and
-/// `box`; throws Error naming the key for invalid values, and with method pme naming
-/// fourier_spacing (or grid) and the memory it would take for a PME grid beyond kMaxPmeGridEdge
-/// or kMaxPmeGridPoints (plain Ewald then gets no grid).
-EwaldSetup chooseEwaldSetup(const ElectrostaticsParams& params, double cutoff, const Box& box);
 /// One-line description, printed at start: method, beta, grid, order.
 std::string describe(const EwaldSetup& setup);
 

@@ -1,7 +1,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/Error.h"
 #include "kernels/pme/CpuPme.h"
 #include "kernels/pme/CudaPme.h"
 #include "kernels/pme/Electrostatics.h"
@@ -11,11 +10,9 @@ namespace faraday {
 
 std::unique_ptr<ReciprocalSolver> makeReciprocalSolver(const EwaldSetup& setup, const System& system, bool useCuda,
                                                        int threads) {
-  if (setup.method == "none") return nullptr;
-  if (setup.method != "pme" && setup.method != "ewald")
-    throw keyError("electrostatics.method", "'" + setup.method + "' is not one of pme, ewald, none");
+  if (setup.method == ElectrostaticsMethod::None) return nullptr;
   warnIfCharged(system);
-  if (setup.method == "ewald") {
+  if (setup.method == ElectrostaticsMethod::Ewald) {
     if (useCuda) std::fprintf(stderr, "faraday: note: plain Ewald runs on the CPU (no GPU version)\n");
     return std::make_unique<EwaldSum>(setup.beta, setup.kspaceRtol, threads);
   }

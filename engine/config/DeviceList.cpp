@@ -1,8 +1,9 @@
+#include "engine/config/DeviceList.h"
+
 #include <algorithm>
 #include <sstream>
 
 #include "core/Error.h"
-#include "kernels/multigpu/GpuGroup.h"
 
 namespace faraday {
 
