@@ -48,6 +48,83 @@ inline int typeIndex(System& s, const AtomType& t) {
   return int(s.types.size()) - 1;
 }
 
+/// Places molecules one per cell of a cubic lattice of `edge`^3 cells `cell` nm wide, each in a
+/// random orientation, every fifth (from the fourth) a box length away in x (unwrapped).
+class MoleculePlacer {
+ public:
+  MoleculePlacer(BuiltSystem& b, int edge, double cell, unsigned seed)
+      : b_(b), edge_(edge), cell_(cell), L_(edge * cell), rng_(seed) {}
+
+  /// One molecule: its atoms in the molecule's frame (nm) and its constraints (`bonds`, or
+  /// one SETTLE for `water`).
+  void place(const char* residue, const std::vector<std::pair<AtomType, Vec3>>& atoms,
+             const std::vector<std::pair<int, int>>& bonds, bool water) {
+    Topology& t = b_.system.topology;
+    const int cx = placed_ % edge_, cy = (placed_ / edge_) % edge_, cz = placed_ / (edge_ * edge_);
+    Vec3 centre{(cx + 0.5) * cell_, (cy + 0.5) * cell_, (cz + 0.5) * cell_};
+    if (placed_ % 5 == 3) centre.x -= L_;  // an unwrapped molecule
+    double r[3][3];
+    randomRotation(rng_, r);
+    molecules_.emplace_back();
+    std::vector<int> index;
+    for (const auto& [type, local] : atoms) {
+      const Vec3 x{r[0][0] * local.x + r[0][1] * local.y + r[0][2] * local.z,
+                   r[1][0] * local.x + r[1][1] * local.y + r[1][2] * local.z,
+                   r[2][0] * local.x + r[2][1] * local.y + r[2][2] * local.z};
+      index.push_back(addAtom(type, centre + x, residue));
+    }
+    if (water) {
+      t.settles.push_back({index[0], kWaterOH, kWaterHH});
+    } else {
+      for (const auto& [i, j] : bonds)
+        t.constraints.push_back({index[std::size_t(i)], index[std::size_t(j)],
+                                 std::sqrt(norm2(b_.positions[std::size_t(index[std::size_t(i)])] -
+                                                 b_.positions[std::size_t(index[std::size_t(j)])]))});
+    }
+    t.molecules.push_back({index[0], int(index.size()), residue});
+    ++placed_;
+  }
+
+  /// Every pair within a molecule excluded (CSR, both directions, sorted).
+  void excludeWithinMolecules() {
+    System& s = b_.system;
+    Topology& t = s.topology;
+    std::vector<std::vector<int>> partners(s.size());
+    for (const std::vector<int>& m : molecules_)
+      for (int i : m)
+        for (int j : m)
+          if (i != j) partners[std::size_t(i)].push_back(j);
+    t.exclusionOffsets.push_back(0);
+    for (auto& p : partners) {
+      std::sort(p.begin(), p.end());
+      t.exclusions.insert(t.exclusions.end(), p.begin(), p.end());
+      t.exclusionOffsets.push_back(int(t.exclusions.size()));
+    }
+  }
+
+ private:
+  int addAtom(const AtomType& type, Vec3 x, const char* residue) {
+    System& s = b_.system;
+    const int k = typeIndex(s, type);
+    s.type.push_back(k);
+    s.charge.push_back(0);
+    s.mass.push_back(type.mass);
+    s.atomName.push_back(type.name);
+    s.residueName.push_back(residue);
+    s.residueId.push_back(placed_ + 1);
+    b_.positions.push_back(x);
+    molecules_.back().push_back(int(s.size()) - 1);
+    return int(s.size()) - 1;
+  }
+
+  BuiltSystem& b_;
+  int edge_;
+  double cell_, L_;
+  std::mt19937_64 rng_;
+  std::vector<std::vector<int>> molecules_;
+  int placed_ = 0;
+};
+
 }  // namespace detail
 
 /// The molecules of `mix` on a cubic lattice of cells `cell` nm wide (random orientations),
@@ -60,86 +137,36 @@ inline BuiltSystem moleculeLiquid(const MoleculeMix& mix, double cell, unsigned 
   const AtomType n{"N", 14.007, 0, 0.325, 0.71 * eps}, c{"C", 12.011, 0, 0.34, 0.36 * eps};
   const AtomType h{"H", 1.008, 0, 0, 0};  // no LJ (as the water hydrogens): held by its constraint alone
   BuiltSystem b;
-  System& s = b.system;
-  Topology& t = s.topology;
   const int edge = int(std::ceil(std::cbrt(double(mix.total())) - 1e-9));
   const double L = edge * cell;
-  s.box = Box::rectangular(L, L, L);
-  std::mt19937_64 rng(seed);
-  std::vector<std::vector<int>> molecules;
-  int placed = 0;
-  const auto add = [&](const AtomType& type, Vec3 x, const char* residue) {
-    const int k = detail::typeIndex(s, type);
-    s.type.push_back(k);
-    s.charge.push_back(0);
-    s.mass.push_back(type.mass);
-    s.atomName.push_back(type.name);
-    s.residueName.push_back(residue);
-    s.residueId.push_back(placed + 1);
-    b.positions.push_back(x);
-    molecules.back().push_back(int(s.size()) - 1);
-    return int(s.size()) - 1;
-  };
-  // Each kind: its atoms in the molecule's frame (nm) and its constraints.
+  b.system.box = Box::rectangular(L, L, L);
+  detail::MoleculePlacer placer(b, edge, cell, seed);
   const double tet = std::acos(-1.0 / 3.0), half = 0.5 * tet;
-  const auto place = [&](const char* residue, const std::vector<std::pair<AtomType, Vec3>>& atoms,
-                         const std::vector<std::pair<int, int>>& bonds, bool water) {
-    const int cx = placed % edge, cy = (placed / edge) % edge, cz = placed / (edge * edge);
-    Vec3 centre{(cx + 0.5) * cell, (cy + 0.5) * cell, (cz + 0.5) * cell};
-    if (placed % 5 == 3) centre.x -= L;  // an unwrapped molecule
-    double r[3][3];
-    detail::randomRotation(rng, r);
-    molecules.emplace_back();
-    std::vector<int> index;
-    for (const auto& [type, local] : atoms) {
-      const Vec3 x{r[0][0] * local.x + r[0][1] * local.y + r[0][2] * local.z,
-                   r[1][0] * local.x + r[1][1] * local.y + r[1][2] * local.z,
-                   r[2][0] * local.x + r[2][1] * local.y + r[2][2] * local.z};
-      index.push_back(add(type, centre + x, residue));
-    }
-    if (water) {
-      t.settles.push_back({index[0], kWaterOH, kWaterHH});
-    } else {
-      for (const auto& [i, j] : bonds)
-        t.constraints.push_back({index[std::size_t(i)], index[std::size_t(j)],
-                                 std::sqrt(norm2(b.positions[std::size_t(index[std::size_t(i)])] -
-                                                 b.positions[std::size_t(index[std::size_t(j)])]))});
-    }
-    t.molecules.push_back({index[0], int(index.size()), residue});
-    ++placed;
-  };
   const double hh = std::sqrt(kWaterOH * kWaterOH - 0.25 * kWaterHH * kWaterHH);
   for (int k = 0; k < mix.waters; ++k)
-    place("SOL", {{ow, {0, 0, 0}}, {hw, {-0.5 * kWaterHH, -hh, 0}}, {hw, {0.5 * kWaterHH, -hh, 0}}}, {}, true);
-  for (int k = 0; k < mix.dimers; ++k) place("N2", {{n, {0, 0, -0.055}}, {n, {0, 0, 0.055}}}, {{0, 1}}, false);
+    placer.place("SOL", {{ow, {0, 0, 0}}, {hw, {-0.5 * kWaterHH, -hh, 0}}, {hw, {0.5 * kWaterHH, -hh, 0}}}, {}, true);
+  for (int k = 0; k < mix.dimers; ++k)
+    placer.place("N2", {{n, {0, 0, -0.055}}, {n, {0, 0, 0.055}}}, {{0, 1}}, false);
   const double ch = 0.109;
   for (int k = 0; k < mix.methyls; ++k)
-    place("MET",
-          {{c, {0, 0, 0}},
-           {h, {ch * std::sin(tet), 0, ch * std::cos(tet)}},
-           {h, {ch * std::sin(tet) * std::cos(2.0944), ch * std::sin(tet) * std::sin(2.0944), ch * std::cos(tet)}},
-           {h, {ch * std::sin(tet) * std::cos(4.1888), ch * std::sin(tet) * std::sin(4.1888), ch * std::cos(tet)}}},
-          {{1, 0}, {0, 2}, {0, 3}}, false);  // one pair written (arm, centre)
+    placer.place(
+        "MET",
+        {{c, {0, 0, 0}},
+         {h, {ch * std::sin(tet), 0, ch * std::cos(tet)}},
+         {h, {ch * std::sin(tet) * std::cos(2.0944), ch * std::sin(tet) * std::sin(2.0944), ch * std::cos(tet)}},
+         {h, {ch * std::sin(tet) * std::cos(4.1888), ch * std::sin(tet) * std::sin(4.1888), ch * std::cos(tet)}}},
+        {{1, 0}, {0, 2}, {0, 3}}, false);  // one pair written (arm, centre)
   const double cc = 0.153, sx = cc * std::sin(half), sy = cc * std::cos(half);
   for (int k = 0; k < mix.chains; ++k)
-    place("BUT", {{c, {-1.5 * sx, 0, 0}}, {c, {-0.5 * sx, sy, 0}}, {c, {0.5 * sx, 0, 0}}, {c, {1.5 * sx, sy, 0}}},
-          {{0, 1}, {1, 2}, {2, 3}}, false);
+    placer.place("BUT",
+                 {{c, {-1.5 * sx, 0, 0}}, {c, {-0.5 * sx, sy, 0}}, {c, {0.5 * sx, 0, 0}}, {c, {1.5 * sx, sy, 0}}},
+                 {{0, 1}, {1, 2}, {2, 3}}, false);
   const double tr = 0.15 / std::sqrt(3.0);
   for (int k = 0; k < mix.triangles; ++k)
-    place("TRI", {{c, {tr, 0, 0}}, {c, {-0.5 * tr, 0.866025403784 * tr, 0}}, {c, {-0.5 * tr, -0.866025403784 * tr, 0}}},
-          {{0, 1}, {1, 2}, {2, 0}}, false);
-  // Every pair within a molecule excluded (CSR, both directions, sorted).
-  std::vector<std::vector<int>> partners(s.size());
-  for (const std::vector<int>& m : molecules)
-    for (int i : m)
-      for (int j : m)
-        if (i != j) partners[std::size_t(i)].push_back(j);
-  t.exclusionOffsets.push_back(0);
-  for (auto& p : partners) {
-    std::sort(p.begin(), p.end());
-    t.exclusions.insert(t.exclusions.end(), p.begin(), p.end());
-    t.exclusionOffsets.push_back(int(t.exclusions.size()));
-  }
+    placer.place("TRI",
+                 {{c, {tr, 0, 0}}, {c, {-0.5 * tr, 0.866025403784 * tr, 0}}, {c, {-0.5 * tr, -0.866025403784 * tr, 0}}},
+                 {{0, 1}, {1, 2}, {2, 0}}, false);
+  placer.excludeWithinMolecules();
   return b;
 }
 

@@ -138,6 +138,109 @@ TEST(MultiGpuMdGpu, UpdateBoundsFollowTheBlockCutsToGroupBoundaries) {
 #endif
 
 #if defined(FARADAY_HAVE_CUDA)
+/// The direct-sum test's case: n slots of stride, sumCount energy sums, the ranks' slot bounds
+/// (uneven: shifted by 37 g), and every rank's partials per round.
+struct PeerSumCase {
+  int n = 100003, ranks;
+  std::size_t stride = 100096, sumCount = 5;
+  std::vector<int> bounds;
+
+  explicit PeerSumCase(int r) : ranks(r), bounds(std::size_t(r) + 1) {
+    for (int g = 0; g <= ranks; ++g)
+      bounds[std::size_t(g)] = int((long long)g * n / ranks) + (g > 0 && g < ranks ? 37 * g : 0);
+  }
+  /// Rank r's partial of value (plane, slot) in `round`: its own slots and 200 either side
+  /// (the second round: 50), every 997th slot (shifted by the round), else zero; large values
+  /// whose sums wrap around 2^64.
+  unsigned long long partial(int round, int r, int plane, int slot) const {
+    const int edge = round == 0 ? 200 : 50;
+    const bool near = slot >= bounds[std::size_t(r)] - edge && slot < bounds[std::size_t(r) + 1] + edge;
+    const bool single = (slot + 13 * r + 101 * round) % 997 == 0;
+    if (slot >= n || !(near || single)) return 0ull;
+    return 0x9E3779B97F4A7C15ull * (unsigned long long)(slot + 1) * (unsigned long long)(3 * r + plane + 1 + round) ^
+           ((unsigned long long)plane << 60);
+  }
+  /// Rank r's energy sum c in `round`.
+  unsigned long long energy(int r, std::size_t c, int round) const {
+    return 1000ull * (unsigned long long)(r + 1) + c + round;
+  }
+};
+
+/// One GPU's buffers, stream and peer sum in the direct-sum test.
+struct PeerSumRank {
+  DeviceBuffer<unsigned long long> force{"test forces", 0}, sums{"test sums", 0};
+  DeviceBuffer<double> pos{"test positions", 0}, vel{"test velocities", 0};
+  DeviceBuffer<int> bounds{"test bounds", 0};
+  std::unique_ptr<CudaPeerSum> sum;
+  CudaStream stream;
+};
+
+/// Every rank's buffers and peer sum, peer access enabled and the sums connected.
+std::vector<PeerSumRank> connectedPeerSums(const PeerSumCase& c, const std::vector<int>& devices) {
+  std::vector<PeerSumRank> rank(static_cast<std::size_t>(c.ranks));
+  std::vector<PeerSumAddresses> addresses;
+  for (int r = 0; r < c.ranks; ++r) {
+    FARADAY_CUDA_CHECK(cudaSetDevice(r));
+    for (int d : devices)
+      if (d != r) enablePeerAccess(d);
+    PeerSumRank& k = rank[std::size_t(r)];
+    k.stream = CudaStream();
+    k.force = DeviceBuffer<unsigned long long>("test forces", 3 * c.stride);
+    k.sums = DeviceBuffer<unsigned long long>("test sums", c.sumCount);
+    k.pos = DeviceBuffer<double>("test positions", 4 * c.stride);
+    k.vel = DeviceBuffer<double>("test velocities", 4 * c.stride);
+    k.bounds.upload(c.bounds);
+    PeerSumArrays arrays;
+    arrays.force = k.force.data();
+    arrays.stride = c.stride;
+    arrays.sums = k.sums.data();
+    arrays.sumCount = c.sumCount;
+    arrays.positions = k.pos.data();
+    arrays.velocities = k.vel.data();
+    k.sum = std::make_unique<CudaPeerSum>(r, c.ranks, arrays);
+    addresses.push_back(k.sum->addresses());
+  }
+  for (int r = 0; r < c.ranks; ++r) rank[std::size_t(r)].sum->connect(addresses);
+  return rank;
+}
+
+void uploadPartials(const PeerSumCase& c, std::vector<PeerSumRank>& rank, int round) {
+  for (int r = 0; r < c.ranks; ++r) {
+    FARADAY_CUDA_CHECK(cudaSetDevice(r));
+    std::vector<unsigned long long> f(3 * c.stride), e(c.sumCount);
+    for (int plane = 0; plane < 3; ++plane)
+      for (int slot = 0; slot < int(c.stride); ++slot) f[plane * c.stride + std::size_t(slot)] = c.partial(round, r, plane, slot);
+    for (std::size_t s = 0; s < c.sumCount; ++s) e[s] = c.energy(r, s, round);
+    PeerSumRank& k = rank[std::size_t(r)];
+    k.force.upload(f, k.stream.get());
+    k.sums.upload(e, k.stream.get());
+    FARADAY_CUDA_CHECK(cudaStreamSynchronize(k.stream.get()));
+  }
+}
+
+/// Every GPU's slots (the reduce-scatter: its own) and energy sums against the host's sums.
+void expectHostSums(const PeerSumCase& c, std::vector<PeerSumRank>& rank, bool scatter, int round) {
+  for (int r = 0; r < c.ranks; ++r) {
+    FARADAY_CUDA_CHECK(cudaSetDevice(r));
+    PeerSumRank& k = rank[std::size_t(r)];
+    const std::vector<unsigned long long> f = k.force.toHost(k.stream.get()), e = k.sums.toHost(k.stream.get());
+    int wrong = 0;
+    for (int plane = 0; plane < 3; ++plane)
+      for (int slot = 0; slot < c.n; ++slot) {
+        if (scatter && (slot < c.bounds[std::size_t(r)] || slot >= c.bounds[std::size_t(r) + 1])) continue;
+        unsigned long long want = 0;
+        for (int q = 0; q < c.ranks; ++q) want += c.partial(round, q, plane, slot);
+        wrong += f[plane * c.stride + std::size_t(slot)] != want;
+      }
+    EXPECT_EQ(wrong, 0) << (scatter ? "reduce-scatter" : "all-reduce") << ", round " << round << ", GPU " << r;
+    for (std::size_t s = 0; s < c.sumCount; ++s) {
+      unsigned long long want = 0;
+      for (int q = 0; q < c.ranks; ++q) want += c.energy(q, s, round);
+      EXPECT_EQ(e[s], want) << "energy sum " << s << ", GPU " << r;
+    }
+  }
+}
+
 /// The direct sum by slots, against the host's integer sums: the all-reduce (every GPU holds
 /// every slot's total) and the reduce-scatter (each its own slots), with partials that are
 /// non-zero on a GPU's own slots and their edges and at scattered single slots elsewhere (so
@@ -149,90 +252,18 @@ TEST(MultiGpuMdGpu, DirectSumBySlotsSendsTheNonZeroChunksAndGivesTheHostSums) {
   std::vector<int> devices;
   for (int r = 0; r < ranks; ++r) devices.push_back(r);
   if (!allPeersReachable(devices)) GTEST_SKIP() << "direct sum test skipped: no peer access between the GPUs";
-  const int n = 100003;
-  const std::size_t stride = 100096, sumCount = 5;
-  std::vector<int> bounds(std::size_t(ranks) + 1);
-  for (int g = 0; g <= ranks; ++g) bounds[std::size_t(g)] = int((long long)g * n / ranks) + (g > 0 && g < ranks ? 37 * g : 0);
-  // Rank r's partial of value (plane, slot) in `round`: its own slots and 200 either side
-  // (the second round: 50), every 997th slot (shifted by the round), else zero; large values
-  // whose sums wrap around 2^64.
-  const auto partial = [&](int round, int r, int plane, int slot) -> unsigned long long {
-    const int edge = round == 0 ? 200 : 50;
-    const bool near = slot >= bounds[std::size_t(r)] - edge && slot < bounds[std::size_t(r) + 1] + edge;
-    const bool single = (slot + 13 * r + 101 * round) % 997 == 0;
-    if (slot >= n || !(near || single)) return 0ull;
-    return 0x9E3779B97F4A7C15ull * (unsigned long long)(slot + 1) * (unsigned long long)(3 * r + plane + 1 + round) ^
-           ((unsigned long long)plane << 60);
-  };
-  struct Rank {
-    DeviceBuffer<unsigned long long> force{"test forces", 0}, sums{"test sums", 0};
-    DeviceBuffer<double> pos{"test positions", 0}, vel{"test velocities", 0};
-    DeviceBuffer<int> bounds{"test bounds", 0};
-    std::unique_ptr<CudaPeerSum> sum;
-    CudaStream stream;
-  };
-  std::vector<Rank> rank(static_cast<std::size_t>(ranks));
-  std::vector<PeerSumAddresses> addresses;
-  for (int r = 0; r < ranks; ++r) {
-    FARADAY_CUDA_CHECK(cudaSetDevice(r));
-    for (int d : devices)
-      if (d != r) enablePeerAccess(d);
-    Rank& k = rank[std::size_t(r)];
-    k.stream = CudaStream();
-    k.force = DeviceBuffer<unsigned long long>("test forces", 3 * stride);
-    k.sums = DeviceBuffer<unsigned long long>("test sums", sumCount);
-    k.pos = DeviceBuffer<double>("test positions", 4 * stride);
-    k.vel = DeviceBuffer<double>("test velocities", 4 * stride);
-    k.bounds.upload(bounds);
-    PeerSumArrays arrays;
-    arrays.force = k.force.data();
-    arrays.stride = stride;
-    arrays.sums = k.sums.data();
-    arrays.sumCount = sumCount;
-    arrays.positions = k.pos.data();
-    arrays.velocities = k.vel.data();
-    k.sum = std::make_unique<CudaPeerSum>(r, ranks, arrays);
-    addresses.push_back(k.sum->addresses());
-  }
-  for (int r = 0; r < ranks; ++r) rank[std::size_t(r)].sum->connect(addresses);
+  const PeerSumCase c(ranks);
+  std::vector<PeerSumRank> rank = connectedPeerSums(c, devices);
   for (const bool scatter : {false, true})
     for (int round = 0; round < 2; ++round) {
-      for (int r = 0; r < ranks; ++r) {
-        FARADAY_CUDA_CHECK(cudaSetDevice(r));
-        std::vector<unsigned long long> f(3 * stride), e(sumCount);
-        for (int plane = 0; plane < 3; ++plane)
-          for (int slot = 0; slot < int(stride); ++slot) f[plane * stride + std::size_t(slot)] = partial(round, r, plane, slot);
-        for (std::size_t c = 0; c < sumCount; ++c) e[c] = 1000ull * (unsigned long long)(r + 1) + c + round;
-        Rank& k = rank[std::size_t(r)];
-        k.force.upload(f, k.stream.get());
-        k.sums.upload(e, k.stream.get());
-        FARADAY_CUDA_CHECK(cudaStreamSynchronize(k.stream.get()));
-      }
+      uploadPartials(c, rank, round);
       for (int r = 0; r < ranks; ++r) {  // every GPU's kernels in flight together (they wait for each other)
         FARADAY_CUDA_CHECK(cudaSetDevice(r));
-        Rank& k = rank[std::size_t(r)];
+        PeerSumRank& k = rank[std::size_t(r)];
         if (scatter) k.sum->enqueueScatter(k.stream.get(), k.bounds.data());
         else k.sum->enqueue(k.stream.get(), k.bounds.data());
       }
-      for (int r = 0; r < ranks; ++r) {
-        FARADAY_CUDA_CHECK(cudaSetDevice(r));
-        Rank& k = rank[std::size_t(r)];
-        const std::vector<unsigned long long> f = k.force.toHost(k.stream.get()), e = k.sums.toHost(k.stream.get());
-        int wrong = 0;
-        for (int plane = 0; plane < 3; ++plane)
-          for (int slot = 0; slot < n; ++slot) {
-            if (scatter && (slot < bounds[std::size_t(r)] || slot >= bounds[std::size_t(r) + 1])) continue;
-            unsigned long long want = 0;
-            for (int q = 0; q < ranks; ++q) want += partial(round, q, plane, slot);
-            wrong += f[plane * stride + std::size_t(slot)] != want;
-          }
-        EXPECT_EQ(wrong, 0) << (scatter ? "reduce-scatter" : "all-reduce") << ", round " << round << ", GPU " << r;
-        for (std::size_t c = 0; c < sumCount; ++c) {
-          unsigned long long want = 0;
-          for (int q = 0; q < ranks; ++q) want += 1000ull * (unsigned long long)(q + 1) + c + round;
-          EXPECT_EQ(e[c], want) << "energy sum " << c << ", GPU " << r;
-        }
-      }
+      expectHostSums(c, rank, scatter, round);
     }
   FARADAY_CUDA_CHECK(cudaSetDevice(0));
 }

@@ -1,6 +1,7 @@
 #include "engine/bench/BenchPme.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -212,16 +213,116 @@ double forceError(const Options& o, int n, int threads) {
   return std::sqrt(num / den);
 }
 
-}  // namespace
+using PhaseTimes = std::map<std::string, std::map<std::string, double>>;              // platform -> phase -> s
+using PlatformResults = std::map<std::string, std::pair<double, std::vector<Vec3>>>;  // platform -> energy, forces
 
-int benchPme(const std::vector<std::string>& args) {
-  Options o;
-  if (!parse(args, o)) return 0;
+/// The platforms to time: cpu unless only cuda was asked for; cuda when asked for, or with
+/// "both" when a device is usable (else a line saying why not).
+std::vector<std::string> selectPlatforms(const Options& o) {
   const bool cudaUsable = builtWithCuda() && cudaDeviceCount() > 0;
   std::vector<std::string> platforms;
   if (o.platforms != "cuda") platforms.push_back("cpu");
   if (o.platforms == "cuda" || (o.platforms == "both" && cudaUsable)) platforms.push_back("cuda");
   if (o.platforms == "both" && !cudaUsable) std::cout << "cuda: not measured (" << cudaDeviceDescription() << ")\n";
+  return platforms;
+}
+
+/// One CSV row of a size: atoms, grid, order, spacing, platform, phase and value.
+struct SizeCsv {
+  std::ofstream& csv;
+  const Options& o;
+  int n;
+  std::array<int, 3> g;
+
+  void operator()(const std::string& plat, const std::string& name, double value) const {
+    if (csv)
+      csv << n << ',' << g[0] << 'x' << g[1] << 'x' << g[2] << ',' << o.order << ',' << o.spacing << ',' << plat
+          << ",\"" << name << "\"," << value << '\n';
+  }
+};
+
+/// Every platform's phase times and its energy and forces for one sample; a platform that
+/// fails is reported and left out.
+void measurePlatforms(const Options& o, const std::vector<std::string>& platforms, const Sample& s,
+                      const EwaldSetup& setup, int threads, PhaseTimes& times, PlatformResults& results) {
+  for (const std::string& p : platforms) {
+    try {
+      auto solver = makeReciprocalSolver(setup, s.system, p == "cuda", threads);
+      times[p] = timePme(*solver, s, o.warmup, o.repeats);
+      auto& [energy, forces] = results[p];
+      forces.assign(s.positions.size(), Vec3{});
+      energy = solver->compute(s.positions, s.system.charge, s.system.box, forces, nullptr).energy;
+    } catch (const Error& e) {
+      std::printf("  %s: %s\n", p.c_str(), e.what());
+    }
+  }
+}
+
+/// The table of phases, cpu and cuda milliseconds and the speedup, each value also a CSV row.
+void printPhases(PhaseTimes& times, const SizeCsv& csvRow) {
+  std::printf("  %-22s %12s %12s %10s\n", "phase", "cpu (ms)", "cuda (ms)", "speedup");
+  std::vector<std::string> rows = kPhases;
+  rows.insert(rows.end(), {"pme.transfer", "sum of phases", "(a) evaluation", "(b) whole compute()"});
+  for (const std::string& ph : rows) {
+    const double c = times.count("cpu") && times["cpu"].count(ph) ? 1e3 * times["cpu"][ph] : -1;
+    const double d = times.count("cuda") && times["cuda"].count(ph) ? 1e3 * times["cuda"][ph] : -1;
+    char cs[32] = "-", ds[32] = "-", sp[32] = "-";
+    if (c >= 0) std::snprintf(cs, sizeof cs, "%.3f", c);
+    if (d >= 0) std::snprintf(ds, sizeof ds, "%.3f", d);
+    if (c > 0 && d > 0) std::snprintf(sp, sizeof sp, "%.1fx", c / d);
+    std::printf("  %-22s %12s %12s %10s\n", ph.c_str(), cs, ds, sp);
+    for (const auto& [plat, val] : std::map<std::string, double>{{"cpu", c}, {"cuda", d}})
+      if (val >= 0) csvRow(plat, ph, val);
+  }
+}
+
+/// The GPU against the CPU path, same parameters: |dE| / |E| and RMS |dF| / RMS |F|.
+void printCudaVsCpu(PlatformResults& results, const SizeCsv& csvRow) {
+  const auto& [eCpu, fCpu] = results["cpu"];
+  const auto& [eCuda, fCuda] = results["cuda"];
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < fCpu.size(); ++i) {
+    num += norm2(fCuda[i] - fCpu[i]);
+    den += norm2(fCpu[i]);
+  }
+  const double eRel = std::fabs(eCuda - eCpu) / std::fabs(eCpu), fRel = std::sqrt(num / den);
+  std::printf("  cuda vs cpu: energy rel %.2e, force rel RMS %.2e\n", eRel, fRel);
+  csvRow("cuda", "energy_rel_vs_cpu", eRel);
+  csvRow("cuda", "force_rel_rms_vs_cpu", fRel);
+}
+
+/// One system size: its phases timed on every platform, the pair loop on the CPU, the table.
+void benchSize(const Options& o, const std::vector<std::string>& platforms, int n, int threads, std::ofstream& csv) {
+  const Sample s = randomMelt(n, 1234 + unsigned(n), /*withLj=*/true);
+  const EwaldSetup setup = setupFor(o, s.system.box);
+  const auto& g = setup.pme.grid;
+  PhaseTimes times;
+  PlatformResults results;
+  measurePlatforms(o, platforms, s, setup, threads, times, results);
+  double pairSeconds = -1;
+  if (o.pairs && std::find(platforms.begin(), platforms.end(), "cpu") != platforms.end())
+    pairSeconds = timePairs(s, o, setup.beta, threads);
+
+  const SizeCsv csvRow{csv, o, n, g};
+  const Vec3 L = s.system.box.lengths();
+  std::printf("\n%d ions, box %.3f nm, grid %dx%dx%d\n", n, L.x, g[0], g[1], g[2]);
+  printPhases(times, csvRow);
+  for (const auto& [plat, t] : times)
+    std::printf("  %7d %-4s grid %dx%dx%d: (a) evaluation %9.4f ms, (b) whole compute() %9.4f ms\n", n,
+                plat.c_str(), g[0], g[1], g[2], 1e3 * t.at("(a) evaluation"), 1e3 * t.at("(b) whole compute()"));
+  if (results.count("cpu") && results.count("cuda")) printCudaVsCpu(results, csvRow);
+  if (pairSeconds >= 0) {
+    std::printf("  %-18s %12.3f %12s %10s\n", "real-space pairs", 1e3 * pairSeconds, "-", "-");
+    if (csv) csv << n << ",,,," << "cpu,nonbonded," << 1e3 * pairSeconds << '\n';
+  }
+}
+
+}  // namespace
+
+int benchPme(const std::vector<std::string>& args) {
+  Options o;
+  if (!parse(args, o)) return 0;
+  const std::vector<std::string> platforms = selectPlatforms(o);
   const int threads = o.threads > 0 ? o.threads : 0;
 
   std::ofstream csv = BenchOptions::openCsv(o.csv);
@@ -232,70 +333,7 @@ int benchPme(const std::vector<std::string>& args) {
     std::printf("cuda: (a) is timed around the evaluation's graph; the phases come from a second graph with an\n"
                 "event between phases (each adds ~2 us to their sum). Where the x transforms run with the\n"
                 "convolution, fft_forward and fft_inverse are the (y, z) transforms.\n");
-  for (int n : o.sizes) {
-    const Sample s = randomMelt(n, 1234 + unsigned(n), /*withLj=*/true);
-    const EwaldSetup setup = setupFor(o, s.system.box);
-    const auto& g = setup.pme.grid;
-    std::map<std::string, std::map<std::string, double>> times;  // platform -> phase -> s
-    std::map<std::string, std::pair<double, std::vector<Vec3>>> results;  // platform -> energy, forces
-    for (const std::string& p : platforms) {
-      try {
-        auto solver = makeReciprocalSolver(setup, s.system, p == "cuda", threads);
-        times[p] = timePme(*solver, s, o.warmup, o.repeats);
-        auto& [energy, forces] = results[p];
-        forces.assign(s.positions.size(), Vec3{});
-        energy = solver->compute(s.positions, s.system.charge, s.system.box, forces, nullptr).energy;
-      } catch (const Error& e) {
-        std::printf("  %s: %s\n", p.c_str(), e.what());
-      }
-    }
-    double pairSeconds = -1;
-    if (o.pairs && std::find(platforms.begin(), platforms.end(), "cpu") != platforms.end())
-      pairSeconds = timePairs(s, o, setup.beta, threads);
-
-    const auto csvRow = [&](const std::string& plat, const std::string& name, double value) {
-      if (csv)
-        csv << n << ',' << g[0] << 'x' << g[1] << 'x' << g[2] << ',' << o.order << ',' << o.spacing << ',' << plat
-            << ",\"" << name << "\"," << value << '\n';
-    };
-    const Vec3 L = s.system.box.lengths();
-    std::printf("\n%d ions, box %.3f nm, grid %dx%dx%d\n", n, L.x, g[0], g[1], g[2]);
-    std::printf("  %-22s %12s %12s %10s\n", "phase", "cpu (ms)", "cuda (ms)", "speedup");
-    std::vector<std::string> rows = kPhases;
-    rows.insert(rows.end(), {"pme.transfer", "sum of phases", "(a) evaluation", "(b) whole compute()"});
-    for (const std::string& ph : rows) {
-      const double c = times.count("cpu") && times["cpu"].count(ph) ? 1e3 * times["cpu"][ph] : -1;
-      const double d = times.count("cuda") && times["cuda"].count(ph) ? 1e3 * times["cuda"][ph] : -1;
-      char cs[32] = "-", ds[32] = "-", sp[32] = "-";
-      if (c >= 0) std::snprintf(cs, sizeof cs, "%.3f", c);
-      if (d >= 0) std::snprintf(ds, sizeof ds, "%.3f", d);
-      if (c > 0 && d > 0) std::snprintf(sp, sizeof sp, "%.1fx", c / d);
-      std::printf("  %-22s %12s %12s %10s\n", ph.c_str(), cs, ds, sp);
-      for (const auto& [plat, val] : std::map<std::string, double>{{"cpu", c}, {"cuda", d}})
-        if (val >= 0) csvRow(plat, ph, val);
-    }
-    for (const auto& [plat, t] : times)
-      std::printf("  %7d %-4s grid %dx%dx%d: (a) evaluation %9.4f ms, (b) whole compute() %9.4f ms\n", n,
-                  plat.c_str(), g[0], g[1], g[2], 1e3 * t.at("(a) evaluation"), 1e3 * t.at("(b) whole compute()"));
-    if (results.count("cpu") && results.count("cuda")) {
-      // The GPU against the CPU path, same parameters: |dE| / |E| and RMS |dF| / RMS |F|.
-      const auto& [eCpu, fCpu] = results["cpu"];
-      const auto& [eCuda, fCuda] = results["cuda"];
-      double num = 0, den = 0;
-      for (std::size_t i = 0; i < fCpu.size(); ++i) {
-        num += norm2(fCuda[i] - fCpu[i]);
-        den += norm2(fCpu[i]);
-      }
-      const double eRel = std::fabs(eCuda - eCpu) / std::fabs(eCpu), fRel = std::sqrt(num / den);
-      std::printf("  cuda vs cpu: energy rel %.2e, force rel RMS %.2e\n", eRel, fRel);
-      csvRow("cuda", "energy_rel_vs_cpu", eRel);
-      csvRow("cuda", "force_rel_rms_vs_cpu", fRel);
-    }
-    if (pairSeconds >= 0) {
-      std::printf("  %-18s %12.3f %12s %10s\n", "real-space pairs", 1e3 * pairSeconds, "-", "-");
-      if (csv) csv << n << ",,,," << "cpu,nonbonded," << 1e3 * pairSeconds << '\n';
-    }
-  }
+  for (int n : o.sizes) benchSize(o, platforms, n, threads, csv);
   if (o.error) {
     const int n = *std::min_element(o.sizes.begin(), o.sizes.end());
     const double err = forceError(o, n, threads);

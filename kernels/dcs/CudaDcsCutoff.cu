@@ -136,13 +136,10 @@ struct Binning {
   std::vector<double> overflowCharges;
 };
 
-Binning buildBins(const Lattice& l, const std::vector<Vec3>& pos, const std::vector<double>& q, const MapOptions& o) {
-  Binning bn;
-  BinGrid& b = bn.grid;
-  b.capacity = std::clamp(o.binCapacity, 1, kBrickThreads);
-  const double rc = o.cutoff;
-  b.inv_rc2 = float(1.0 / (rc * rc));
-  // Region binned: the box (periodic) or the atoms' bounding box.
+/// The bins' layout for the atoms `pos`: their number per axis, side, origin relative to the
+/// lattice and the box lengths, over the box (periodic) or the atoms' bounding box. Returns
+/// the low corner of the region binned.
+Vec3 layOutBins(const Lattice& l, const std::vector<Vec3>& pos, const MapOptions& o, BinGrid& b) {
   Vec3 lo{0, 0, 0}, hi = o.box.lengths();
   if (!o.periodic) {
     lo = hi = pos.empty() ? l.origin : pos[0];
@@ -160,7 +157,6 @@ Binning buildBins(const Lattice& l, const std::vector<Vec3>& pos, const std::vec
     const double density = double(std::max<std::size_t>(pos.size(), 1)) / (extent.x * extent.y * extent.z);
     side = std::cbrt(0.6 * b.capacity / density);
   }
-  long long nbins = 1;
   for (int d = 0; d < 3; ++d) {
     if (o.periodic) {
       b.nb[d] = std::max(1, int(std::floor(extent[d] / side)));
@@ -171,15 +167,19 @@ Binning buildBins(const Lattice& l, const std::vector<Vec3>& pos, const std::vec
     }
     b.origin[d] = float(lo[d] - l.origin[d]);
     b.L[d] = float(o.box.lengths()[d]);
-    nbins *= b.nb[d];
   }
-  if (double(nbins) * b.capacity * sizeof(float4) > 8e9)
-    throw Error("potential map: cutoff bins would need more than 8 GB; use a larger bin side");
+  return lo;
+}
+
+/// Every charged atom into its bin (relative to the lattice origin), or to the host list when
+/// its bin is full or it is near a lattice point: within 2 kMinDistance of a lattice plane in
+/// all three axes (any periodic image) it could come within kMinDistance of a lattice point
+/// (float rounding included); the host list applies the near-atom test, so the kernel needs none.
+void fillBins(const Lattice& l, const std::vector<Vec3>& pos, const std::vector<double>& q, const MapOptions& o,
+              const Vec3& lo, long long nbins, Binning& bn) {
+  const BinGrid& b = bn.grid;
   bn.slots.assign(std::size_t(nbins) * b.capacity, make_float4(kFarAway, kFarAway, kFarAway, 0.f));
   std::vector<int> fill(nbins, 0);
-  // An atom within 2 kMinDistance of a lattice plane in all three axes (any periodic image)
-  // could come within kMinDistance of a lattice point (float rounding included): it goes
-  // to the host list, which applies the near-atom test, so the kernel needs none.
   auto nearPlanes = [&](double c, double h, double period) { return dcs::nearLatticePlane(c, h, period, o.periodic); };
   const Vec3 L = o.box.lengths();
   for (std::size_t a = 0; a < pos.size(); ++a) {
@@ -199,9 +199,13 @@ Binning buildBins(const Lattice& l, const std::vector<Vec3>& pos, const std::vec
       bn.overflowCharges.push_back(q[a]);
     }
   }
-  // Neighbourhood: bins that can hold an atom within rc of some point of a brick. Points of
-  // a brick lie in [0, side + E] from the home bin's low corner (E = brick extent); bin
-  // offset n spans [n side, (n+1) side]; keep it when the gap between the two boxes < rc.
+}
+
+/// Neighbourhood: bins that can hold an atom within rc of some point of a brick. Points of
+/// a brick lie in [0, side + E] from the home bin's low corner (E = brick extent); bin
+/// offset n spans [n side, (n+1) side]; keep it when the gap between the two boxes < rc.
+void neighbourOffsets(const Lattice& l, double rc, Binning& bn) {
+  BinGrid& b = bn.grid;
   double E[3], s[3];
   int reach[3];
   for (int d = 0; d < 3; ++d) {
@@ -227,6 +231,21 @@ Binning buildBins(const Lattice& l, const std::vector<Vec3>& pos, const std::vec
     throw Error("potential map: " + std::to_string(bn.offsets.size()) +
                 " neighbour bins exceed the constant-memory list; use a larger bin side");
   b.nOffsets = int(bn.offsets.size());
+}
+
+Binning buildBins(const Lattice& l, const std::vector<Vec3>& pos, const std::vector<double>& q, const MapOptions& o) {
+  Binning bn;
+  BinGrid& b = bn.grid;
+  b.capacity = std::clamp(o.binCapacity, 1, kBrickThreads);
+  const double rc = o.cutoff;
+  b.inv_rc2 = float(1.0 / (rc * rc));
+  const Vec3 lo = layOutBins(l, pos, o, b);
+  long long nbins = 1;
+  for (int d = 0; d < 3; ++d) nbins *= b.nb[d];
+  if (double(nbins) * b.capacity * sizeof(float4) > 8e9)
+    throw Error("potential map: cutoff bins would need more than 8 GB; use a larger bin side");
+  fillBins(l, pos, q, o, lo, nbins, bn);
+  neighbourOffsets(l, rc, bn);
   return bn;
 }
 

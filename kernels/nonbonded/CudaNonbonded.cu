@@ -179,6 +179,27 @@ __device__ __forceinline__ float4 imageNear(float4 x, float4 c, float3 L, float3
   return x;
 }
 
+/// Atom k's force f added to the fixed-point force planes.
+__device__ __forceinline__ void addAtomForce(const TileArgs& a, int k, float3 f) {
+  addFixed(a.force + k, f.x);
+  addFixed(a.force + a.stride + k, f.y);
+  addFixed(a.force + 2 * a.stride + k, f.z);
+}
+
+/// The warp's energies and virial summed, lane c adding sum c (when non-zero) to the
+/// fixed-point sums.
+__device__ __forceinline__ void addTileSums(const TileArgs& a, int lane, double eLj, double eCoulomb,
+                                            const double w[6], double eExcl) {
+  const double s[kNonbondedSums] = {warpSum(eLj),  warpSum(eCoulomb), warpSum(w[0]), warpSum(w[1]), warpSum(w[2]),
+                                    warpSum(w[3]), warpSum(w[4]),     warpSum(w[5]), warpSum(eExcl)};
+  if (lane < kNonbondedSums) {
+    double v = s[0];
+#pragma unroll
+    for (int c = 1; c < kNonbondedSums; ++c) v = lane == c ? s[c] : v;
+    if (v != 0.0) atomicAdd(a.sums + lane, static_cast<unsigned long long>(fixed::energyToFixed(v)));
+  }
+}
+
 /// One tile by one warp.
 ///
 /// A block's atoms stay within its half extent h + buffer/2 of its build-time centre c (the
@@ -253,26 +274,9 @@ __device__ void tile(const TileArgs& a, const TableEntry<kEnergy, kTyped>* table
     oneImage ? pairs(No{}, No{}, No{}) : pairs(No{}, No{}, Yes{});
   }
   // After 32 moves every lane holds its own j again.
-  if (iValid) {
-    addFixed(a.force + i, fi.x);
-    addFixed(a.force + a.stride + i, fi.y);
-    addFixed(a.force + 2 * a.stride + i, fi.z);
-  }
-  if (jOwn) {
-    addFixed(a.force + j, fj.x);
-    addFixed(a.force + a.stride + j, fj.y);
-    addFixed(a.force + 2 * a.stride + j, fj.z);
-  }
-  if constexpr (kEnergy) {
-    const double s[kNonbondedSums] = {warpSum(eLj),  warpSum(eCoulomb), warpSum(w[0]), warpSum(w[1]), warpSum(w[2]),
-                                      warpSum(w[3]), warpSum(w[4]),     warpSum(w[5]), warpSum(eExcl)};
-    if (lane < kNonbondedSums) {
-      double v = s[0];
-#pragma unroll
-      for (int c = 1; c < kNonbondedSums; ++c) v = lane == c ? s[c] : v;
-      if (v != 0.0) atomicAdd(a.sums + lane, static_cast<unsigned long long>(fixed::energyToFixed(v)));
-    }
-  }
+  if (iValid) addAtomForce(a, i, fi);
+  if (jOwn) addAtomForce(a, j, fj);
+  if constexpr (kEnergy) addTileSums(a, lane, eLj, eCoulomb, w, eExcl);
 }
 
 template <bool kEnergy, bool kCoulomb, bool kExclusions, bool kTyped>

@@ -216,6 +216,38 @@ __device__ __forceinline__ float2* lineForward(float2* a, float2* b, const float
   return a;
 }
 
+/// Loads the tile's columns from the spectrum (`element(x)`: row x of this thread's column;
+/// zeros outside the grid) into a, kLineBatch loads in flight per thread before their values
+/// are stored.
+template <int LogW, class Element>
+__device__ __forceinline__ void loadLineTile(const Element& element, float2* a, bool inside, int x0, int w, int n) {
+  constexpr int J = kLineThreads >> LogW;
+  for (int x = x0; x < n; x += kLineBatch * J) {
+    float2 v[kLineBatch];
+#pragma unroll
+    for (int u = 0; u < kLineBatch; ++u)
+      v[u] = inside && x + u * J < n ? *element(x + u * J) : make_float2(0.f, 0.f);
+#pragma unroll
+    for (int u = 0; u < kLineBatch; ++u)
+      if (x + u * J < n) a[tileIndex<LogW>(x + u * J, w)] = v[u];
+  }
+}
+
+/// The energy and the virial's six terms in double from a thread's sums at (m_y, m_z): E,
+/// ev = E vfac, ev m_x and ev m_x^2 (see lineConvolveKernel).
+__device__ __forceinline__ Sums7 lineSums7(float sumE, float sumEv, float sumEvMx, float sumEvMx2, float my, float mz) {
+  Sums7 local;
+  const double e = sumE, ev = sumEv, evMx = sumEvMx;
+  local.v[0] = e;
+  local.v[1] = e - double(sumEvMx2);
+  local.v[2] = e - ev * double(my) * double(my);
+  local.v[3] = e - ev * double(mz) * double(mz);
+  local.v[4] = -evMx * double(my);
+  local.v[5] = -evMx * double(mz);
+  local.v[6] = -ev * double(my) * double(mz);
+  return local;
+}
+
 /// Phases 3b-5a: one block per tile of 2^LogW consecutive m_z columns of one m_y, all K_x
 /// values of m_x, after the (y, z) forward transform: the x transform, the convolution
 /// (energy and virial terms as convolveKernel), and the x inverse transform, done as
@@ -261,16 +293,7 @@ __global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
     tw[m] = __ldg(twiddles + m);
     xTerms[m] = make_float2(__ldg(fx + m), float(m <= n / 2 ? m : m - n) * invLength.x);
   }
-  // kLineBatch loads in flight per thread before their values are stored.
-  for (int x = x0; x < n; x += kLineBatch * J) {
-    float2 v[kLineBatch];
-#pragma unroll
-    for (int u = 0; u < kLineBatch; ++u)
-      v[u] = inside && x + u * J < n ? *element(x + u * J) : make_float2(0.f, 0.f);
-#pragma unroll
-    for (int u = 0; u < kLineBatch; ++u)
-      if (x + u * J < n) a[tileIndex<LogW>(x + u * J, w)] = v[u];
-  }
+  loadLineTile<LogW>(element, a, inside, x0, w, n);
   __syncthreads();
   float2* const s = lineForward<LogW>(a, b, tw, n, passes, passCount);
 
@@ -311,16 +334,7 @@ __global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
       *element(x) = make_float2(v.x, -v.y);
     }
   }
-  Sums7 local;
-  const double e = sumE, ev = sumEv, evMx = sumEvMx;
-  local.v[0] = e;
-  local.v[1] = e - double(sumEvMx2);
-  local.v[2] = e - ev * double(my) * double(my);
-  local.v[3] = e - ev * double(mz) * double(mz);
-  local.v[4] = -evMx * double(my);
-  local.v[5] = -evMx * double(mz);
-  local.v[6] = -ev * double(my) * double(mz);
-  blockPartial<kLineThreads>(local, partials);
+  blockPartial<kLineThreads>(lineSums7(sumE, sumEv, sumEvMx, sumEvMx2, my, mz), partials);
 }
 
 /// The instantiation for a tile of 2^logW columns (2..5).

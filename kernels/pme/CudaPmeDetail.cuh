@@ -1,6 +1,6 @@
 #pragma once
 // What the phase files of the GPU PME share (CudaPmeSpread.cu, CudaPmeConvolve.cu,
-// CudaPmeGather.cu, and the host driver CudaPme.cu): the layouts of the bins, their entries
+// CudaPmeGather.cu, and the host driver, CudaPmeSolver.cuh): the layouts of the bins, their entries
 // and the energy sums, the block sizes, and a host-callable launch function per phase. A
 // kernel is launched from the file that defines it (no relocatable device code); the
 // templates over the spline order P are instantiated there for P = 4..8.

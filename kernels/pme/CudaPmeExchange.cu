@@ -1,4 +1,4 @@
-// The GPU PME split over several GPUs (CudaPme.cu, SlabExchange in CudaPmeDetail.cuh): the
+// The GPU PME split over several GPUs (CudaPmeEnqueue.cu, SlabExchange in CudaPmeDetail.cuh): the
 // two transposes of the spectrum between x slabs and y rows as direct stores into the
 // peers' memory over NVLink (peer access), one warp per row of K_z / 2 + 1 values, with no
 // packing and no staging. The last block of a scatter signals each peer by a counter in the

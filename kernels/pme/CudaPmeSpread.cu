@@ -234,31 +234,15 @@ __device__ __forceinline__ void mmaF64(double c[2], double a, double b) {
       : "d"(a), "d"(b));
 }
 
-/// Phase 2: one block per brick of kBrickEdge^3 grid points (see SpreadShared). The bins
-/// that reach the brick are taken in a fixed order (x, y, z bin lists of brickBins(), z
-/// fastest), the atoms of each bin by atom index: passes of up to kStageAtoms staged atoms,
-/// whole bins per pass, or rank windows of one bin larger than that. Each warp adds, per
-/// pass, the atoms that reach its x planes, four at a time in stage order, to double
-/// accumulators, so every grid value is the same sum on every run. Every grid point is
-/// written (no memset needed).
+/// The bins of brick `o` (its first grid point) per dimension (those of brickBins(), in its
+/// order): a periodic run of runLen[d] bins from runFirst[d], or, on grids where a run would
+/// meet itself (returns false), the host's table copied into sh.binList (row d * tableRows +
+/// brick index along d, kBrickTableEntry ints each) with runLen[d] its lengths.
 template <int P>
-__global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayout bins, int3 nBricks,
-                                                         int firstBrick, const int* __restrict__ brickTable,
-                                                         int tableRows,
-                                                         const int* __restrict__ binCount,
-                                                         const float4* __restrict__ entries,
-                                                         float* __restrict__ grid) {
-  using BlockScan = cub::BlockScan<int, kThreads>;
-  __shared__ __align__(16) SpreadShared sh;
-  __shared__ typename BlockScan::TempStorage scanTemp;
-  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-  int brick[3];
-  brickOfIndex(nBricks, blockIdx.x + unsigned(firstBrick), brick);
-  const int o[3] = {brick[0] * kBrickEdge, brick[1] * kBrickEdge, brick[2] * kBrickEdge};
-  // The bins of this brick per dimension (those of brickBins(), in its order): a periodic
-  // run of runLen[d] bins from runFirst[d], or, on grids where a run would meet itself, the
-  // host's table (row d * tableRows + brick index along d, kBrickTableEntry ints each).
-  int runFirst[3], runLen[3];
+__device__ __forceinline__ bool brickBinRuns(const GridDims& g, const BinLayout& bins, const int o[3],
+                                             const int* __restrict__ brickTable, int tableRows, SpreadShared& sh,
+                                             int runFirst[3], int runLen[3]) {
+  const int tid = threadIdx.x;
   bool runs = true;
 #pragma unroll
   for (int d = 0; d < 3; ++d) {
@@ -276,7 +260,17 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
 #pragma unroll
     for (int d = 0; d < 3; ++d) runLen[d] = sh.binListLen[d];
   }
-  const int combos = runLen[0] * runLen[1] * runLen[2];
+  return runs;
+}
+
+/// Thread `tid` < combos takes bin combination tid (z fastest) of the brick's bins: its bin,
+/// atom count (at most the capacity) and first cell per dimension into sh; then the
+/// combinations' first stage positions (an exclusive scan, the total at sh.comboOffset[kThreads]).
+template <class BlockScan>
+__device__ __forceinline__ void brickCombos(const BinLayout& bins, const int runFirst[3], const int runLen[3],
+                                            bool runs, int combos, const int* __restrict__ binCount,
+                                            SpreadShared& sh, typename BlockScan::TempStorage& scanTemp) {
+  const int tid = threadIdx.x;
   int count = 0;
   if (tid < combos) {
     const int i[3] = {tid / (runLen[2] * runLen[1]), (tid / runLen[2]) % runLen[1], tid % runLen[2]};
@@ -298,6 +292,121 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
   BlockScan(scanTemp).ExclusiveSum(count, offset, total);
   sh.comboOffset[tid] = offset;  // = total for tid >= combos
   if (tid == 0) sh.comboOffset[kThreads] = total;
+}
+
+/// Stages one pass: combinations [c0, c1) whole, each bin's atoms by rank, or (`split`) the
+/// ranks [rankLo, rankLo + kStageAtoms) of combination c0 alone. Returns the atoms staged.
+template <int P>
+__device__ __forceinline__ int stagePass(const GridDims& g, const BinLayout& bins, const int o[3], SpreadShared& sh,
+                                         bool oneImage, const float4* __restrict__ entries, int c0, int c1,
+                                         int base, bool split, int rankLo) {
+  const int tid = threadIdx.x;
+  if (!split) {
+    const int len = sh.comboOffset[c1] - base;
+    for (int e = base + tid; e < base + len; e += kThreads) {
+      const int k = comboOf(sh.comboOffset, c0, c1, e);
+      const std::size_t first = binSlot(bins, sh.comboBin[k], 0);
+      const std::size_t at = first + std::size_t(e - sh.comboOffset[k]);
+      float th[3 * P];
+      const int tag = loadSpreadEntry<P>(entries, at, th);
+      const int rank = rankInBin<P>(entries, first, sh.comboCount[k], tag >> kTagBits);
+      stageAtom<P>(g, o, sh, oneImage, k, tag, th, sh.comboOffset[k] - base + rank);
+    }
+    return len;
+  }
+  const int n = sh.comboCount[c0];
+  const int len = min(kStageAtoms, n - rankLo);
+  const std::size_t first = binSlot(bins, sh.comboBin[c0], 0);
+  for (int s = tid; s < n; s += kThreads) {
+    const int tag = entryTag<P>(entries, first + s);
+    const int rank = rankInBin<P>(entries, first, n, tag >> kTagBits);
+    if (rank >= rankLo && rank < rankLo + kStageAtoms) {
+      float th[3 * P];
+      loadSpreadEntry<P>(entries, first + s, th);
+      stageAtom<P>(g, o, sh, oneImage, c0, tag, th, rank - rankLo);
+    }
+  }
+  return len;
+}
+
+/// This warp's list: the byte offsets of the `len` staged atoms that reach its x planes (and
+/// the brick), in stage order; returns its length. Atoms left out have zero weight at every
+/// point of the warp.
+__device__ __forceinline__ int warpStageList(const SpreadShared& sh, unsigned short* myList, int len,
+                                             unsigned int warpXBits, int lane) {
+  int listLen = 0;
+  for (int p0 = 0; p0 < len; p0 += 32) {
+    const int p = p0 + lane;
+    const bool hit = p < len && (sh.xmask[p] & warpXBits) != 0u;
+    const unsigned int ballot = __ballot_sync(kFullMask, hit);
+    if (hit) myList[listLen + __popc(ballot & ((1u << lane) - 1u))] = (unsigned short)(p * kStageFloats * 4);
+    listLen += __popc(ballot);
+  }
+  return listLen;
+}
+
+/// The warp's two 8 x 8 (y, z) tiles += the list's atoms, four per mma.m8n8k4: tile_x = sum_a
+/// (q theta_x[a, x] theta_y[a, .])^T theta_z[a, .]; lane (gr, gt) feeds atom k + gt.
+__device__ __forceinline__ void accumulateStageList(const SpreadShared& sh, const unsigned short* myList, int listLen,
+                                                    int warp, int gr, int gt, double acc[2][2]) {
+  const char* const stageBytes = reinterpret_cast<const char*>(sh.stage);
+  for (int k = 0; k < listLen; k += 4) {
+    float2 wx = make_float2(0.f, 0.f);
+    float wy = 0.f, wz = 0.f;
+    if (k + gt < listLen) {
+      const char* const rec = stageBytes + myList[k + gt];
+      wx = *reinterpret_cast<const float2*>(rec + 4 * 2 * warp);
+      wy = *reinterpret_cast<const float*>(rec + 4 * (kBrickEdge + gr));
+      wz = *reinterpret_cast<const float*>(rec + 4 * (2 * kBrickEdge + gr));
+    }
+    const double b = wz;
+    mmaF64(acc[0], double(wx.x * wy), b);
+    mmaF64(acc[1], double(wx.y * wy), b);
+  }
+}
+
+/// The warp's points of the brick at `o` into the grid, as float: x planes 2 warp + h, y = gr,
+/// z = 2 gt, 2 gt + 1 (those inside the grid).
+__device__ __forceinline__ void storeBrickPoints(const GridDims& g, const int o[3], int warp, int gr, int gt,
+                                                 const double acc[2][2], float* __restrict__ grid) {
+  const int y = o[1] + gr, z0 = o[2] + 2 * gt;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int x = o[0] + 2 * warp + h;
+    if (x < g.k[0] && y < g.k[1]) {
+      float* dst = grid + (std::size_t(x) * g.k[1] + y) * g.k[2] + z0;
+#pragma unroll
+      for (int k = 0; k < 2; ++k)
+        if (z0 + k < g.k[2]) dst[k] = float(acc[h][k]);
+    }
+  }
+}
+
+/// Phase 2: one block per brick of kBrickEdge^3 grid points (see SpreadShared). The bins
+/// that reach the brick are taken in a fixed order (x, y, z bin lists of brickBins(), z
+/// fastest), the atoms of each bin by atom index: passes of up to kStageAtoms staged atoms,
+/// whole bins per pass, or rank windows of one bin larger than that. Each warp adds, per
+/// pass, the atoms that reach its x planes, four at a time in stage order, to double
+/// accumulators, so every grid value is the same sum on every run. Every grid point is
+/// written (no memset needed).
+template <int P>
+__global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayout bins, int3 nBricks,
+                                                         int firstBrick, const int* __restrict__ brickTable,
+                                                         int tableRows,
+                                                         const int* __restrict__ binCount,
+                                                         const float4* __restrict__ entries,
+                                                         float* __restrict__ grid) {
+  using BlockScan = cub::BlockScan<int, kThreads>;
+  __shared__ __align__(16) SpreadShared sh;
+  __shared__ typename BlockScan::TempStorage scanTemp;
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  int brick[3];
+  brickOfIndex(nBricks, blockIdx.x + unsigned(firstBrick), brick);
+  const int o[3] = {brick[0] * kBrickEdge, brick[1] * kBrickEdge, brick[2] * kBrickEdge};
+  int runFirst[3], runLen[3];
+  const bool runs = brickBinRuns<P>(g, bins, o, brickTable, tableRows, sh, runFirst, runLen);
+  const int combos = runLen[0] * runLen[1] * runLen[2];
+  brickCombos<BlockScan>(bins, runFirst, runLen, runs, combos, binCount, sh, scanTemp);
   __syncthreads();
 
   const bool oneImage = min(g.k[0], min(g.k[1], g.k[2])) >= kBrickEdge + P - 1;
@@ -319,59 +428,12 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
       while (c1 < combos && sh.comboOffset[c1 + 1] - base <= kStageAtoms) ++c1;
     }
     const bool split = sh.comboOffset[c1] - base > kStageAtoms;
-    int len;
-    if (!split) {
-      len = sh.comboOffset[c1] - base;
-      for (int e = base + tid; e < base + len; e += kThreads) {
-        const int k = comboOf(sh.comboOffset, c0, c1, e);
-        const std::size_t first = binSlot(bins, sh.comboBin[k], 0);
-        const std::size_t at = first + std::size_t(e - sh.comboOffset[k]);
-        float th[3 * P];
-        const int tag = loadSpreadEntry<P>(entries, at, th);
-        const int rank = rankInBin<P>(entries, first, sh.comboCount[k], tag >> kTagBits);
-        stageAtom<P>(g, o, sh, oneImage, k, tag, th, sh.comboOffset[k] - base + rank);
-      }
-    } else {
-      const int n = sh.comboCount[c0];
-      len = min(kStageAtoms, n - rankLo);
-      const std::size_t first = binSlot(bins, sh.comboBin[c0], 0);
-      for (int s = tid; s < n; s += kThreads) {
-        const int tag = entryTag<P>(entries, first + s);
-        const int rank = rankInBin<P>(entries, first, n, tag >> kTagBits);
-        if (rank >= rankLo && rank < rankLo + kStageAtoms) {
-          float th[3 * P];
-          loadSpreadEntry<P>(entries, first + s, th);
-          stageAtom<P>(g, o, sh, oneImage, c0, tag, th, rank - rankLo);
-        }
-      }
-    }
+    const int len = stagePass<P>(g, bins, o, sh, oneImage, entries, c0, c1, base, split, rankLo);
     __syncthreads();
-    // This warp's list: the staged atoms that reach its x planes (and the brick), in stage
-    // order. Atoms left out have zero weight at every point of the warp.
     unsigned short* const myList = sh.list[warp];
-    int listLen = 0;
-    for (int p0 = 0; p0 < len; p0 += 32) {
-      const int p = p0 + lane;
-      const bool hit = p < len && (sh.xmask[p] & warpXBits) != 0u;
-      const unsigned int ballot = __ballot_sync(kFullMask, hit);
-      if (hit) myList[listLen + __popc(ballot & ((1u << lane) - 1u))] = (unsigned short)(p * kStageFloats * 4);
-      listLen += __popc(ballot);
-    }
+    const int listLen = warpStageList(sh, myList, len, warpXBits, lane);
     __syncwarp();
-    const char* const stageBytes = reinterpret_cast<const char*>(sh.stage);
-    for (int k = 0; k < listLen; k += 4) {
-      float2 wx = make_float2(0.f, 0.f);
-      float wy = 0.f, wz = 0.f;
-      if (k + gt < listLen) {
-        const char* const rec = stageBytes + myList[k + gt];
-        wx = *reinterpret_cast<const float2*>(rec + 4 * 2 * warp);
-        wy = *reinterpret_cast<const float*>(rec + 4 * (kBrickEdge + gr));
-        wz = *reinterpret_cast<const float*>(rec + 4 * (2 * kBrickEdge + gr));
-      }
-      const double b = wz;
-      mmaF64(acc[0], double(wx.x * wy), b);
-      mmaF64(acc[1], double(wx.y * wy), b);
-    }
+    accumulateStageList(sh, myList, listLen, warp, gr, gt, acc);
     if (split && rankLo + kStageAtoms < sh.comboCount[c0]) {
       rankLo += kStageAtoms;
     } else {
@@ -380,17 +442,7 @@ __global__ void __launch_bounds__(kThreads, 8) spreadKernel(GridDims g, BinLayou
     }
     if (c0 < combos) __syncthreads();  // the stage is free for the next pass
   }
-  const int y = o[1] + gr, z0 = o[2] + 2 * gt;
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int x = o[0] + 2 * warp + h;
-    if (x < g.k[0] && y < g.k[1]) {
-      float* dst = grid + (std::size_t(x) * g.k[1] + y) * g.k[2] + z0;
-#pragma unroll
-      for (int k = 0; k < 2; ++k)
-        if (z0 + k < g.k[2]) dst[k] = float(acc[h][k]);
-    }
-  }
+  storeBrickPoints(g, o, warp, gr, gt, acc, grid);
 }
 
 }  // namespace

@@ -78,6 +78,163 @@ struct Rank {
   pme::ConvolutionSums sums{};
 };
 
+/// The grid's sizes as the slab steps index it: K, the order, the half-complex z length and
+/// the sizes of one real and one half-complex (y, z) plane.
+struct SlabGrid {
+  std::array<int, 3> K;
+  int n, cz;
+  std::size_t realPlane, complexPlane;
+
+  SlabGrid(const std::array<int, 3>& k, int order)
+      : K(k), n(order), cz(k[2] / 2 + 1), realPlane(std::size_t(k[1]) * k[2]),
+        complexPlane(std::size_t(k[1]) * (k[2] / 2 + 1)) {}
+  /// first + c, wrapped into 0..K_d - 1 (the stencil reaches at most one period past the edge).
+  int wrapped(int first, int c, int d) const { return first + c < K[d] ? first + c : first + c - K[d]; }
+};
+
+void checkSlabArguments(const PmeParams& params, int ranks, const std::vector<Vec3>& positions,
+                        const std::vector<double>& charges, const Box& box, const std::vector<Vec3>& forces,
+                        SlabCut cut) {
+  const std::array<int, 3> K = params.grid;
+  const int n = params.order;
+  if (n < pme::kMinSplineOrder || n > pme::kMaxSplineOrder) throw Error("slab PME: order outside 4..8");
+  for (int d = 0; d < 3; ++d)
+    if (K[d] < n) throw Error("slab PME: a grid dimension is smaller than the order");
+  if (!(params.beta > 0)) throw Error("slab PME: beta must be > 0");
+  if (!box.isValid()) throw Error("slab PME: the box must be rectangular with positive edges");
+  const int slabs = cut == SlabCut::planes ? K[0] : pme::bricksAlong(K[0]);
+  if (ranks < 1 || ranks > slabs || ranks > K[1])
+    throw Error("slab PME: " + std::to_string(ranks) + " ranks for " + std::to_string(slabs) +
+                (cut == SlabCut::planes ? " x planes and " : " bricks of x planes and ") +
+                std::to_string(K[1]) + " y rows (1 to the smaller of them)");
+  if (charges.size() != positions.size() || forces.size() != positions.size())
+    throw Error("slab PME: positions, charges and forces differ in size");
+}
+
+/// Every charged atom's spline: every rank computes them all (the replicated state), one list here.
+std::vector<Spline> chargedSplines(const SlabGrid& g, const std::vector<Vec3>& positions,
+                                   const std::vector<double>& charges, const Vec3& L) {
+  std::vector<Spline> splines;
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (charges[i] == 0.0) continue;
+    Spline s{int(i), charges[i], {}, {}, {}};
+    for (int d = 0; d < 3; ++d) {
+      double f = positions[i][d] / L[d];
+      f -= std::floor(f);
+      double w;
+      pme::splitGridCoordinate(f * g.K[d], g.K[d], g.n, s.first[d], w);
+      pme::bsplineWeights<double>(w, g.n, s.theta[d], s.dtheta[d]);
+    }
+    splines.push_back(s);
+  }
+  return splines;
+}
+
+std::vector<Rank> makeRanks(const SlabGrid& g, int ranks, SlabCut cut) {
+  std::vector<Rank> rank(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    Rank& R = rank[std::size_t(r)];
+    std::tie(R.x0, R.x1) = slabPlanes(g.K[0], ranks, r, cut);
+    std::tie(R.y0, R.y1) = slabRange(g.K[1], ranks, r);
+    R.real.assign(std::size_t(R.x1 - R.x0) * g.realPlane, 0.0);
+    R.planes.assign(std::size_t(R.x1 - R.x0) * g.complexPlane, Complex{});
+    R.rows.assign(std::size_t(g.K[0]) * (R.y1 - R.y0) * g.cz, Complex{});
+  }
+  return rank;
+}
+
+/// Spreading: the rank adds every atom's charge to those of its planes the stencil reaches.
+void spreadOnRank(const SlabGrid& g, const std::vector<Spline>& splines, Rank& R) {
+  const int n = g.n;
+  for (const Spline& s : splines)
+    for (int i = 0; i < n; ++i) {
+      const int ix = g.wrapped(s.first[0], i, 0);
+      if (ix < R.x0 || ix >= R.x1) continue;
+      double* plane = &R.real[std::size_t(ix - R.x0) * g.realPlane];
+      for (int j = 0; j < n; ++j) {
+        const double qxy = s.q * s.theta[0][i] * s.theta[1][j];
+        double* row = plane + std::size_t(g.wrapped(s.first[1], j, 1)) * g.K[2];
+        for (int c = 0; c < n; ++c) row[g.wrapped(s.first[2], c, 2)] += qxy * s.theta[2][c];
+      }
+    }
+}
+
+/// Forward: rank p's planes, the rows of rank q, to q; back: the reverse.
+void allToAll(const SlabGrid& g, std::vector<Rank>& rank, bool forward) {
+  const int cz = g.cz;
+  for (Rank& p : rank)
+    for (Rank& q : rank)
+      for (int x = p.x0; x < p.x1; ++x)
+        for (int y = q.y0; y < q.y1; ++y) {
+          Complex* plane = &p.planes[std::size_t(x - p.x0) * g.complexPlane + std::size_t(y) * cz];
+          Complex* row = &q.rows[(std::size_t(x) * (q.y1 - q.y0) + (y - q.y0)) * cz];
+          if (forward) std::copy(plane, plane + cz, row);
+          else std::copy(row, row + cz, plane);
+        }
+}
+
+/// The rank's x lines forward, the convolution (CpuPme::convolve's terms) with the energy and
+/// virial into R.sums, the lines backward.
+void convolveOnRank(const SlabGrid& g, const Plans& plans, const std::array<std::vector<double>, 3>& moduli,
+                    const Vec3& L, double piOverBeta2, double prefactor, Rank& R) {
+  const std::array<int, 3>& K = g.K;
+  const int cz = g.cz;
+  std::vector<Complex> line(static_cast<std::size_t>(K[0]));
+  auto* l = reinterpret_cast<fftw_complex*>(line.data());
+  const int ny = R.y1 - R.y0;
+  const auto at = [&](int x, int y, int z) -> Complex& { return R.rows[(std::size_t(x) * ny + (y - R.y0)) * cz + z]; };
+  const auto lines = [&](fftw_plan plan) {
+    for (int y = R.y0; y < R.y1; ++y)
+      for (int z = 0; z < cz; ++z) {
+        for (int x = 0; x < K[0]; ++x) line[std::size_t(x)] = at(x, y, z);
+        fftw_execute_dft(plan, l, l);
+        for (int x = 0; x < K[0]; ++x) at(x, y, z) = line[std::size_t(x)];
+      }
+  };
+  lines(plans.lineForward);
+  for (int ix = 0; ix < K[0]; ++ix) {
+    const double mx = (ix <= K[0] / 2 ? ix : ix - K[0]) / L[0];
+    for (int iy = R.y0; iy < R.y1; ++iy) {
+      const double my = (iy <= K[1] / 2 ? iy : iy - K[1]) / L[1];
+      const double bxy = moduli[0][ix] * moduli[1][iy];
+      for (int iz = 0; iz < cz; ++iz) {
+        const double weight = (iz == 0 || 2 * iz == K[2]) ? 1.0 : 2.0;
+        pme::convolvePoint(at(ix, iy, iz), mx, my, iz / L[2], bxy, moduli[2][iz], weight, piOverBeta2, prefactor,
+                           R.sums);
+      }
+    }
+  }
+  lines(plans.lineInverse);
+}
+
+/// Gathering: the rank's part of every atom's force, from its own planes, subtracted from forces.
+void gatherOnRank(const SlabGrid& g, const std::vector<Spline>& splines, const Vec3& L, const Rank& R,
+                  std::vector<Vec3>& forces) {
+  const std::array<int, 3>& K = g.K;
+  const int n = g.n;
+  const double sx = K[0] / L[0], sy = K[1] / L[1], sz = K[2] / L[2];
+  for (const Spline& s : splines) {
+    double gx = 0, gy = 0, gz = 0;
+    for (int i = 0; i < n; ++i) {
+      const int ix = g.wrapped(s.first[0], i, 0);
+      if (ix < R.x0 || ix >= R.x1) continue;
+      for (int j = 0; j < n; ++j) {
+        const double* row = &R.real[std::size_t(ix - R.x0) * g.realPlane + std::size_t(g.wrapped(s.first[1], j, 1)) * K[2]];
+        double sumT = 0, sumD = 0;
+        for (int c = 0; c < n; ++c) {
+          const double phi = row[g.wrapped(s.first[2], c, 2)];
+          sumT += phi * s.theta[2][c];
+          sumD += phi * s.dtheta[2][c];
+        }
+        gx += s.dtheta[0][i] * s.theta[1][j] * sumT;
+        gy += s.theta[0][i] * s.dtheta[1][j] * sumT;
+        gz += s.theta[0][i] * s.theta[1][j] * sumD;
+      }
+    }
+    forces[std::size_t(s.atom)] -= Vec3{s.q * sx * gx, s.q * sy * gy, s.q * sz * gz};
+  }
+}
+
 }  // namespace
 
 std::pair<int, int> slabRange(int count, int ranks, int rank) {
@@ -105,148 +262,32 @@ bool slabSplitPays(const PmeParams& params) {
 ReciprocalResult slabPme(const PmeParams& params, int ranks, const std::vector<Vec3>& positions,
                          const std::vector<double>& charges, const Box& box, std::vector<Vec3>& forces,
                          SlabCut cut) {
-  const std::array<int, 3> K = params.grid;
-  const int n = params.order;
-  if (n < pme::kMinSplineOrder || n > pme::kMaxSplineOrder) throw Error("slab PME: order outside 4..8");
-  for (int d = 0; d < 3; ++d)
-    if (K[d] < n) throw Error("slab PME: a grid dimension is smaller than the order");
-  if (!(params.beta > 0)) throw Error("slab PME: beta must be > 0");
-  if (!box.isValid()) throw Error("slab PME: the box must be rectangular with positive edges");
-  const int slabs = cut == SlabCut::planes ? K[0] : pme::bricksAlong(K[0]);
-  if (ranks < 1 || ranks > slabs || ranks > K[1])
-    throw Error("slab PME: " + std::to_string(ranks) + " ranks for " + std::to_string(slabs) +
-                (cut == SlabCut::planes ? " x planes and " : " bricks of x planes and ") +
-                std::to_string(K[1]) + " y rows (1 to the smaller of them)");
-  if (charges.size() != positions.size() || forces.size() != positions.size())
-    throw Error("slab PME: positions, charges and forces differ in size");
-
-  const int cz = K[2] / 2 + 1;
-  const std::size_t realPlane = std::size_t(K[1]) * K[2], complexPlane = std::size_t(K[1]) * cz;
+  checkSlabArguments(params, ranks, positions, charges, box, forces, cut);
+  const SlabGrid g(params.grid, params.order);
   const Vec3 L = box.lengths();
   std::array<std::vector<double>, 3> moduli;
-  for (int d = 0; d < 3; ++d) moduli[d] = pme::bsplineModuli(K[d], n);
-  const Plans plans(K);
+  for (int d = 0; d < 3; ++d) moduli[d] = pme::bsplineModuli(g.K[d], g.n);
+  const Plans plans(g.K);
+  const std::vector<Spline> splines = chargedSplines(g, positions, charges, L);
+  std::vector<Rank> rank = makeRanks(g, ranks, cut);
 
-  // Every rank computes every charged atom's spline (the replicated state): one list here.
-  std::vector<Spline> splines;
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    if (charges[i] == 0.0) continue;
-    Spline s{int(i), charges[i], {}, {}, {}};
-    for (int d = 0; d < 3; ++d) {
-      double f = positions[i][d] / L[d];
-      f -= std::floor(f);
-      double w;
-      pme::splitGridCoordinate(f * K[d], K[d], n, s.first[d], w);
-      pme::bsplineWeights<double>(w, n, s.theta[d], s.dtheta[d]);
-    }
-    splines.push_back(s);
-  }
-  const auto wrapped = [&](int first, int c, int d) { return first + c < K[d] ? first + c : first + c - K[d]; };
-
-  std::vector<Rank> rank(static_cast<std::size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) {
-    Rank& R = rank[std::size_t(r)];
-    std::tie(R.x0, R.x1) = slabPlanes(K[0], ranks, r, cut);
-    std::tie(R.y0, R.y1) = slabRange(K[1], ranks, r);
-    R.real.assign(std::size_t(R.x1 - R.x0) * realPlane, 0.0);
-    R.planes.assign(std::size_t(R.x1 - R.x0) * complexPlane, Complex{});
-    R.rows.assign(std::size_t(K[0]) * (R.y1 - R.y0) * cz, Complex{});
-  }
-
-  // Spreading: each rank adds every atom's charge to those of its planes the stencil reaches.
-  for (Rank& R : rank)
-    for (const Spline& s : splines)
-      for (int i = 0; i < n; ++i) {
-        const int ix = wrapped(s.first[0], i, 0);
-        if (ix < R.x0 || ix >= R.x1) continue;
-        double* plane = &R.real[std::size_t(ix - R.x0) * realPlane];
-        for (int j = 0; j < n; ++j) {
-          const double qxy = s.q * s.theta[0][i] * s.theta[1][j];
-          double* row = plane + std::size_t(wrapped(s.first[1], j, 1)) * K[2];
-          for (int c = 0; c < n; ++c) row[wrapped(s.first[2], c, 2)] += qxy * s.theta[2][c];
-        }
-      }
-
+  for (Rank& R : rank) spreadOnRank(g, splines, R);
   // The planes' transforms, then the all-to-all.
   for (Rank& R : rank)
     for (int x = 0; x < R.x1 - R.x0; ++x)
-      fftw_execute_dft_r2c(plans.planeForward, &R.real[std::size_t(x) * realPlane],
-                           reinterpret_cast<fftw_complex*>(&R.planes[std::size_t(x) * complexPlane]));
-  // Forward: rank p's planes, the rows of rank q, to q; back: the reverse.
-  const auto allToAll = [&](bool forward) {
-    for (Rank& p : rank)
-      for (Rank& q : rank)
-        for (int x = p.x0; x < p.x1; ++x)
-          for (int y = q.y0; y < q.y1; ++y) {
-            Complex* plane = &p.planes[std::size_t(x - p.x0) * complexPlane + std::size_t(y) * cz];
-            Complex* row = &q.rows[(std::size_t(x) * (q.y1 - q.y0) + (y - q.y0)) * cz];
-            if (forward) std::copy(plane, plane + cz, row);
-            else std::copy(row, row + cz, plane);
-          }
-  };
-  allToAll(true);
-
-  // Each rank's x lines, forward, the convolution (CpuPme::convolve's terms), backward.
-  const double volume = box.volume();
+      fftw_execute_dft_r2c(plans.planeForward, &R.real[std::size_t(x) * g.realPlane],
+                           reinterpret_cast<fftw_complex*>(&R.planes[std::size_t(x) * g.complexPlane]));
+  allToAll(g, rank, true);
   const double piOverBeta2 = units::kPi * units::kPi / (params.beta * params.beta);
-  const double prefactor = units::kCoulomb / (units::kPi * volume);
-  std::vector<Complex> line(static_cast<std::size_t>(K[0]));
-  auto* l = reinterpret_cast<fftw_complex*>(line.data());
-  for (Rank& R : rank) {
-    const int ny = R.y1 - R.y0;
-    const auto at = [&](int x, int y, int z) -> Complex& { return R.rows[(std::size_t(x) * ny + (y - R.y0)) * cz + z]; };
-    const auto lines = [&](fftw_plan plan) {
-      for (int y = R.y0; y < R.y1; ++y)
-        for (int z = 0; z < cz; ++z) {
-          for (int x = 0; x < K[0]; ++x) line[std::size_t(x)] = at(x, y, z);
-          fftw_execute_dft(plan, l, l);
-          for (int x = 0; x < K[0]; ++x) at(x, y, z) = line[std::size_t(x)];
-        }
-    };
-    lines(plans.lineForward);
-    for (int ix = 0; ix < K[0]; ++ix) {
-      const double mx = (ix <= K[0] / 2 ? ix : ix - K[0]) / L[0];
-      for (int iy = R.y0; iy < R.y1; ++iy) {
-        const double my = (iy <= K[1] / 2 ? iy : iy - K[1]) / L[1];
-        const double bxy = moduli[0][ix] * moduli[1][iy];
-        for (int iz = 0; iz < cz; ++iz) {
-          const double weight = (iz == 0 || 2 * iz == K[2]) ? 1.0 : 2.0;
-          pme::convolvePoint(at(ix, iy, iz), mx, my, iz / L[2], bxy, moduli[2][iz], weight, piOverBeta2, prefactor,
-                             R.sums);
-        }
-      }
-    }
-    lines(plans.lineInverse);
-  }
-  allToAll(false);
+  const double prefactor = units::kCoulomb / (units::kPi * box.volume());
+  for (Rank& R : rank) convolveOnRank(g, plans, moduli, L, piOverBeta2, prefactor, R);
+  allToAll(g, rank, false);
   for (Rank& R : rank)
     for (int x = 0; x < R.x1 - R.x0; ++x)
-      fftw_execute_dft_c2r(plans.planeInverse, reinterpret_cast<fftw_complex*>(&R.planes[std::size_t(x) * complexPlane]),
-                           &R.real[std::size_t(x) * realPlane]);
-
-  // Gathering: each rank's part of every atom's force, from its own planes; added in rank order.
-  const double sx = K[0] / L[0], sy = K[1] / L[1], sz = K[2] / L[2];
-  for (const Rank& R : rank)
-    for (const Spline& s : splines) {
-      double gx = 0, gy = 0, gz = 0;
-      for (int i = 0; i < n; ++i) {
-        const int ix = wrapped(s.first[0], i, 0);
-        if (ix < R.x0 || ix >= R.x1) continue;
-        for (int j = 0; j < n; ++j) {
-          const double* row = &R.real[std::size_t(ix - R.x0) * realPlane + std::size_t(wrapped(s.first[1], j, 1)) * K[2]];
-          double sumT = 0, sumD = 0;
-          for (int c = 0; c < n; ++c) {
-            const double phi = row[wrapped(s.first[2], c, 2)];
-            sumT += phi * s.theta[2][c];
-            sumD += phi * s.dtheta[2][c];
-          }
-          gx += s.dtheta[0][i] * s.theta[1][j] * sumT;
-          gy += s.theta[0][i] * s.dtheta[1][j] * sumT;
-          gz += s.theta[0][i] * s.theta[1][j] * sumD;
-        }
-      }
-      forces[std::size_t(s.atom)] -= Vec3{s.q * sx * gx, s.q * sy * gy, s.q * sz * gz};
-    }
+      fftw_execute_dft_c2r(plans.planeInverse, reinterpret_cast<fftw_complex*>(&R.planes[std::size_t(x) * g.complexPlane]),
+                           &R.real[std::size_t(x) * g.realPlane]);
+  // Each rank's part of every force, added in rank order.
+  for (const Rank& R : rank) gatherOnRank(g, splines, L, R, forces);
 
   pme::ConvolutionSums sum{};
   for (const Rank& R : rank)
