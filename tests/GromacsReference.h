@@ -53,6 +53,14 @@ inline std::string stringField(const std::string& json, const std::string& key) 
   return "";
 }
 
+/// A number field of a flat JSON object ("key": value); a failure when absent.
+inline double numberField(const std::string& json, const std::string& key) {
+  std::smatch m;
+  if (std::regex_search(json, m, std::regex("\"" + key + "\": (-?[0-9][0-9.eE+-]*)"))) return std::stod(m[1].str());
+  ADD_FAILURE() << "no number " << key;
+  return 0;
+}
+
 /// A float64 .npy file's data (NumPy format 1.0).
 inline std::vector<double> npyDoubles(const std::filesystem::path& file) {
   const std::string bytes = readText(file);

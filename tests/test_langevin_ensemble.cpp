@@ -9,12 +9,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <regex>
 #include <string>
 #include <tuple>
 
 #include "tests/BackendTestSystems.h"
 #include "tests/ConstraintTestSystems.h"
+#include "tests/GromacsReference.h"
 #include "tests/PeptideRuns.h"
 #include "tests/Tolerances.h"
 
@@ -153,16 +153,6 @@ INSTANTIATE_TEST_SUITE_P(Cases, LangevinEnsemble,
                                             ::testing::Range(0, int(std::size(kCases)))),
                          ensembleName);
 
-/// One number of a flat JSON file ("key": value).
-double jsonNumber(const std::string& json, const std::string& key) {
-  std::smatch m;
-  if (!std::regex_search(json, m, std::regex("\"" + key + "\": (-?[0-9.eE+-]+)"))) {
-    ADD_FAILURE() << "no number " << key;
-    return 0;
-  }
-  return std::stod(m[1].str());
-}
-
 /// The configurational side of the 4 fs ensemble: the vacuum peptide's mean potential energy is
 /// OpenMM's (tests/data/gromacs/peptide_amber_vacuum/openmm_langevin_4fs.json, LangevinMiddle on
 /// the same topology, 12 runs of 250 ps after 50 ps, made by tools/langevin_ensemble.py). Faraday
@@ -173,9 +163,11 @@ double jsonNumber(const std::string& json, const std::string& key) {
 TEST(PeptidePotentialEnergy, MeanAt4fsIsOpenMMs) {
   FARADAY_REQUIRE_BACKEND("cuda");
   const std::string json = readText(fs::path(gromacsSystemFolder("peptide_amber_vacuum")) / "openmm_langevin_4fs.json");
-  const double reference = jsonNumber(json, "potential_kJ_mol"), referenceError = jsonNumber(json, "potential_error_kJ_mol");
-  const int replicas = int(jsonNumber(json, "replicas"));
-  const double discardPs = jsonNumber(json, "discard_ps"), sampledPs = jsonNumber(json, "sampled_ps_per_replica");
+  using gromacs_reference_detail::numberField;
+  const double reference = numberField(json, "potential_kJ_mol");
+  const double referenceError = numberField(json, "potential_error_kJ_mol");
+  const int replicas = int(numberField(json, "replicas"));
+  const double discardPs = numberField(json, "discard_ps"), sampledPs = numberField(json, "sampled_ps_per_replica");
   std::vector<double> means;
   for (int k = 0; k < replicas; ++k) {
     TempDir dir;

@@ -83,10 +83,10 @@ def replicas(args, case):
 
 
 class Sampled:
-    """The (mean, error) of temperature and potential energy of each replica of one case."""
+    """The (mean, error) of temperature and potential energy of each replica of one case, of ps each."""
 
-    def __init__(self, case, platform, integrator, ps):
-        self.case, self.platform, self.integrator, self.ps = case, platform, integrator, ps
+    def __init__(self, ps):
+        self.ps = ps
         self.temperature, self.potential, self.failed, self.start = [], [], [], []
 
     def row(self):
@@ -208,7 +208,7 @@ def main():
             target = gpu if p == "cuda" else pool
             for c in cases:
                 r = replicas(args, c)
-                sampled[(c, p)] = Sampled(c, p, "langevin", length(c, p) / r)
+                sampled[(c, p)] = Sampled(length(c, p) / r)
                 for k in range(r):
                     futures[target.submit(run_faraday, args, c, p, "langevin", length(c, p) / r, args.out,
                                           args.seed + k)] = (c, p)
@@ -221,7 +221,7 @@ def main():
         if args.openmm:
             for c in (args.openmm_cases.split(",") if args.openmm_cases else cases):
                 r = replicas(args, c)
-                sampled[(c, "openmm")] = Sampled(c, "openmm", "langevin", length(c, "cuda") / r)
+                sampled[(c, "openmm")] = Sampled(length(c, "cuda") / r)
                 for k in range(r):
                     futures[gpu.submit(run_openmm, args, c, length(c, "cuda") / r, args.seed + k)] = (c, "openmm")
         for f in cf.as_completed(futures):
