@@ -169,7 +169,9 @@ __device__ __forceinline__ bool nearAnAtomOfI(const float4* a, float3 d, bool wr
     // Eight atoms at a time, stopping once every lane has found one near (dense systems
     // usually do within the first eight). |d - a|^2 < R^2 as d.a - (|a|^2 - R^2)/2 >
     // |d|^2/2: three multiply-adds and a compare per atom instead of seven operations.
-    const float halfD2 = 0.5f * (d.x * d.x + d.y * d.y + d.z * d.z);
+    // |d|^2 in a fixed order of roundings (x^2 + y^2 fused, then z^2): which atoms are listed
+    // must not follow the compiler's choice of which product to fuse.
+    const float halfD2 = 0.5f * __fmaf_rn(d.z, d.z, __fmaf_rn(d.x, d.x, __fmul_rn(d.y, d.y)));
     for (int i0 = 0; i0 < 32; i0 += 8) {
 #pragma unroll
       for (int i = i0; i < i0 + 8; ++i) {
