@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/Error.h"
+#include "engine/backends/CpuTerms.h"
 #include "integrators/BoxScaling.h"
 
 namespace faraday {
@@ -21,18 +22,18 @@ CpuBackend::CpuBackend(const CutoffRunParams& params, const System& system, Time
     : CpuBackendBase(params.threads, params.integrator, system, timers),
       useCudaReciprocal_(useCudaReciprocal),
       ewald_(params.ewald),
-      list_(params.nonbonded.cutoff, params.buffer, threads_),
-      nonbonded_(system, withThreads(params.nonbonded, threads_)),
-      netCharge_(system.netCharge()) {
+      list_(params.nonbonded.cutoff, params.buffer, threads_) {
   if (params.dispersionCorrection)
     dispersionAtUnitVolume_ = dispersionCorrection(system, params.nonbonded.cutoff, params.nonbonded.ljShift, 1.0);
-  reciprocal_ = makeReciprocalSolver(ewald_, system, useCudaReciprocal, threads_);
   const Topology& top = system.topology;
   const BondedParams bondedParams{ewald_.method == ElectrostaticsMethod::None ? 0.0 : ewald_.beta};
+  // The force terms, in the order of their forces and energies.
+  terms_.push_back(std::make_unique<CpuPairTerm>(system, withThreads(params.nonbonded, threads_)));
+  if (auto solver = makeReciprocalSolver(ewald_, system, useCudaReciprocal, threads_))
+    terms_.push_back(std::make_unique<CpuReciprocalTerm>(std::move(solver), ewald_, system));
   if (top.hasBondedTerms() || (top.hasExclusions() && bondedParams.ewaldBeta > 0))
-    bonded_ = std::make_unique<CpuBonded>(top, system.charge, bondedParams);
+    terms_.push_back(std::make_unique<CpuBondedTerm>(std::make_unique<CpuBonded>(top, system.charge, bondedParams)));
   if (ewald_.method != ElectrostaticsMethod::None) {
-    coulombSelf_ = ewaldSelfEnergy(ewald_.beta, system.charge);
     std::fprintf(stderr, "%s\n", describe(ewald_).c_str());
   } else if (system.hasCharges()) {
     std::fprintf(stderr, "electrostatics.method = none: the particles' charges are ignored\n");
@@ -67,43 +68,12 @@ void CpuBackend::addDispersionCorrection(Energies& e) const {
   for (int k = 0; k < 3; ++k) e.virial.m[k][k] += dispersionAtUnitVolume_.virialDiagonal * invVolume;
 }
 
-void CpuBackend::addReciprocal(Energies& e) {
-  if (!reciprocal_) return;
-  // The solver adds its forces to the short-range ones already in forces_.
-  const ReciprocalResult r = reciprocal_->compute(state_.positions, system_.charge, state_.box, forces_, timers_);
-  e.coulombRecip = r.energy;
-  e.virial += r.virial;
-  e.coulombSelf = coulombSelf_;
-  e.coulombNetCharge = ewaldNetChargeEnergy(ewald_.beta, netCharge_, state_.box.volume());
-  // E_net = -c/V gives the pressure -dE/dV = E_net/V, i.e. W_kk = E_net on each diagonal
-  // element (P = trace W / 3V). The self term does not depend on V.
-  for (int k = 0; k < 3; ++k) e.virial.m[k][k] += e.coulombNetCharge;
-}
-
-void CpuBackend::addBonded(Energies& e) {
-  if (!bonded_) return;
-  {
-    ScopedTimer t(timers_, "bonded");
-    e.addBonded(bonded_->compute(state_.positions, state_.box, forces_, kBondedTermsPart));
-  }
-  ScopedTimer t(timers_, "exclusion correction");
-  e.addBonded(bonded_->compute(state_.positions, state_.box, forces_, kExclusionCorrectionPart));
-}
-
 Energies CpuBackend::evaluateForces() {
   if (state_.positions.size() != system_.size()) throw Error("CpuBackend: computeForces() before setState()");
   updateNeighborList();
   Energies e;
-  {
-    ScopedTimer t(timers_, "nonbonded");
-    const NonbondedResult nb = nonbonded_.compute(state_.positions, state_.box, list_, forces_);
-    e.lj = nb.lj;
-    e.pair = nb.typed;
-    e.coulombReal = nb.coulombReal;
-    e.virial = nb.virial;
-  }
-  addReciprocal(e);
-  addBonded(e);
+  const CpuTermInput in{state_.positions, state_.box, list_, timers_};
+  for (const auto& t : terms_) t->compute(in, forces_, e);
   addDispersionCorrection(e);
   energies_ = e;
   return e;

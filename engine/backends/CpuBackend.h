@@ -4,17 +4,16 @@
 #include <vector>
 
 #include "engine/backends/CpuBackendBase.h"
-#include "kernels/bonded/CpuBonded.h"
+#include "engine/backends/CpuForceTerm.h"
 #include "kernels/neighbor/NeighborList.h"
-#include "kernels/nonbonded/CpuNonbonded.h"
 #include "kernels/pme/Electrostatics.h"
 
 namespace faraday {
 
-/// The double-precision oracle: cell-list Verlet list, OpenMP pair loop, reciprocal space
-/// through a ReciprocalSolver (CPU FFTW PME, or the CUDA PME when `useCudaReciprocal`),
-/// the topology's bonded terms and the Ewald exclusion correction (CpuBonded), velocity
-/// Verlet or Langevin BAOAB. Phase times: "neighbor", "nonbonded", "bonded", "exclusion
+/// The double-precision oracle: cell-list Verlet list and its force terms (CpuTerms.h: the
+/// OpenMP pair loop, reciprocal space through a ReciprocalSolver (CPU FFTW PME, or the CUDA
+/// PME when `useCudaReciprocal`), the topology's bonded terms and the Ewald exclusion
+/// correction), velocity Verlet or Langevin BAOAB. Phase times: "neighbor", "nonbonded", "bonded", "exclusion
 /// correction", "pme.*" (timed by the solver), "integrate".
 /// The virial holds the pair virial, the reciprocal solver's tensor, and two isotropic
 /// terms that come from the volume dependence of energies rather than from forces: the
@@ -41,19 +40,15 @@ class CpuBackend : public CpuBackendBase {
  private:
   void updateNeighborList();
   void addDispersionCorrection(Energies& e) const;
-  void addReciprocal(Energies& e);
-  void addBonded(Energies& e);
 
   bool useCudaReciprocal_;
   EwaldSetup ewald_;
   NeighborList list_;
-  CpuNonbonded nonbonded_;
-  std::unique_ptr<ReciprocalSolver> reciprocal_;
-  std::unique_ptr<CpuBonded> bonded_;  ///< null without bonded terms and exclusions
+  /// The evaluation's force terms in order: pairs, reciprocal space, bonded terms.
+  std::vector<std::unique_ptr<CpuForceTerm>> terms_;
   /// Dispersion correction at V = 1 nm^3 (zero when off): both terms scale as 1/V, so a
   /// step only divides by the current volume.
   DispersionCorrection dispersionAtUnitVolume_;
-  double coulombSelf_ = 0;  ///< constant Ewald self term, kJ/mol
   std::vector<int> moleculeStarts_;  ///< moleculeStarts() (filled at the first volume move)
   /// What a rejected volume move puts back.
   struct Kept {
@@ -63,7 +58,6 @@ class CpuBackend : public CpuBackendBase {
     Energies energies;
   };
   std::unique_ptr<Kept> kept_;
-  double netCharge_ = 0;    ///< e
 };
 
 }  // namespace faraday
