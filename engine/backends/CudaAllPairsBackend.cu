@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "core/Error.h"
+#include "engine/backends/CudaAllPairsTerm.cuh"
 #include "engine/backends/CudaPhaseTimer.cuh"
 #include "engine/backends/CudaStepPolicy.h"
 #include "kernels/common/CudaCheck.h"
@@ -33,7 +34,7 @@ constexpr int kThreads = kAllPairsUpdateThreads;
 
 /// The events of a timed step (0 to 3: kick and drift, all pairs, kick) and the phases
 /// between them.
-std::vector<CudaTimedPhase> stepPhases() { return {{"integrate", {0, 2}}, {"all-pairs", {1}}}; }
+std::vector<CudaTimedPhase> stepPhases() { return {{"integrate", {0, 2}}, {CudaAllPairsTerm::kRow, {1}}}; }
 
 /// Gravity with every mass equal: that mass (the kernel's uniform-mass path); else 0.
 double uniformMass(const System& system, const AllPairsParams& params) {
@@ -51,7 +52,7 @@ class CudaAllPairsBackend : public Backend {
         dt_(params.integrator.dt),
         n_(int(system.size())),
         stride_((system.size() + 31) / 32 * 32),
-        kernel_(int(system.size()), params.pairs, uniformMass(system, params.pairs)),
+        term_(int(system.size()), params.pairs, uniformMass(system, params.pairs)),
         pos_("all-pairs positions", system.size()),
         vel_("all-pairs velocities", system.size()),
         body_("all-pairs bodies", system.size()),
@@ -165,7 +166,8 @@ class CudaAllPairsBackend : public Backend {
     virialParts_.download(parts.data(), parts.size(), stream_.get());
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
     energies_ = Energies{};
-    energies_.pair = fixed::energyFromFixed(static_cast<long long>(e));
+    const double sums[1] = {fixed::energyFromFixed(static_cast<long long>(e))};
+    term_.addEnergies(CudaStepSums{sums, nullptr}, energies_);
     for (std::size_t b = 0; b < parts.size() / 9; ++b)  // blocks in order: the same sum every time
       for (int k = 0; k < 9; ++k) energies_.virial.m[k / 3][k % 3] += parts[9 * b + k];
     energiesPending_ = false;
@@ -224,18 +226,18 @@ class CudaAllPairsBackend : public Backend {
 
   /// Adds the all-pairs forces (and the energy) of the current bodies to the force buffer.
   void evaluate(bool withEnergy) {
-    AllPairsDeviceInput in;
-    in.n = n_;
-    in.body = body_.data();
-    in.force = force_.data();
-    in.stride = stride_;
-    in.scale = scale_;
+    CudaTermArrays a;
+    a.n = n_;
+    a.body = body_.data();
+    a.force = force_.data();
+    a.stride = stride_;
+    a.sums = energy_.data();
     if (withEnergy) {
       energy_.zero(stream_.get());
-      in.energy = energy_.data();
       energiesPending_ = true;
     }
-    kernel_.enqueue(stream_.get(), in);
+    term_.setForceScale(scale_);
+    term_.enqueue(stream_.get(), a, withEnergy, nullptr);
     if (withEnergy) {
       launchAllPairsVirial(stream_.get(), atoms(), virialParts_.data());
     }
@@ -262,7 +264,7 @@ class CudaAllPairsBackend : public Backend {
   double scale_ = fixed::kScale;
   double3 origin_{0, 0, 0};
   CudaStream stream_;
-  CudaAllPairs kernel_;
+  CudaAllPairsTerm term_;  ///< the step's one force term
   DeviceBuffer<double4_32a> pos_, vel_;
   DeviceBuffer<float4> body_;
   DeviceBuffer<unsigned long long> force_, energy_;

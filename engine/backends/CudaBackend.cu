@@ -36,7 +36,7 @@ double CudaBackend::kineticEnergy() {
   if (m.stepKineticAt == m.step) return m.stepKinetic;
   if (m.energiesStep != m.step) {
     launchKineticEnergy(m.stream(), m.allAtoms(), m.dev->keParts.data());
-    m.dev->enqueueFinalize(m.stream(), m.pmeSums());
+    m.dev->enqueueFinalize(m.stream(), m.pmeSumsAt(), m.pmeSums());
     m.readEnergies();
     m.energiesStep = m.step;
   }
@@ -88,9 +88,7 @@ CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
   FARADAY_CUDA_CHECK(cudaEventRecord(e[0].get(), m.stream()));
   for (int r = 0; r < repeats; ++r) m.enqueueRebuild(m.stream());
   FARADAY_CUDA_CHECK(cudaEventRecord(e[1].get(), m.stream()));
-  for (int r = 0; r < repeats; ++r)
-    m.nonbonded->enqueue(m.stream(), false, *m.list, d.posq.data(), d.type.data(), d.force.data(),
-                         d.stride, d.nbSums.data(), m.work(), m.groupExclusions());
+  for (int r = 0; r < repeats; ++r) m.tiles->enqueue(m.stream(), m.termArrays(), false, nullptr);
   FARADAY_CUDA_CHECK(cudaEventRecord(e[2].get(), m.stream()));
   FARADAY_CUDA_CHECK(cudaEventSynchronize(e[2].get()));
   const double build = CudaEvent::elapsedMs(e[0], e[1]), tiles = CudaEvent::elapsedMs(e[1], e[2]);
@@ -133,7 +131,7 @@ void CudaBackend::shareWork(const CudaBackendShare& share) {
     arrays.force = m.dev->force.data();
     arrays.stride = m.dev->stride;
     arrays.sums = m.dev->nbSums.data();
-    arrays.sumCount = std::size_t(kConstraintSumsAt);
+    arrays.sumCount = std::size_t(m.dev->sumLayout.terms);
     arrays.positions = m.dev->pos.data();
     arrays.velocities = m.dev->vel.data();
     m.peerSum = std::make_unique<CudaPeerSum>(share.work.rank, share.work.ranks, arrays);
@@ -142,14 +140,14 @@ void CudaBackend::shareWork(const CudaBackendShare& share) {
   if (share.work.updateSplit && !share.directSum)
     throw Error("the update split needs the forces summed by direct stores");
   if (!share.work.pme) {
-    m.pme.reset();  // PME runs on another GPU of the group (before setState)
+    m.dropPme();  // PME runs on another GPU of the group (before setState)
   } else if (m.pme && share.work.pmeSlabs) {
     PmeSlabSplit split;
     split.rank = share.work.rank;
     split.ranks = share.work.ranks;
     split.exchange = [exchange = share.exchange](cudaStream_t s, const std::vector<PeerFloats>& sends,
                                                  const std::vector<PeerFloats>& recvs) { exchange(s, sends, recvs); };
-    split.fixedSums = m.dev->nbSums.data() + kPmeSumsAt;
+    split.fixedSums = m.dev->nbSums.data() + m.pmeSumsAt();
     m.pme->splitSlabs(split);
   }
 }

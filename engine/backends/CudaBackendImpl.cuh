@@ -1,12 +1,14 @@
 #pragma once
-// The CUDA backend's insides (CudaBackend.h): the device state, the step graph's pieces and the
-// host-side control, shared by CudaBackend.cu (the Backend interface, the checks and roll-back)
-// and CudaVolumeMove.cu (the barostat's volume moves).
+// The CUDA backend's insides (CudaBackend.h): the device state, the list of force terms
+// (CudaForceTerm.cuh), the step graph's pieces and the host-side control, shared by
+// CudaBackend.cu (the Backend interface, the checks and roll-back), CudaBackendSetup.cu (the
+// setup and the terms' registration) and CudaVolumeMove.cu (the barostat's volume moves).
 #if defined(FARADAY_HAVE_CUDA)
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <climits>
 #include <cstddef>
 #include <cstdio>
@@ -16,13 +18,15 @@
 #include "core/Units.h"
 #include "core/Virial.h"
 #include "engine/backends/CudaDeviceState.cuh"
+#include "engine/backends/CudaForceTerm.cuh"
+#include "engine/backends/CudaPmeTerm.cuh"
+#include "engine/backends/CudaTileTerm.cuh"
 #include "engine/backends/CudaPhaseTimer.cuh"
 #include "engine/backends/CudaStepGraph.cuh"
 #include "engine/backends/CudaStepPolicy.h"
 #include "engine/config/RunParams.h"
 #include "integrators/CudaConstraints.h"
 #include "integrators/CudaIntegrator.h"
-#include "kernels/bonded/CudaBonded.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
@@ -30,9 +34,7 @@
 #include "kernels/neighbor/CudaTileList.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
 #include "kernels/nonbonded/CpuTileWalker.h"
-#include "kernels/nonbonded/CudaNonbonded.h"
 #include "kernels/nonbonded/LjTable.h"
-#include "kernels/pme/CudaPme.h"
 #include "kernels/pme/Electrostatics.h"
 #include "kernels/pme/PmeGridGeometry.h"
 
@@ -47,6 +49,13 @@ inline int highestPriority() {
 
 /// Whether the topology gives the bonded kernels work (terms, or exclusions to correct).
 inline bool hasBondedWork(const Topology& t) { return t.hasBondedTerms() || t.hasExclusions(); }
+
+/// A force term's stream beside the main one, and the event the main stream waits for.
+struct SideStream {
+  explicit SideStream(bool highPriority) : stream(highPriority ? highestPriority() : 0) {}
+  CudaStream stream;
+  CudaEvent join{cudaEventDisableTiming};
+};
 
 }  // namespace faraday::cuda_backend
 
@@ -67,26 +76,28 @@ struct CudaBackend::Impl final : CudaStepWork {
   double coulombSelf = 0, netCharge = 0;
 
   // First, so that they are destroyed last (a stream's release waits for its work).
-  CudaStream mainStream, pmeStream{cuda_backend::highestPriority()}, bondedStream;
-  CudaEvent fork{cudaEventDisableTiming}, join{cudaEventDisableTiming};  ///< PME beside the tiles
-  CudaEvent bondedJoin{cudaEventDisableTiming};                         ///< the bonded kernels beside them
-  DeviceValue<IntegratorBox> integratorBox{"integrator box"};           ///< integ.box
-  CudaPhaseTimer phases{timers, phaseTable(false)};
+  CudaStream mainStream;
+  /// Per force term, its stream beside the tiles (null: it runs on the main stream).
+  std::vector<std::unique_ptr<cuda_backend::SideStream>> sideStreams;
+  CudaEvent fork{cudaEventDisableTiming};                    ///< the side streams start here
+  DeviceValue<IntegratorBox> integratorBox{"integrator box"};  ///< integ.box
+  CudaPhaseTimer phases{timers, {}};  ///< the table is the terms' (phaseTable), set once they are made
   std::array<CudaEvent, 3> kernelEvents = makeCudaEvents<3>();  ///< timeKernels()
 
   std::unique_ptr<CudaDeviceState> dev;
   std::vector<int> exclusionOffsets_, exclusions_;
   SlotGroups slotGroups;  ///< hydrogens kept beside their heavy atoms in the slot order
-  /// Per particle its group's anchor where the tile kernel corrects the groups' excluded
-  /// pairs (TileGroupExclusions); empty otherwise.
-  DeviceBuffer<int> groupOfAtom{"group of atom", 0};
+  /// The tile kernel corrects the excluded pairs inside slot groups (TileGroupExclusions).
+  bool groupCorrection = false;
   std::unique_ptr<CudaTileList> list;
-  std::unique_ptr<CudaNonbonded> nonbonded;
-  std::unique_ptr<CudaPmeOnDevice> pme;
-  std::unique_ptr<CudaBonded> bonded;  ///< null without a topology's terms or exclusions
+  /// The step's force terms in registration order (CudaBackendSetup.cu: makeForceTerms):
+  /// their rows of the phase table, their sums end to end, their energies added in this order.
+  std::vector<std::unique_ptr<CudaForceTerm>> terms;
+  CudaTileTerm* tiles = nullptr;      ///< the tiles' term (timeKernels)
+  CudaPmeOnDevice* pme = nullptr;     ///< PME's solver, in its term (null without PME)
   std::unique_ptr<CudaConstraints> constraints;  ///< null without constraints
   std::vector<int> pairType;           ///< per particle: the tile kernel's LJ class (or typed type)
-  CudaStepGraph graph{*this, phases, cuda_backend::hasBondedWork(system.topology)};
+  CudaStepGraph graph{*this, phases};
   std::unique_ptr<CudaBackendShare> share;  ///< one GPU of several (null: the whole step here)
   std::unique_ptr<CudaPeerSum> peerSum;     ///< the sum over the GPUs by direct stores (share->directSum)
   bool wholeList = false;                   ///< work() is the whole work (cutTiles)
@@ -146,11 +157,37 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// are written on its own stream). The captured graphs stay valid.
   void applyBox(const Box& b);
 
-  /// The phase table of this system's step, on one GPU or one of `several`.
-  std::vector<CudaTimedPhase> phaseTable(bool several) const {
-    return CudaStepGraph::phases(cuda_backend::hasBondedWork(system.topology),
-                                 system.topology.hasConstraints(), ewald.method == ElectrostaticsMethod::Pme, several);
+  /// Registers a force term (CudaBackendSetup.cu: makeForceTerms): its sums after the
+  /// others', its stream beside the tiles where it runs there.
+  template <class Term>
+  Term* addTerm(std::unique_ptr<Term> term) {
+    Term* t = term.get();
+    t->placeSums(forceTermSums());
+    sideStreams.push_back(t->besideOthers() ? std::make_unique<cuda_backend::SideStream>(t->highPriority()) : nullptr);
+    terms.push_back(std::move(term));
+    return t;
   }
+  /// The terms' fixed-point sums, end to end.
+  int forceTermSums() const {
+    int at = 0;
+    for (const auto& t : terms) at = std::max(at, t->sumsAt() + t->sumCount());
+    return at;
+  }
+  /// Drops PME's term (PME computed on another GPU of the group; the sums keep their layout).
+  void dropPme();
+  /// The terms' rows of the phase table, for CudaStepGraph::phases.
+  int forceRows() const override {
+    int rows = 0;
+    for (const auto& t : terms) rows += int(t->phaseRows().size());
+    return rows;
+  }
+  /// The phase table of this system's step, on one GPU or one of `several`.
+  std::vector<CudaTimedPhase> phaseTable(bool several) const;
+  /// Where the finalize kernel finds PME's fixed-point sums when it is split (past the sums
+  /// without PME: zeros).
+  int pmeSumsAt() const;
+  /// The arrays the force terms read and write.
+  CudaTermArrays termArrays() const;
 
   /// The stream every step and copy runs on.
   cudaStream_t stream() const { return mainStream.get(); }
@@ -172,7 +209,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   void enqueueShareOwn(cudaStream_t s, unsigned what, unsigned long long* extra = nullptr, int extraCount = 0) {
     peerSum->enqueueShareOwn(s, dev->bounds.data(), what, extra, extraCount);
   }
-  /// PME's own sums (null without PME, or when split: then the fixed-point sums at kPmeSumsAt).
+  /// PME's own sums (null without PME, or when split: then its fixed-point sums, pmeSumsAt).
   const double* pmeSums() const { return pme && !pmeSplit() ? pme->energyAndVirial() : nullptr; }
   /// PME split over the GPUs of a step in slabs (CudaBackend::shareWork).
   bool pmeSplit() const { return pme && share && share->work.pmeSlabs; }
@@ -183,7 +220,7 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// step's midpoint kinetic energy into its sum.
   CudaIntegratorParams firstHalfParams(bool energies) const {
     CudaIntegratorParams p = integ;
-    if (energies && integ.langevin) p.stepKinetic = dev->nbSums.data() + kStepKineticSumAt;
+    if (energies && integ.langevin) p.stepKinetic = dev->nbSums.data() + dev->sumLayout.stepKineticAt();
     return p;
   }
 
@@ -193,7 +230,7 @@ struct CudaBackend::Impl final : CudaStepWork {
       constraints->enqueueFirstHalf(s, atoms(), firstHalfParams(energies), dev->status.data(), dev->slotOfAtom.data());
     else
       constraints->enqueueSecondHalf(s, atoms(), integ, dev->status.data(), dev->slotOfAtom.data(),
-                                     energies ? dev->nbSums.data() + kConstraintSumsAt : nullptr, true);
+                                     energies ? dev->nbSums.data() + dev->sumLayout.constraintsAt() : nullptr, true);
   }
 
   /// The first half; with the update split of this GPU's slots, then the positions'
@@ -230,59 +267,41 @@ struct CudaBackend::Impl final : CudaStepWork {
     list->enqueueBuild(s, dev->ref.data(), dev->atom.data(), dev->slotOfAtom.data(), work());
   }
 
-  /// Short-range tiles, the bonded terms, the exclusion correction and PME into the (cleared)
-  /// fixed-point forces: one after the other (timed steps, so that each phase has its
-  /// interval, and outside graphs), or PME and the bonded kernels each on a stream of its own
-  /// beside the tiles (the sums are integer atomics, so the order does not matter).
+  /// The force terms into the (cleared) fixed-point forces: one after the other on `s` (timed
+  /// steps, so that each row has its interval, and outside graphs), or those that run beside
+  /// the others each on its stream (the sums are integer atomics, so the order does not matter).
   void enqueueForces(cudaStream_t s, bool energies, CudaPhaseTimer* timer, bool concurrent, bool inStep) override {
-    const auto enqueuePme = [&](cudaStream_t on) {
-      const int first = CudaStepGraph::pmeEvent(cuda_backend::hasBondedWork(system.topology));
-      std::function<void(int)> mark;
-      if (timer) mark = [timer, first, on](int k) { timer->recordInCapture(first + k, on); };
-      pme->enqueue(on, n, dev->fractions.data(), dev->charge.data(), dev->force.data(), dev->stride, mark);
-    };
-    const auto enqueueBonded = [&](cudaStream_t on, int part) {
-      bonded->enqueue(on, energies, dev->pos.data(), dev->slotOfAtom.data(), dev->force.data(),
-                      dev->stride, dev->nbSums.data() + kBondedSumsAt, part, work());
-    };
-    const bool besidePme = concurrent && pme, besideBonded = concurrent && bonded;
-    if (besidePme || besideBonded) FARADAY_CUDA_CHECK(cudaEventRecord(fork.get(), s));
-    if (besidePme) {
-      FARADAY_CUDA_CHECK(cudaStreamWaitEvent(pmeStream.get(), fork.get(), 0));
-      enqueuePme(pmeStream.get());
-      FARADAY_CUDA_CHECK(cudaEventRecord(join.get(), pmeStream.get()));
+    const CudaTermArrays arrays = termArrays();
+    const auto beside = [&](std::size_t k) { return concurrent && sideStreams[k] != nullptr; };
+    bool forked = false;
+    for (std::size_t k = 0; k < terms.size(); ++k) {
+      if (!beside(k)) continue;
+      if (!forked) FARADAY_CUDA_CHECK(cudaEventRecord(fork.get(), s));
+      forked = true;
+      const cudaStream_t on = sideStreams[k]->stream.get();
+      FARADAY_CUDA_CHECK(cudaStreamWaitEvent(on, fork.get(), 0));
+      terms[k]->enqueue(on, arrays, energies, nullptr);
+      FARADAY_CUDA_CHECK(cudaEventRecord(sideStreams[k]->join.get(), on));
     }
-    if (besideBonded) {
-      FARADAY_CUDA_CHECK(cudaStreamWaitEvent(bondedStream.get(), fork.get(), 0));
-      enqueueBonded(bondedStream.get(), kAllBondedParts);
-      FARADAY_CUDA_CHECK(cudaEventRecord(bondedJoin.get(), bondedStream.get()));
+    std::optional<CudaTermMarks> marks;
+    if (timer) marks.emplace(*timer, CudaStepGraph::kFirstForceEvent, CudaStepGraph::stepEvents(forceRows()));
+    for (std::size_t k = 0; k < terms.size(); ++k) {
+      if (beside(k)) continue;
+      terms[k]->enqueue(s, arrays, energies, marks ? &*marks : nullptr);
+      if (marks) marks->nextTerm(terms[k]->detailEvents());
     }
-    nonbonded->enqueue(s, energies, *list, dev->posq.data(), dev->type.data(), dev->force.data(),
-                       dev->stride, dev->nbSums.data(), work(), groupExclusions());
-    int event = CudaStepGraph::kFirstForceEvent;
-    if (timer) timer->recordInCapture(event++, s);
-    if (bonded && !besideBonded) {
-      for (const int part : {kBondedTermsPart, kExclusionCorrectionPart}) {
-        enqueueBonded(s, part);
-        if (timer) timer->recordInCapture(event++, s);
-      }
-    }
-    if (besideBonded) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, bondedJoin.get(), 0));
-    if (besidePme) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, join.get(), 0));
-    else if (pme) enqueuePme(s);
-    if (timer) timer->recordInCapture(event, s);
+    for (std::size_t k = 0; k < terms.size(); ++k)
+      if (beside(k)) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, sideStreams[k]->join.get(), 0));
     // Several GPUs: every one holds its partial sums; afterwards all hold the totals (in a
     // step with the update split, each GPU those of its own slots).
     if (peerSum && inStep && updateSplit()) peerSum->enqueueScatter(s, dev->bounds.data());
     else if (peerSum) peerSum->enqueue(s, dev->bounds.data());  // the slots cut by cutTiles
-    else if (share) share->reduce(s, dev->force.data(), 3 * dev->stride, dev->nbSums.data(), std::size_t(kConstraintSumsAt));
-    if (timer) timer->recordInCapture(event + 1, s);
+    else if (share) share->reduce(s, dev->force.data(), 3 * dev->stride, dev->nbSums.data(),
+                                  std::size_t(dev->sumLayout.terms));
+    if (marks) timer->recordInCapture(marks->nextRowEvent(), s);
   }
   /// This GPU's share of the work (all of it while wholeList: cutTiles' list).
   WorkShare work() const { return share && !wholeList ? share->work : WorkShare{}; }
-  TileGroupExclusions groupExclusions() const {
-    return groupOfAtom.size() > 0 ? TileGroupExclusions{dev->atom.data(), groupOfAtom.data()} : TileGroupExclusions{};
-  }
   bool anyGpu(bool flag) const { return share ? share->any(flag) : flag; }  ///< on any GPU of the step
 
   /// The second half; energies: the kinetic energy (with the update split, of every GPU's
@@ -294,11 +313,11 @@ struct CudaBackend::Impl final : CudaStepWork {
                      energies && !split ? dev->keParts.data() : nullptr);
     if (!energies) return;
     if (split) {
-      enqueueShareOwn(s, CudaPeerSum::kVelocities, dev->nbSums.data() + kConstraintSumsAt,
-                      kDeviceSums - kConstraintSumsAt);
+      enqueueShareOwn(s, CudaPeerSum::kVelocities, dev->nbSums.data() + dev->sumLayout.constraintsAt(),
+                      dev->sumLayout.count() - dev->sumLayout.constraintsAt());
       launchKineticEnergy(s, allAtoms(), dev->keParts.data());
     }
-    dev->enqueueFinalize(s, pmeSums());
+    dev->enqueueFinalize(s, pmeSumsAt(), pmeSums());
   }
 
   // ---- Host-side control --------------------------------------------------------------
@@ -416,9 +435,9 @@ struct CudaBackend::Impl final : CudaStepWork {
   void enqueueEnergiesOutsideSteps(cudaStream_t s) {
     if (constraints)
       constraints->enqueueSecondHalf(s, allAtoms(), integ, dev->status.data(), dev->slotOfAtom.data(),
-                                     dev->nbSums.data() + kConstraintSumsAt, false);
+                                     dev->nbSums.data() + dev->sumLayout.constraintsAt(), false);
     launchKineticEnergy(s, allAtoms(), dev->keParts.data());
-    dev->enqueueFinalize(s, pmeSums());
+    dev->enqueueFinalize(s, pmeSumsAt(), pmeSums());
   }
 
   /// The energies of the last evaluation or step; `afterStep`: of a step with energies, whose
@@ -426,25 +445,14 @@ struct CudaBackend::Impl final : CudaStepWork {
   Energies readEnergies(bool afterStep = false) {
     const DeviceEnergies d = fromDevice(dev->deviceEnergies.data(), stream());
     if (afterStep && integ.langevin) {
-      stepKinetic = d.sums[kStepKineticSumAt];
+      stepKinetic = d.sums[dev->sumLayout.stepKineticAt()];
       stepKineticAt = step;
     }
     Energies e;
-    (typed ? e.pair : e.lj) = d.sums[kSumLj];
-    e.coulombReal = d.sums[kSumCoulomb];
-    e.virial = symmetricTensor(d.sums + kSumWxx);
-    if (bonded) {
-      BondedEnergies b;
-      for (int k = 0; k < kBondedSlots; ++k) b.energy[std::size_t(k)] = d.sums[kBondedSumsAt + k];
-      b.energy[kExclusionCorrectionSlot] += d.sums[kSumExclusionCorrection];  // the groups' pairs, in the tiles
-      b.virial = symmetricTensor(d.sums + kBondedSumsAt + kBondedSumWxx);
-      e.addBonded(b);
-    }
-    e.virial += symmetricTensor(d.recip + 1);
-    if (constraints) e.virial += symmetricTensor(d.sums + kConstraintSumsAt);
+    for (const auto& t : terms) t->addEnergies(CudaStepSums{d.sums, d.recip}, e);
+    if (constraints) e.virial += symmetricTensor(d.sums + dev->sumLayout.constraintsAt());
     const double volume = box.volume();
     if (pme) {
-      e.coulombRecip = d.recip[0];
       e.coulombSelf = coulombSelf;
       e.coulombNetCharge = ewaldNetChargeEnergy(ewald.beta, netCharge, volume);
       for (int k = 0; k < 3; ++k) e.virial.m[k][k] += e.coulombNetCharge;
@@ -515,7 +523,7 @@ struct CudaBackend::Impl final : CudaStepWork {
       s.firstBad = bad == ~0ull ? INT_MAX : int(bad);
     }
     if (constraints) constraints->throwIfFailed(s.constraintFailure);  // stops the run (StepFailure)
-    if (c.groupsTooWide && groupOfAtom.size() > 0)
+    if (c.groupsTooWide && groupCorrection)
       throw StepFailure("a hydrogen moved more than half of cutoff + buffer (" +
                         std::to_string(0.5 * (cutoff + buffer)) +
                         " nm) from the heavy atom it is bonded to: the molecule came apart (step " +

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "engine/backends/CudaBackendImpl.cuh"
+#include "engine/backends/CudaBondedTerm.cuh"
 #include "integrators/Langevin.h"
 
 namespace faraday {
@@ -55,18 +56,18 @@ void CudaBackend::Impl::setIntegrator(const IntegratorParams& ip) {
 
 void CudaBackend::Impl::makeForceTerms(const CutoffRunParams& params, const std::vector<int>* exclusionOffsets,
                                        const std::vector<int>* exclusions) {
-  dev = std::make_unique<CudaDeviceState>(n, stream());
   CudaNonbondedParams np;
   np.cutoff = cutoff;
   np.ewaldBeta = params.nonbonded.ewaldBeta;
   if (np.ewaldBeta > 0 && params.nonbonded.coulombShift) np.coulombShift = ewaldRealShift(np.ewaldBeta, cutoff);
+  std::unique_ptr<CudaNonbonded> pairKernel;
   if (typed) {
-    nonbonded = std::make_unique<CudaNonbonded>(*params.nonbonded.typed, np);
+    pairKernel = std::make_unique<CudaNonbonded>(*params.nonbonded.typed, np);
     pairType = system.type;
   } else {
     // Types of equal LJ rows share a class: the table in shared memory holds the classes.
     const LjClasses classes = ljClasses(makeLjTable(system, cutoff, params.nonbonded.ljShift));
-    nonbonded = std::make_unique<CudaNonbonded>(classes.table, np);
+    pairKernel = std::make_unique<CudaNonbonded>(classes.table, np);
     pairType.resize(system.size());
     for (std::size_t i = 0; i < system.size(); ++i) pairType[i] = classes.classOfType[std::size_t(system.type[i])];
   }
@@ -80,19 +81,65 @@ void CudaBackend::Impl::makeForceTerms(const CutoffRunParams& params, const std:
   slotGroups = hydrogenSlotGroups(system);
   // The excluded pairs inside a slot group get their exclusion correction in the tile kernel
   // (their tiles carry the topology's exclusion bits), the others in the bonded kernel.
-  const bool groupCorrection = !slotGroups.empty() && np.ewaldBeta > 0 && !exclusions && system.topology.hasExclusions();
-  if (cuda_backend::hasBondedWork(system.topology))
-    bonded = std::make_unique<CudaBonded>(system.topology, system.charge, BondedParams{np.ewaldBeta},
-                                          groupCorrection ? &slotGroups.anchor : nullptr);
-  if (groupCorrection) groupOfAtom = deviceCopy("group of atom", slotGroups.anchor);
-  if (system.topology.hasConstraints())
-    constraints = std::make_unique<CudaConstraints>(system, params.integrator.constraintTolerance);
+  groupCorrection = !slotGroups.empty() && np.ewaldBeta > 0 && !exclusions && system.topology.hasExclusions();
   list = std::make_unique<CudaTileList>(TileListParams{cutoff, buffer}, n, system.box, exclusionOffsets_, exclusions_,
                                         slotGroups);
-  if (ewald.method == ElectrostaticsMethod::Pme) {
-    pme = makeCudaPmeOnDevice(ewald.pme, system.size());
-    pme->setBox(system.box);
-  }
+
+  // The force terms, in the order of the phase table and of their energies.
+  tiles = addTerm(std::make_unique<CudaTileTerm>(
+      std::move(pairKernel), list,
+      groupCorrection ? deviceCopy("group of atom", slotGroups.anchor) : DeviceBuffer<int>("group of atom", 0), buffer,
+      typed));
+  if (cuda_backend::hasBondedWork(system.topology))
+    addTerm(std::make_unique<CudaBondedTerm>(std::make_unique<CudaBonded>(
+        system.topology, system.charge, BondedParams{np.ewaldBeta}, groupCorrection ? &slotGroups.anchor : nullptr)));
+  if (ewald.method == ElectrostaticsMethod::Pme)
+    pme = &addTerm(std::make_unique<CudaPmeTerm>(makeCudaPmeOnDevice(ewald.pme, system.size())))->solver();
+
+  if (system.topology.hasConstraints())
+    constraints = std::make_unique<CudaConstraints>(system, params.integrator.constraintTolerance);
+  dev = std::make_unique<CudaDeviceState>(n, DeviceSumLayout{forceTermSums()}, stream());
+  phases.setPhases(phaseTable(false));
+}
+
+void CudaBackend::Impl::dropPme() {
+  for (std::size_t k = 0; k < terms.size(); ++k)
+    if (dynamic_cast<const CudaPmeTerm*>(terms[k].get())) {
+      terms.erase(terms.begin() + long(k));
+      sideStreams.erase(sideStreams.begin() + long(k));
+      break;
+    }
+  pme = nullptr;
+  phases.setPhases(phaseTable(share != nullptr));
+}
+
+std::vector<CudaTimedPhase> CudaBackend::Impl::phaseTable(bool several) const {
+  std::vector<const CudaForceTerm*> view;
+  for (const auto& t : terms) view.push_back(t.get());
+  return CudaStepGraph::phases(view, system.topology.hasConstraints(), several);
+}
+
+int CudaBackend::Impl::pmeSumsAt() const {
+  for (const auto& t : terms)
+    if (dynamic_cast<const CudaPmeTerm*>(t.get())) return t->sumsAt();
+  return dev->sumLayout.count();
+}
+
+CudaTermArrays CudaBackend::Impl::termArrays() const {
+  CudaTermArrays a;
+  a.n = n;
+  a.pos = dev->pos.data();
+  a.posq = dev->posq.data();
+  a.fractions = dev->fractions.data();
+  a.charge = dev->charge.data();
+  a.type = dev->type.data();
+  a.atom = dev->atom.data();
+  a.slotOfAtom = dev->slotOfAtom.data();
+  a.force = dev->force.data();
+  a.stride = dev->stride;
+  a.sums = dev->nbSums.data();
+  a.work = work();
+  return a;
 }
 
 void CudaBackend::Impl::writeBox(const Box& b) {
@@ -100,8 +147,7 @@ void CudaBackend::Impl::writeBox(const Box& b) {
   IntegratorBox ib{MinimumImage::fromBox(b)};
   for (int d = 0; d < 3; ++d) ib.fractionScale[d] = pme::fixedPointScale(b.lengths()[d]);
   integratorBox.set(ib, stream());
-  nonbonded->setBox(b, buffer, stream());
-  if (bonded) bonded->setBox(b, stream());
+  for (const auto& t : terms) t->setBox(b, stream());
   list->setBox(b, stream());
 }
 
@@ -113,7 +159,6 @@ void CudaBackend::Impl::applyBox(const Box& b) {
                                            std::to_string(0.5 * b.shortestEdge()) + " nm)");
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
   writeBox(b);
-  if (pme) pme->setBox(b);
 }
 
 void CudaBackend::Impl::setState(const State& state, const std::vector<Vec3>& listReference) {

@@ -27,7 +27,8 @@ void CudaDeviceState::checkMemory(int n) {
                 " bytes are free (of " + std::to_string(totalBytes) + ")");
 }
 
-CudaDeviceState::CudaDeviceState(int n_, cudaStream_t stream) : n(n_) {
+CudaDeviceState::CudaDeviceState(int n_, DeviceSumLayout sums, cudaStream_t stream) : n(n_), sumLayout(sums) {
+  if (sums.count() + 7 > kEnergySumsThreads) throw Error("the force terms need more energy sums than the device sums hold");
   stride = (std::size_t(n) + 31) / 32 * 32;
   pos = DeviceBuffer<double4_32a>("positions", n);
   vel = DeviceBuffer<double4_32a>("velocities", n);
@@ -46,7 +47,7 @@ CudaDeviceState::CudaDeviceState(int n_, cudaStream_t stream) : n(n_) {
   charge2 = DeviceBuffer<double>("permuted charges", n);
   fractions = DeviceBuffer<std::uint32_t>("PME fractional coordinates", 3 * std::size_t(n));
   force = DeviceBuffer<unsigned long long>("fixed-point forces", 3 * stride);
-  nbSums = DeviceBuffer<unsigned long long>("energy sums", kDeviceSums);
+  nbSums = DeviceBuffer<unsigned long long>("energy sums", std::size_t(sums.count()));
   keParts = DeviceBuffer<double>("kinetic energy partials", kineticBlocks(n));
   status = DeviceBuffer<StepStatus>("step status", 1);
   deviceEnergies = DeviceBuffer<DeviceEnergies>("energies", 1);
@@ -149,10 +150,9 @@ void CudaDeviceState::enqueuePermute(cudaStream_t stream, const int* newToOld) {
   charge.copyFrom(charge2, stream);
 }
 
-void CudaDeviceState::enqueueFinalize(cudaStream_t stream, const double* pmeSums) {
-  static_assert(kDeviceSums <= kEnergySumsThreads, "one thread per energy sum");
+void CudaDeviceState::enqueueFinalize(cudaStream_t stream, int pmeAt, const double* pmeSums) {
   DeviceEnergies* e = deviceEnergies.data();
-  launchEnergySums(stream, keParts.data(), kineticBlocks(n), nbSums.data(), kDeviceSums, kPmeSumsAt, pmeSums,
+  launchEnergySums(stream, keParts.data(), kineticBlocks(n), nbSums.data(), sumLayout.count(), pmeAt, pmeSums,
                    EnergySumsOut{&e->kinetic, e->sums, e->recip});
 }
 

@@ -15,27 +15,27 @@
 #include "integrators/CudaIntegrator.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/DeviceBuffer.h"
-#include "kernels/bonded/CudaBonded.h"
-#include "kernels/nonbonded/CudaNonbonded.h"
+#include "kernels/common/CudaEnergySums.h"
 
 namespace faraday {
 
-/// The fixed-point energy sums of a step: the short-range kernel's (NonbondedSum), then the
-/// bonded kernels' (BondedSum), then PME's energy and virial when it is split over GPUs (E,
-/// xx yy zz xy xz yz; else zero), then the constraint virial (xx yy zz xy xz yz), then a
-/// Langevin step's midpoint kinetic energy (CudaIntegratorParams::stepKinetic). The GPUs of a
-/// step sum all of them but the last 7 (which the update split sums as its extra sums).
-inline constexpr int kBondedSumsAt = kNonbondedSums;
-inline constexpr int kPmeSumsAt = int(kNonbondedSums) + int(kBondedSums);
-inline constexpr int kConstraintSumsAt = kPmeSumsAt + 7;
-inline constexpr int kStepKineticSumAt = kConstraintSumsAt + 6;
-inline constexpr int kDeviceSums = kStepKineticSumAt + 1;
+/// The fixed-point energy sums of a step: the force terms' (CudaForceTerm::sumCount, end to
+/// end in registration order), then the constraint virial (xx yy zz xy xz yz), then a Langevin
+/// step's midpoint kinetic energy (CudaIntegratorParams::stepKinetic): `terms` + 7 in all.
+/// The GPUs of a step sum the terms' (the update split sums the last 7 as its extra sums).
+struct DeviceSumLayout {
+  int terms = 0;
+  int constraintsAt() const { return terms; }
+  int stepKineticAt() const { return terms + 6; }
+  int count() const { return terms + 7; }
+};
 
-/// Energies summed on the device: kinetic, then the fixed-point sums converted, then PME's
-/// (from PME's own sums, or from the fixed-point ones when PME is split over GPUs).
+/// Energies summed on the device: kinetic, then the fixed-point sums converted (the first
+/// DeviceSumLayout::count()), then PME's (from PME's own sums, or from its fixed-point ones
+/// when PME is split over GPUs).
 struct DeviceEnergies {
   double kinetic;
-  double sums[kDeviceSums];  ///< nonbonded at 0, bonded at kBondedSumsAt, constraint virial at kConstraintSumsAt, ...
+  double sums[kEnergySumsThreads];
   double recip[7];
 };
 
@@ -54,8 +54,9 @@ class CudaDeviceState {
   /// against the free device memory: a system too large fails here, before anything runs.
   static void checkMemory(int n);
 
-  /// Allocates the arrays of `n` slots; the forces and short-range sums are cleared on `stream`.
-  CudaDeviceState(int n, cudaStream_t stream);
+  /// Allocates the arrays of `n` slots and the energy sums of `sums`; the forces and the sums
+  /// are cleared on `stream`.
+  CudaDeviceState(int n, DeviceSumLayout sums, cudaStream_t stream);
 
   /// The arrays as the integrator kernels take them; `withFractions`: PME's fractional
   /// coordinates are written too.
@@ -76,9 +77,10 @@ class CudaDeviceState {
 
   /// new[s] = old[newToOld[s]] for every per-slot array; slotOfAtom follows.
   void enqueuePermute(cudaStream_t stream, const int* newToOld);
-  /// The energies into `deviceEnergies` from the kinetic partials, the short-range sums
-  /// (cleared for the next evaluation) and PME's sums (`pmeSums`, or null).
-  void enqueueFinalize(cudaStream_t stream, const double* pmeSums);
+  /// The energies into `deviceEnergies` from the kinetic partials, the fixed-point sums
+  /// (cleared for the next evaluation) and PME's sums (`pmeSums`, or null: its fixed-point
+  /// ones at `pmeAt`).
+  void enqueueFinalize(cudaStream_t stream, int pmeAt, const double* pmeSums);
 
   StepStatus readStatus(cudaStream_t stream) const { return fromDevice(status.data(), stream); }
 
@@ -96,7 +98,8 @@ class CudaDeviceState {
   DeviceBuffer<double> charge;
   DeviceBuffer<std::uint32_t> fractions;
   DeviceBuffer<unsigned long long> force;
-  DeviceBuffer<unsigned long long> nbSums;  ///< kDeviceSums fixed-point sums (DeviceEnergies::sums)
+  DeviceSumLayout sumLayout;
+  DeviceBuffer<unsigned long long> nbSums;  ///< sumLayout.count() fixed-point sums (DeviceEnergies::sums)
   DeviceBuffer<double> keParts;
   DeviceBuffer<StepStatus> status;
   DeviceBuffer<DeviceEnergies> deviceEnergies;

@@ -6,27 +6,25 @@
 
 namespace faraday {
 
-std::vector<CudaTimedPhase> CudaStepGraph::phases(bool bonded, bool constraints, bool withPme, bool several) {
-  // Intervals: 0 constraints, 1 first half, 2 list, 3 tiles, [4 bonded, 5 exclusion correction,]
-  // then PME, the sum over the GPUs, the constraints and the second half.
-  const int pme = stepEvents(bonded) - 5;
-  std::vector<CudaTimedPhase> p = {{"integrate", {1, pme + 3}}, {"neighbor", {2}}, {"nonbonded", {3}}};
-  if (bonded) p.push_back({"bonded", {4}}), p.push_back({"exclusion correction", {5}});
-  p.push_back({"pme", {pme}});
-  if (withPme) {
-    // PME's marks: 0 start, then after the binning, the spreading, the forward plane
-    // transforms, the exchange to rows, the x lines and convolution, the exchange back, the
-    // inverse plane transforms and the gather (the exchanges take no time on one GPU).
-    const int e = pmeEvent(bonded);
-    p.push_back({"pme.spline", {e}});
-    p.push_back({"pme.spread", {e + 1}});
-    p.push_back({"pme.fft", {e + 2, e + 6}});
-    p.push_back({"pme.exchange", {e + 3, e + 5}});
-    p.push_back({"pme.convolve", {e + 4}});
-    p.push_back({"pme.gather", {e + 7}});
+std::vector<CudaTimedPhase> CudaStepGraph::phases(const std::vector<const CudaForceTerm*>& terms, bool constraints,
+                                                  bool several) {
+  // Intervals: 0 constraints, 1 first half, 2 list, then the terms' rows from 3 on, then the
+  // sum over the GPUs, the constraints and the second half.
+  int rows = 0;
+  for (const CudaForceTerm* t : terms) rows += int(t->phaseRows().size());
+  const int afterTerms = kFirstForceEvent - 1 + rows;
+  std::vector<CudaTimedPhase> p = {{"integrate", {1, afterTerms + 2}}, {"neighbor", {2}}};
+  int row = kFirstForceEvent - 1, detail = stepEvents(rows);
+  for (const CudaForceTerm* t : terms) {
+    for (const char* name : t->phaseRows()) p.push_back({name, {row++}});
+    for (CudaTimedPhase d : t->detailRows()) {
+      for (int& k : d.intervals) k += detail;
+      p.push_back(std::move(d));
+    }
+    detail += t->detailEvents();
   }
-  if (constraints) p.push_back({"constraints", {0, pme + 2}});
-  if (several) p.push_back({"gpu sum", {pme + 1}});
+  if (constraints) p.push_back({"constraints", {0, afterTerms + 1}});
+  if (several) p.push_back({"gpu sum", {afterTerms}});
   return p;
 }
 
@@ -63,6 +61,7 @@ void CudaStepGraph::launchUndo(cudaStream_t stream) {
 void CudaStepGraph::capture(int variant, cudaStream_t stream) {
   const bool energies = (variant & 1) != 0;
   CudaPhaseTimer* timer = (variant & 2) ? &timer_ : nullptr;
+  const int last = stepEvents(work_.forceRows()) - 1;
   const auto mark = [&](int k) {
     if (timer) timer->recordInCapture(k, stream);
   };
@@ -90,11 +89,11 @@ void CudaStepGraph::capture(int variant, cudaStream_t stream) {
     FARADAY_CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
     captureListBuild(cp.conditional.phGraph_out[0]);
     mark(kFirstForceEvent - 1);
-    work_.enqueueForces(stream, energies, timer, /*concurrent=*/timer == nullptr, /*inStep=*/true);  // ends at lastEvent_ - 2
+    work_.enqueueForces(stream, energies, timer, /*concurrent=*/timer == nullptr, /*inStep=*/true);  // ends at last - 2
     work_.enqueueConstraints(stream, false, energies);
-    mark(lastEvent_ - 1);
+    mark(last - 1);
     work_.enqueueSecondHalf(stream, energies);
-    mark(lastEvent_);
+    mark(last);
   }, cudaGraphInstantiateFlagUseNodePriority);
 }
 

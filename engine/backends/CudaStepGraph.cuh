@@ -12,6 +12,7 @@
 
 #include <vector>
 
+#include "engine/backends/CudaForceTerm.cuh"
 #include "engine/backends/CudaPhaseTimer.cuh"
 #include "kernels/common/CudaOwners.h"
 
@@ -42,6 +43,8 @@ class CudaStepWork {
   virtual void enqueueKeepList(cudaStream_t stream) = 0;
   /// A rejected volume move's roll-back: the kept list put back, the saved state restored.
   virtual void enqueueUndo(cudaStream_t stream) = 0;
+  /// The force terms' rows of the phase table (CudaForceTerm::phaseRows, all terms).
+  virtual int forceRows() const = 0;
 
  protected:
   ~CudaStepWork() = default;
@@ -50,23 +53,21 @@ class CudaStepWork {
 class CudaStepGraph {
  public:
   /// The events of a timed step: 0 constraints, 1 first half, 2 list build, 3 forces, each
-  /// force phase ending at the next event; then the sum over the GPUs (empty on one), the
-  /// constraints and the second half, ending at the last three events.
+  /// force term's row ending at the next event (kFirstForceEvent on); then the sum over the
+  /// GPUs (empty on one), the constraints and the second half, ending at the last three events.
   static constexpr int kFirstForceEvent = 4;
-  /// The events of a timed step (0 .. stepEvents() - 1); PME's phases come after them
-  /// (pmeEvent() + k, k = 0 .. kPmePhaseEvents - 1: CudaPmeOnDevice::enqueue's marks).
-  static constexpr int stepEvents(bool bonded) { return (bonded ? 6 : 4) + 5; }
-  static constexpr int pmeEvent(bool bonded) { return stepEvents(bonded); }
-  static constexpr int kPmePhaseEvents = 9;
-  /// The phase table of a timed step: bonded terms and the exclusion correction where the
-  /// topology has them, a constraints row where there are constraints, PME's phases with PME,
-  /// the sum of the forces over the GPUs on one of `several`.
-  static std::vector<CudaTimedPhase> phases(bool bonded, bool constraints, bool pme, bool several);
+  /// The events of a timed step with `forceRows` rows of force terms (0 .. stepEvents() - 1);
+  /// the terms' detail events come after them, term after term.
+  static constexpr int stepEvents(int forceRows) { return forceRows + 7; }
+  /// The phase table of a timed step: the integrator, the list, the terms' rows and detail
+  /// rows, a constraints row where there are constraints, the sum of the forces over the GPUs
+  /// on one of `several`.
+  static std::vector<CudaTimedPhase> phases(const std::vector<const CudaForceTerm*>& terms, bool constraints,
+                                            bool several);
 
   /// `timer`: the events of the timed variants (integrate, neighbor, the forces' phases,
   /// integrate; the last step event ends the step).
-  CudaStepGraph(CudaStepWork& work, CudaPhaseTimer& timer, bool bonded)
-      : work_(work), timer_(timer), lastEvent_(stepEvents(bonded) - 1) {}
+  CudaStepGraph(CudaStepWork& work, CudaPhaseTimer& timer) : work_(work), timer_(timer) {}
 
   /// Launches one step on `stream`, capturing its variant first if needed.
   void launch(cudaStream_t stream, bool energies, bool timed);
@@ -91,7 +92,6 @@ class CudaStepGraph {
 
   CudaStepWork& work_;
   CudaPhaseTimer& timer_;
-  int lastEvent_;
   CudaStream bodyStream_;  ///< captures the conditional list build
   std::array<CudaGraphExec, 4> graphs_;  ///< by variant: energies (bit 0), timed (bit 1)
   CudaGraphExec trial_, undo_;
