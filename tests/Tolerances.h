@@ -7,7 +7,6 @@ namespace faraday::tol {
 inline constexpr double kDoubleSum = 1e-12;
 
 // ---- Short-range forces, neighbor list, integrators ----
-
 /// Central-difference step for F = -dE/dx checks, nm. The truncation error h^2/6 |U'''|
 /// (|U'''| < 1e6 kJ/mol/nm^3 for LJ pairs at r >= 0.27 nm) is ~2e-5 kJ/mol/nm, and the
 /// rounding error 1e-16 |E| / h (|E| ~ 1e3 kJ/mol) is ~2e-8: both below kLjFiniteDifferenceForce.
@@ -15,7 +14,6 @@ inline constexpr double kLjFiniteDifferenceStep = 1e-5;
 /// Allowed |F_analytic + dE/dx| / max(1, |F|) (kJ/mol/nm): the truncation error above
 /// with a factor 5 of margin.
 inline constexpr double kLjFiniteDifferenceForce = 1e-4;
-
 /// Statistical tests (Langevin temperature, velocity distributions): allowed deviation in
 /// standard errors. 4.5 sigma: a false alarm once in ~150000 runs of one test.
 inline constexpr double kStatisticalSigmas = 4.5;
@@ -36,7 +34,6 @@ inline constexpr double kVerletScalingMax = 5.0;
 /// few per ps over 0.8 ps: 1e-9 nm still leaves orders of magnitude of margin, and a
 /// non-symmetric update misses by ~1e-3 nm.
 inline constexpr double kReversibilityPosition = 1e-9;
-
 /// F/r against -(dU/dr)/r by central differences with h = 1e-6 r, relative to |F/r| + |U|/r^2:
 /// truncation h^2 |U'''| / 6 ~ 1e-12 relative and rounding 1e-16 |U| / h ~ 1e-10 relative;
 /// 1e-7 leaves three orders of margin.
@@ -46,7 +43,6 @@ inline constexpr double kPairDerivative = 1e-7;
 inline constexpr double kFloatPair = 2e-6;
 
 // ---- The whole step on the GPU ----
-
 /// GPU short-range and PME forces against the CPU backend (or the CPU walk of the GPU's
 /// tiles), relative RMS: float pair math (6e-8 per rounding, ~20 roundings per pair, the
 /// LJ terms' cancellation), float positions relative to a box of a few nm (~3e-7 nm), the
@@ -78,7 +74,6 @@ inline constexpr double kMapChunkedSumRel = 1e-12;
 /// float evaluation (exp, the reciprocal, the polynomial and two products: about four
 /// roundings of 6e-8 relative on values up to 1) adds up to 2.4e-7: 5e-7 (measured 3.6e-7).
 inline constexpr double kFastErfcAbsolute = 5e-7;
-
 /// The backend test bodies on the GPU (float pair math on float positions):
 /// one pair against its analytic value, relative: float positions of a box up to 5 nm are
 /// rounded by up to 2.4e-7 nm, 1.8e-6 of r = 0.27 nm, which the r^-13 repulsion amplifies
@@ -96,7 +91,6 @@ inline constexpr double kGpuFiniteDifferenceForce = 5e-3;
 inline constexpr double kGpuReversibilityPosition = 1e-7;
 
 // ---- Engine I/O: coordinate files, trajectories ----
-
 /// DCD stores Angstrom as float32: converting a double rounds to the nearest float,
 /// a relative error of at most 2^-24; one float ulp (2^-23 ~ 1.2e-7) relative leaves a
 /// factor 2 for the nm <-> Angstrom scaling in double.
@@ -137,11 +131,9 @@ inline constexpr double kPdbRoundTrip = 1e-12;
 
 // ---- PME, Ewald and B-splines ----
 namespace faraday::tol {
-
 /// B-spline weights in float vs double: O(1) values after ~30 float operations,
 /// float epsilon 6e-8; 1e-6 absolute leaves a factor ~15 of margin.
 inline constexpr double kBSplineFloat = 1e-6;
-
 /// Plain Ewald (method = ewald) is the reference: at its default k-space cut the reciprocal
 /// energy must be converged to 1e-8 of itself (its documented promise; the cut's estimated
 /// tail is 1e-10 |E_self|, measured 2e-10 of the reciprocal energy of random ions at the
@@ -177,7 +169,6 @@ inline constexpr double kPmeTightVsEwald = 1e-7;
 /// Virial trace equals the total Coulomb energy (homogeneity of degree -1), up to the
 /// method error of the tight settings (~1e-8); 1e-6 relative.
 inline constexpr double kVirialTrace = 1e-6;
-
 /// NVE energy drift per atom of the NaCl melt (1000 ions, PME order 4 / 0.12 nm, rtol 1e-5,
 /// dt 2 fs), kJ/mol/ps: GROMACS' default verlet-buffer-tolerance, 0.005 kJ/mol/ps per atom,
 /// is the drift it accepts from pair-list errors alone; the run must stay below it.
@@ -197,7 +188,6 @@ inline constexpr double kNveFluctuationOverKinetic = 1e-3;
 
 // ---- GPU PME ----
 namespace faraday::tol {
-
 /// GPU PME vs CpuPme, same beta, grid and order. The GPU forms fractional coordinates in
 /// double (uploaded as 32-bit fixed point, 2.3e-10 of the box edge), then works in float:
 /// spline weights (rel. ~1e-7), grid sums of ~order^3 x 0.06 atoms per point (float
@@ -237,7 +227,6 @@ inline constexpr double kSlabPmeVsOneGpu = 1e-6;
 
 // ---- Potential maps (DCS) -------------------------------------------------------------
 namespace faraday::tol {
-
 /// GPU map (float pair math, rsqrtf) vs the CPU double reference, relative RMS over the
 /// lattice: the accuracy target of the map kernels. Float coordinates (rounding ~3e-7 nm
 /// at 5 nm) and rsqrtf (2 ulp) give ~1e-6 per term; the per-point sums are folded into
@@ -265,7 +254,6 @@ inline constexpr double kMrcRoundTripRel = 1e-7;
 
 // ---- PME potential maps ---------------------------------------------------------------
 namespace faraday::tol {
-
 /// CPU PME map vs the plain Ewald potential at random points (error over the RMS of the
 /// Ewald reciprocal potential), as a multiple of the measured reciprocal PME force error
 /// (RMS |F_PME - F_Ewald| / RMS |F_Ewald|) with the same beta, grid and order. The map
@@ -318,14 +306,12 @@ inline constexpr double kPmePotTightVsGaussianSum = 1e-6;
 
 // ---- All pairs (open boundaries) and the typed pair force ------------------------------------
 namespace faraday::tol {
-
 /// The typed pair force in float against double, relative to |c1|/r^3 + (c2/r)^c3 (forces)
 /// or the sum of the terms' magnitudes (energies), so that the cancellation of an attractive
 /// c1 against the repulsion does not count: r^2 is rounded (6e-8 relative), 1/sqrt and
 /// c2 * (1/r) add three roundings, so c2/r is good to 1.8e-7, and the power multiplies that
 /// by c3 (12 at most here: 2.2e-6 worst case), powf adds an ulp. Measured 7.6e-7: 3e-6.
 inline constexpr double kFloatTypedPair = 3e-6;
-
 /// Two-body Kepler orbit (e = 0.5, softening eps = 1e-3 a, 5000 steps per period), period from
 /// pericentre passages, relative: the softening weakens the force by 1.5 (eps/r)^2, 6e-6 at
 /// pericentre (r = a/2) and 7e-7 at apocentre; the softened start changes a by 3e-7 (T by
@@ -349,7 +335,6 @@ inline constexpr double kKeplerEnergyOverVerletEstimate = 1.0;
 /// (1e-15 nm per step, 12500 steps) moves it; 1e-9 nm. A wrapped position moves it by a box
 /// edge (3 nm).
 inline constexpr double kKeplerCentreOfMass = 1e-9;
-
 /// Plummer sphere, 512 bodies, Henon units (G = M = 1, dynamical time 1 ps), softening 0.05,
 /// dt 1/128 ps, 4 ps. RMS of (E(t) - E0) / |E0|: velocity Verlet's shadow-energy oscillation,
 /// (dt / t_dyn)^2 / 12 = 5e-6; close pairs are resolved (their shortest time
@@ -366,7 +351,6 @@ inline constexpr double kPlummerDriftPerPs = 1e-5;
 /// scheme gives 2; unresolved close encounters, energy jumps that do not shrink with dt.
 inline constexpr double kPlummerScalingMin = 3.4;
 inline constexpr double kPlummerScalingMax = 4.6;
-
 /// systems/plummer's .gro: 2 K / -W against 1 (the generator scales the speeds to virial
 /// equilibrium in double) and the momentum against sum m |v|. The file keeps 7 decimals of
 /// position (5e-8 nm, 1e-7 of a typical 0.5 nm) and 8 of velocity: errors of ~1e-7 per body
@@ -375,7 +359,6 @@ inline constexpr double kPlummerScalingMax = 4.6;
 inline constexpr double kGroVirialRatio = 1e-6;
 
 // ---- GROMACS topologies ----
-
 /// Net charge of a topology read by Faraday against the sum of the charges `gmx dump` prints
 /// of grompp's .tpr, e. The .tpr stores each charge in single precision and dump prints 6
 /// significant digits; force-field charges have at most 5 decimals and print back exactly,
@@ -388,7 +371,6 @@ inline constexpr double kGromppNetCharge = 1e-3;
 
 // ---- Bonded terms ---------------------------------------------------------------------
 namespace faraday::tol {
-
 /// A bonded energy or force against its value worked out by hand (double, a few operations
 /// on O(1..1e3) numbers): 1e-12 relative to max(1, |value|).
 inline constexpr double kBondedByHand = 1e-12;
@@ -456,7 +438,6 @@ inline constexpr double kGpuBondedForceRelRms = 1e-10;
 /// the allowed difference is that, plus 1e-12 relative for the arithmetic.
 inline constexpr double kFixedEnergyStep = 1.0 / 16777216.0;
 inline constexpr double kGpuBondedArithmetic = 1e-12;
-
 /// CMAP slopes at the grid points against an independent dense solve of the same spline
 /// (Gaussian elimination on the full system): rounding of two solvers of a well-conditioned
 /// (condition number < 3) system of 48 unknowns: 1e-12 relative to the grid's largest value.
@@ -485,9 +466,7 @@ inline constexpr double kGromacsReference = 1e-10;
 /// kJ/mol, within that bound; every other term agrees to 5e-13).
 inline constexpr double kGromacsPairTableSpacing = 1.0 / 2000.0;
 
-
 // ---- Molecules against GROMACS 2022.5 in double precision (tests/data/gromacs) ----
-
 /// Bonded terms and 1-4 pairs, relative: both sides evaluate the same formulas in double;
 /// GROMACS takes the 1-4 pairs from cubic-spline tables of 2000 points/nm (error ~1e-7
 /// relative) and prints 6 decimals; 1e-6 leaves that margin and catches any wrong parameter.
@@ -507,8 +486,7 @@ inline constexpr double kGromacsGpuNonbondedRel = 2e-5;
 /// The Ewald exclusion correction on the GPU against the CPU's (double), relative to |E|: the
 /// tile kernel computes the excluded pairs inside slot groups (a hydrogen and its heavy atom,
 /// two hydrogens of one atom) in float, erff and rsqrtf (a few ulp, ~2e-7 relative per pair);
-/// their energies have both signs (water: O-H positive, H-H negative, sum |E| ~ 1.6 |sum E|),
-/// so 1e-6.
+/// their energies have both signs (water: O-H positive, H-H negative, sum |E| ~ 1.6 |sum E|), so 1e-6.
 inline constexpr double kGpuExclusionCorrectionRel = 1e-6;
 /// GPU forces against GROMACS: the RMS difference over the RMS of the LJ and bonded forces.
 /// In an energy-minimised structure the net force on an atom (~5 kJ/mol/nm on a water O) is
@@ -521,7 +499,6 @@ inline constexpr double kGromacsGpuForceOverTerms = 1e-5;
 
 // ---- Constraints ----------------------------------------------------------------------
 namespace faraday::tol {
-
 /// SETTLE's lengths (relative), momentum and torque (relative to sum m |delta|): positions near
 /// 8 nm are rounded to 1.8e-15 nm, 1.8e-14 of a 0.1 nm bond, and the frame's ~50 operations
 /// on O(0.1 nm) values add a few 1e-17 nm each (measured 1.1e-14 and below); 1e-12.
