@@ -90,9 +90,12 @@ void CudaBackend::Impl::makeForceTerms(const CutoffRunParams& params, const std:
       std::move(pairKernel), list,
       groupCorrection ? deviceCopy("group of atom", slotGroups.anchor) : DeviceBuffer<int>("group of atom", 0), buffer,
       typed));
-  if (cuda_backend::hasBondedWork(system.topology))
-    addTerm(std::make_unique<CudaBondedTerm>(std::make_unique<CudaBonded>(
-        system.topology, system.charge, BondedParams{np.ewaldBeta}, groupCorrection ? &slotGroups.anchor : nullptr)));
+  if (cuda_backend::hasBondedWork(system.topology)) {
+    auto kernel = std::make_shared<CudaBonded>(system.topology, system.charge, BondedParams{np.ewaldBeta},
+                                               groupCorrection ? &slotGroups.anchor : nullptr);
+    CudaBondedTerm* bondedTerms = addTerm(std::make_unique<CudaBondedTerm>(kernel));
+    addTerm(std::make_unique<CudaBondedTerm>(kernel, *bondedTerms));
+  }
   if (ewald.method == ElectrostaticsMethod::Pme)
     pme = &addTerm(std::make_unique<CudaPmeTerm>(makeCudaPmeOnDevice(ewald.pme, system.size())))->solver();
 
