@@ -25,7 +25,7 @@ std::vector<int> moleculeStarts(const Topology& topology, int n) {
 
 BoxScalingParams boxScaling(const Box& from, const Box& to) {
   BoxScalingParams p{};
-  const Vec3 a = from.lengths(), b = to.lengths();
+  const Vec3 a = from.diagonal(), b = to.diagonal();
   for (int c = 0; c < 3; ++c) {
     p.length[c] = a[c];
     p.factor[c] = b[c] / a[c];

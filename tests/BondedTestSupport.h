@@ -112,7 +112,7 @@ inline BondedSystem randomBondedSystem(int chains, int perChain, unsigned seed, 
   Topology& t = s.topology;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  const Vec3 L = s.box.lengths();
+  const Vec3 L = s.box.diagonal();
   t.cmapGrids = {smoothCmapGrid(24, seed + 1), smoothCmapGrid(12, seed + 2)};
   for (int c = 0; c < chains; ++c) {
     const int first = int(s.positions.size());

@@ -169,7 +169,7 @@ inline double strainVirial(const Ions& s, ReciprocalSolver& solver, int axis, do
     Ions t = s;
     const double f = k == 0 ? 1 + eps : 1 - eps;
     for (Vec3& r : t.positions) r[axis] *= f;
-    Vec3 L = s.box.lengths();
+    Vec3 L = s.box.diagonal();
     L[axis] *= f;
     t.box = Box::rectangular(L.x, L.y, L.z);
     std::vector<Vec3> forces(t.positions.size());
@@ -190,7 +190,7 @@ inline PmeParams pmeParams(double beta, int order, double spacing, const Box& bo
   PmeParams p;
   p.beta = beta;
   p.order = order;
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   for (int d = 0; d < 3; ++d) p.grid[d] = nextFftSize(int(std::ceil(L[d] / spacing - 1e-9)));
   return p;
 }

@@ -167,7 +167,7 @@ inline System smallSystem(std::size_t n, const Box& box) {
   System s;
   s.types.push_back({"A", 10, 0, 0.3, 0.5});
   s.box = box;
-  const Atoms a = randomAtoms(n, {0, 0, 0}, box.lengths(), 81);
+  const Atoms a = randomAtoms(n, {0, 0, 0}, box.diagonal(), 81);
   s.charge = a.charges;
   s.type.assign(n, 0);
   s.mass.assign(n, 10);
@@ -176,7 +176,7 @@ inline System smallSystem(std::size_t n, const Box& box) {
 
 inline std::vector<std::vector<Vec3>> frames(std::size_t n, const Box& box, int count) {
   std::vector<std::vector<Vec3>> f;
-  for (int i = 0; i < count; ++i) f.push_back(randomAtoms(n, {0, 0, 0}, box.lengths(), 90 + i).positions);
+  for (int i = 0; i < count; ++i) f.push_back(randomAtoms(n, {0, 0, 0}, box.diagonal(), 90 + i).positions);
   return f;
 }
 
@@ -215,11 +215,11 @@ inline std::vector<Vec3> latticePoints(const Lattice& l) {
 /// 6.5/beta of the point (erfc(6.5) = 4e-20). Double precision throughout; no grid.
 inline std::vector<double> gaussianPotentialAt(const std::vector<Vec3>& points, const std::vector<Vec3>& positions,
                                                const std::vector<double>& charges, const Box& box, double beta) {
-  const double rcSharp = 0.48 * box.shortestEdge();
+  const double rcSharp = 0.48 * box.smallestHeight();
   const EwaldPotential pointCharges =
       ewaldPotentialAt(points, positions, charges, box, 6.0 / rcSharp, rcSharp, 1e-14);
   const double reach = 6.5 / beta;
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   int images[3];
   for (int d = 0; d < 3; ++d) images[d] = int(std::ceil(reach / L[d]));
   std::vector<double> phi(points.size());

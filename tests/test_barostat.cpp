@@ -113,7 +113,7 @@ TEST_P(BarostatBackends, RejectedMoveIsInvisibleAndAcceptedMoveIsARestartFromThe
   State a, b;
   tried->getState(a);
   plain->getState(b);
-  EXPECT_EQ(a.box.lengths(), b.box.lengths());
+  EXPECT_EQ(a.box.diagonal(), b.box.diagonal());
   EXPECT_EQ(std::memcmp(a.positions.data(), b.positions.data(), a.positions.size() * sizeof(Vec3)), 0);
   EXPECT_EQ(std::memcmp(a.velocities.data(), b.velocities.data(), a.velocities.size() * sizeof(Vec3)), 0);
 
@@ -128,7 +128,7 @@ TEST_P(BarostatBackends, RejectedMoveIsInvisibleAndAcceptedMoveIsARestartFromThe
   tried->getState(afterMove);
   std::vector<Vec3> expected = start.positions;
   scaleMolecules(expected, liquid.system.mass, moleculeStarts(liquid.system.topology, 600), boxScaling(start.box, larger));
-  EXPECT_EQ(afterMove.box.lengths(), larger.lengths());
+  EXPECT_EQ(afterMove.box.diagonal(), larger.diagonal());
   double worst = 0;
   for (std::size_t i = 0; i < expected.size(); ++i)
     worst = std::max(worst, std::sqrt(norm2(afterMove.positions[i] - expected[i])));

@@ -128,7 +128,7 @@ TEST(BarostatRun, RestartWithRigidWaterAndBarostatIsBitwiseTheUninterruptedRun) 
   EXPECT_EQ(a.barostat.accepted, b.barostat.accepted);
   EXPECT_EQ(a.barostat.maxVolumeChange, b.barostat.maxVolumeChange);
   EXPECT_GT(a.barostat.accepted, 0);
-  EXPECT_EQ(a.box.lengths(), b.box.lengths());
+  EXPECT_EQ(a.box.diagonal(), b.box.diagonal());
   EXPECT_EQ(std::memcmp(a.positions.data(), b.positions.data(), a.positions.size() * sizeof(Vec3)), 0);
   EXPECT_EQ(std::memcmp(a.velocities.data(), b.velocities.data(), a.velocities.size() * sizeof(Vec3)), 0);
   EXPECT_EQ(readText(dir / "full" / "final.gro"), readText(dir / "split" / "final.gro"));

@@ -105,7 +105,7 @@ TEST_F(ConfigTest, BufferAutoIsAFixedSkinOnTheCpuAndFollowsTheAtomsSpeedsOnTheGp
   // Never more than half the shortest edge less the cutoff.
   Config hot = melt;
   hot.integrator.temperature = hot.system.temperature = 1e6;
-  const double room = 0.5 * meltSetup.system.box.shortestEdge() - melt.nonbonded.cutoff;
+  const double room = 0.5 * meltSetup.system.box.smallestHeight() - melt.nonbonded.cutoff;
   EXPECT_DOUBLE_EQ(pairListBuffer(hot, meltSetup.system, true), std::min(0.25, room));
   EXPECT_THROW(loadConfig(sourceDir() + "/systems/nacl_melt/sim.cfg", {"--nonbonded.buffer=automatic"}), Error);
 }

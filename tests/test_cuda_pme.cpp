@@ -135,7 +135,7 @@ TEST(CudaPme, AllOrdersAgreeWithCpu) {
 TEST(CudaPme, NonCubicGridAndBox) {
   FARADAY_REQUIRE_GPU();
   test::Ions s = randomMelt(4000, 6);
-  const Vec3 L = s.box.lengths();
+  const Vec3 L = s.box.diagonal();
   s.box = Box::rectangular(L.x * 1.3, L.y, L.z * 0.8);
   for (Vec3& r : s.positions) r = Vec3{r.x * 1.3, r.y, r.z * 0.8};
   PmeParams p = meltParams(s, 5);

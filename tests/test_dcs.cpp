@@ -206,7 +206,7 @@ std::vector<double> bruteCutoff(const Lattice& l, const Atoms& a, const MapOptio
 
 TEST(DcsCpu, CutoffMatchesBruteForce) {
   const Box box = Box::rectangular(3.0, 2.8, 3.2);
-  const Atoms a = randomAtoms(1500, {0, 0, 0}, box.lengths(), 41);
+  const Atoms a = randomAtoms(1500, {0, 0, 0}, box.diagonal(), 41);
   const Lattice l = Lattice::fromBox(box, 0.15);
   for (bool periodic : {false, true}) {
     const MapOptions o = cutoffOptions(1.1, periodic, box);
@@ -272,7 +272,7 @@ TEST(DcsCpu, CutoffDiffersFromDirectWithinDerivedBound) {
 TEST(DcsGpu, CutoffBinnedMatchesCpuReference) {
   FARADAY_REQUIRE_GPU();
   const Box box = Box::rectangular(4.0, 3.6, 3.3);
-  const Atoms a = randomAtoms(12000, {0, 0, 0}, box.lengths(), 61);  // ~250 atoms/nm^3: a dense system
+  const Atoms a = randomAtoms(12000, {0, 0, 0}, box.diagonal(), 61);  // ~250 atoms/nm^3: a dense system
   for (bool periodic : {false, true}) {
     // Non-periodic: a padded lattice off the box corner; periodic: the box lattice.
     const Lattice l = periodic ? Lattice::fromBox(box, 0.11) : Lattice::fromAtoms(a.positions, 0.11, 0.4);
@@ -293,7 +293,7 @@ TEST(DcsGpu, CutoffPointOnAnAtomSkipsThatAtom) {
   // Atoms on lattice points (and one near a point, inside the 2e-4 nm margin) take the
   // host path with the near-atom test; the rest of the map still matches the reference.
   const Box box = Box::rectangular(2.0, 2.0, 2.0);
-  Atoms a = randomAtoms(800, {0, 0, 0}, box.lengths(), 75);
+  Atoms a = randomAtoms(800, {0, 0, 0}, box.diagonal(), 75);
   a.positions[0] = {0.5, 0.7, 0.9};
   a.positions[1] = {1.2, 0.3, 1.0};
   a.positions[2] = {0.80005, 1.1, 0.4};
@@ -314,7 +314,7 @@ TEST(DcsGpu, CutoffPointOnAnAtomSkipsThatAtom) {
 TEST(DcsGpu, OverflowListGivesTheSameMap) {
   FARADAY_REQUIRE_GPU();
   const Box box = Box::rectangular(3.0, 3.0, 3.0);
-  const Atoms a = randomAtoms(6000, {0, 0, 0}, box.lengths(), 71);
+  const Atoms a = randomAtoms(6000, {0, 0, 0}, box.diagonal(), 71);
   const Lattice l = Lattice::fromBox(box, 0.12);
   for (bool periodic : {false, true}) {
     MapOptions o = cutoffOptions(1.0, periodic, box);
@@ -355,7 +355,7 @@ TEST(DcsGpu, AccumulatorsOnThreadsSharingTheGpuSumTheirOwnFrames) {
       j.lattice = Lattice::fromBox(box, 0.06 + 0.01 * t);  // another lattice (cutoff: another offset list) each
       j.options = direct ? directOptions(true, box) : cutoffOptions(1.0, true, box);
       for (unsigned f = 0; f < 8; ++f)  // 9000 atoms: 3 constant-memory chunks per direct frame
-        j.frames.push_back(randomAtoms(9000, {0, 0, 0}, box.lengths(), 1000 * (direct ? 1 : 2) + 10 * t + f));
+        j.frames.push_back(randomAtoms(9000, {0, 0, 0}, box.diagonal(), 1000 * (direct ? 1 : 2) + 10 * t + f));
       jobs.push_back(std::move(j));
     }
   auto sumOf = [&](const Job& j) {

@@ -61,7 +61,7 @@ TEST(GroFile, RoundTripIsExactForValuesOnTheDecimalGrid) {
     EXPECT_EQ(r.velocities[i], c.velocities[i]) << i;
     EXPECT_EQ(r.line[i], long(i) + 3);
   }
-  EXPECT_EQ(r.box.lengths(), c.box.lengths());
+  EXPECT_EQ(r.box.diagonal(), c.box.diagonal());
   EXPECT_FALSE(fs::exists(dir / "a.gro.tmp"));
 }
 
@@ -90,7 +90,7 @@ TEST(GroFile, TriclinicBoxIsRefusedButAZeroOffDiagonalBoxIsAccepted) {
   std::vector<std::string> v = lines(groText(sampleCoordinates(3, 1000, false, 3)));
   v.back() = "   4.10000   4.20000   4.30000   0.00000   0.00000   0.00000   0.00000   0.00000   0.00000";
   writeText(dir / "z.gro", joinLines(v));
-  EXPECT_DOUBLE_EQ(readGro(dir / "z.gro").box.lengths().z, 4.3);
+  EXPECT_DOUBLE_EQ(readGro(dir / "z.gro").box.diagonal().z, 4.3);
   v.back() = "   4.10000   4.20000   4.30000   0.00000   0.00000   1.00000   0.00000   0.00000   0.00000";
   writeText(dir / "t.gro", joinLines(v));
   try {
@@ -111,7 +111,7 @@ TEST(PdbFile, RoundTripKeepsNamesPositionsAndBox) {
   EXPECT_TRUE(r.velocities.empty());
   for (std::size_t i = 0; i < c.size(); ++i)
     for (int k = 0; k < 3; ++k) EXPECT_NEAR(r.positions[i][k], c.positions[i][k], tol::kPdbRoundTrip);
-  for (int k = 0; k < 3; ++k) EXPECT_NEAR(r.box.lengths()[k], c.box.lengths()[k], tol::kPdbRoundTrip);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(r.box.diagonal()[k], c.box.diagonal()[k], tol::kPdbRoundTrip);
   // readCoordinates picks the reader by extension.
   EXPECT_EQ(readCoordinates(dir / "a.pdb").size(), c.size());
 }
@@ -152,7 +152,7 @@ TEST(SystemSetup, PdbAndGroInputsGiveTheSameSystem) {
   EXPECT_FALSE(a.velocitiesFromFile);
   for (std::size_t i = 0; i < a.system.size(); ++i)
     for (int k = 0; k < 3; ++k) EXPECT_NEAR(a.state.positions[i][k], b.state.positions[i][k], tol::kPdbRoundTrip);
-  for (int k = 0; k < 3; ++k) EXPECT_NEAR(a.system.box.lengths()[k], b.system.box.lengths()[k], tol::kPdbRoundTrip);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(a.system.box.diagonal()[k], b.system.box.diagonal()[k], tol::kPdbRoundTrip);
   // Same seed and masses: the same Maxwell-Boltzmann velocities.
   EXPECT_EQ(a.state.velocities, b.state.velocities);
 }
@@ -199,7 +199,7 @@ TEST(DcdFile, FramesReadBackEqualToFloatPrecisionWithTheBoxInEveryFrame) {
   for (int f = 0; f < 4; ++f) {
     reader.readFrame(f, frame);
     ASSERT_TRUE(frame.hasBox);
-    for (int k = 0; k < 3; ++k) EXPECT_NEAR(frame.box.lengths()[k], boxes[f].lengths()[k], tol::kDoubleSum);
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(frame.box.diagonal()[k], boxes[f].diagonal()[k], tol::kDoubleSum);
     for (std::size_t i = 0; i < atoms; ++i)
       for (int k = 0; k < 3; ++k)
         EXPECT_NEAR(frame.positions[i][k], frames[f][i][k], std::fabs(frames[f][i][k]) * tol::kFloat32Relative);

@@ -109,7 +109,7 @@ TEST(DcsCpu, MapCommandFromConfigFile) {
   Coordinates c;
   c.title = "ions";
   c.box = box;
-  const Atoms a = randomAtoms(60, {0, 0, 0}, box.lengths(), 101);
+  const Atoms a = randomAtoms(60, {0, 0, 0}, box.diagonal(), 101);
   for (std::size_t i = 0; i < a.positions.size(); ++i) {
     c.residueId.push_back(int(i) + 1);
     c.residueName.push_back(i % 2 ? "CL" : "NA");

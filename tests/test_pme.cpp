@@ -211,8 +211,8 @@ TEST(EwaldSetupTest, AutoSpacingFollowsTheToleranceRule) {
   const EwaldSetup s = chooseEwaldSetup(c, box);
   const double h = pmeSpacingForRtol(s.beta, 5, 1e-5);
   for (int d = 0; d < 3; ++d) {
-    EXPECT_EQ(s.pme.grid[d], nextFftSize(int(std::ceil(box.lengths()[d] / h - 1e-9)))) << "dimension " << d;
-    EXPECT_LE(box.lengths()[d] / s.pme.grid[d], h);
+    EXPECT_EQ(s.pme.grid[d], nextFftSize(int(std::ceil(box.diagonal()[d] / h - 1e-9)))) << "dimension " << d;
+    EXPECT_LE(box.diagonal()[d] / s.pme.grid[d], h);
   }
   c.electrostatics.ewaldRtol = 1e-6;  // a tighter tolerance gives a finer grid
   EXPECT_GT(chooseEwaldSetup(c, box).pme.grid[0], s.pme.grid[0]);

@@ -47,7 +47,7 @@ using test::Ions;
 std::vector<Vec3> randomPoints(std::size_t n, const Box& box, unsigned seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-0.5, 1.5);
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   std::vector<Vec3> p;
   for (std::size_t i = 0; i < n; ++i) p.push_back({u(rng) * L.x, u(rng) * L.y, u(rng) * L.z});
   return p;

@@ -139,7 +139,7 @@ TEST(XtcCrossCheck, FaradayReadsMdanalysisFramesAndWritesTheSameBytes) {
       reader.readFrame(f, frame);
       EXPECT_EQ(frame.step, g.step);
       EXPECT_EQ(frame.time, g.time);
-      EXPECT_EQ(frame.box.lengths(), (Vec3{g.box[0], g.box[4], g.box[8]}));
+      EXPECT_EQ(frame.box.diagonal(), (Vec3{g.box[0], g.box[4], g.box[8]}));
       EXPECT_LE(worstDifference(frame.positions, g.positions, tol::kXtcFloatRelative), 0.5 / precision) << "frame " << f;
     }
   }
@@ -147,7 +147,7 @@ TEST(XtcCrossCheck, FaradayReadsMdanalysisFramesAndWritesTheSameBytes) {
   std::vector<TextFrame> grid(3);
   for (int f = 0; f < 3; ++f) {
     grid[std::size_t(f)] = {gridStep(f), gridTime(f), 1000, {}, gridFrame(f, 999)};
-    const Vec3 l = gridBox(f).lengths();
+    const Vec3 l = gridBox(f).diagonal();
     grid[std::size_t(f)].box[0] = l.x, grid[std::size_t(f)].box[4] = l.y, grid[std::size_t(f)].box[8] = l.z;
   }
   writeTextFrames(dir / "grid.txt", grid);

@@ -49,7 +49,7 @@ void CpuBackend::setState(const State& state, const std::vector<Vec3>& listRefer
     throw Error("state: the neighbor-list reference must have one entry per particle");
   takeState(state);
   if (!state_.box.isValid()) throw Error("state: the box must be rectangular with positive edges");
-  if (!(2 * list_.cutoff() < state_.box.shortestEdge()))
+  if (!(2 * list_.cutoff() < state_.box.smallestHeight()))
     throw keyError("nonbonded.cutoff", "must be below half the shortest edge of the state's box");
   ScopedTimer t(timers_, "neighbor");
   // A restart rebuilds from the saved reference, so the list (and the steps at which it is
@@ -84,7 +84,7 @@ Energies CpuBackend::evaluateForces() {
 namespace faraday {
 
 Energies CpuBackend::scaleVolume(const Box& box) {
-  if (!box.isValid() || !(2 * list_.cutoff() < box.shortestEdge()))
+  if (!box.isValid() || !(2 * list_.cutoff() < box.smallestHeight()))
     throw Error("volume move: the box must be rectangular with edges above twice the cutoff");
   if (moleculeStarts_.empty()) moleculeStarts_ = moleculeStarts(system_.topology, int(system_.size()));
   kept_ = std::make_unique<Kept>(Kept{state_.positions, forces_, state_.box, list_, energies_});

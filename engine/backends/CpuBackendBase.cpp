@@ -27,7 +27,7 @@ void CpuBackendBase::takeState(const State& state) {
   if (state.positions.size() != system_.size() || state.velocities.size() != system_.size())
     throw Error("state: positions and velocities must have one entry per particle");
   state_ = state;
-  if (state_.box.lengths() == Vec3{}) state_.box = system_.box;
+  if (state_.box.diagonal() == Vec3{}) state_.box = system_.box;
   forces_.clear();  // forces of a previous state no longer apply
 }
 

@@ -148,18 +148,18 @@ CudaTermArrays CudaBackend::Impl::termArrays() const {
 void CudaBackend::Impl::writeBox(const Box& b) {
   box = b;
   IntegratorBox ib{MinimumImage::fromBox(b)};
-  for (int d = 0; d < 3; ++d) ib.fractionScale[d] = pme::fixedPointScale(b.lengths()[d]);
+  for (int d = 0; d < 3; ++d) ib.fractionScale[d] = pme::fixedPointScale(b.diagonal()[d]);
   integratorBox.set(ib, stream());
   for (const auto& t : terms) t->setBox(b, stream());
   list->setBox(b, stream());
 }
 
 void CudaBackend::Impl::applyBox(const Box& b) {
-  if (b.lengths() == box.lengths()) return;
+  if (b.diagonal() == box.diagonal()) return;
   if (!b.isValid()) throw Error("the box must be rectangular with positive edges");
-  if (!(2 * cutoff < b.shortestEdge()))
+  if (!(2 * cutoff < b.smallestHeight()))
     throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
-                                           std::to_string(0.5 * b.shortestEdge()) + " nm)");
+                                           std::to_string(0.5 * b.smallestHeight()) + " nm)");
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
   writeBox(b);
 }
@@ -169,7 +169,7 @@ void CudaBackend::Impl::setState(const State& state, const std::vector<Vec3>& li
     throw Error("state: positions and velocities must have one entry per particle");
   if (!listReference.empty() && listReference.size() != std::size_t(n))
     throw Error("state: the neighbor-list reference must have one entry per particle");
-  const Box stateBox = state.box.lengths() == Vec3{} ? system.box : state.box;
+  const Box stateBox = state.box.diagonal() == Vec3{} ? system.box : state.box;
   applyBox(stateBox);  // nothing where the box is the same
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
   stateStep = state.step;

@@ -304,7 +304,7 @@ void benchSize(const Options& o, const std::vector<std::string>& platforms, int 
     pairSeconds = timePairs(s, o, setup.beta, threads);
 
   const SizeCsv csvRow{csv, o, n, g};
-  const Vec3 L = s.system.box.lengths();
+  const Vec3 L = s.system.box.diagonal();
   std::printf("\n%d ions, box %.3f nm, grid %dx%dx%d\n", n, L.x, g[0], g[1], g[2]);
   printPhases(times, csvRow);
   for (const auto& [plat, t] : times)

@@ -48,7 +48,7 @@ double pairListBuffer(const Config& config, const System& system, bool gpu) {
   if (config.integrator.type == IntegratorType::Langevin) temperature = std::max(temperature, config.integrator.temperature);
   double lightest = std::numeric_limits<double>::infinity();
   for (double m : system.mass) lightest = std::min(lightest, m);
-  const double room = std::max(0.0, 0.5 * system.box.shortestEdge() - config.nonbonded.cutoff);
+  const double room = std::max(0.0, 0.5 * system.box.smallestHeight() - config.nonbonded.cutoff);
   if (!(temperature > 0) || !(lightest > 0) || !std::isfinite(lightest) || !(config.integrator.dt > 0))
     return std::min(kCpuPairListBuffer, room);
   const double fastest = 4 * std::sqrt(units::kBoltzmann * temperature / lightest);  // nm/ps
@@ -126,9 +126,9 @@ CutoffRunParams cutoffRunParams(const Config& config, const System& system, bool
 
 void checkCutoffRun(const CutoffRunParams& params, const Box& box, bool gpu) {
   if (!box.isValid()) throw Error("the box must be rectangular with positive edges");
-  if (!(2 * params.nonbonded.cutoff < box.shortestEdge()))
+  if (!(2 * params.nonbonded.cutoff < box.smallestHeight()))
     throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
-                                           std::to_string(0.5 * box.shortestEdge()) + " nm)");
+                                           std::to_string(0.5 * box.smallestHeight()) + " nm)");
   if (gpu && params.ewald.method == ElectrostaticsMethod::Ewald)
     throw keyError("electrostatics.method", "'ewald' (the plain Ewald reference) runs on run.platform = cpu only");
 }
@@ -147,7 +147,7 @@ MapOptions mapOptions(const Config::MapSection& map, const Box& box, const Ewald
   o.periodic = map.periodic;
   o.box = box;
   o.cutoff = map.cutoff;
-  const std::string halfBox = box.isValid() ? std::to_string(0.5 * box.shortestEdge()) : "";
+  const std::string halfBox = box.isValid() ? std::to_string(0.5 * box.smallestHeight()) : "";
   if (isPmeMethod(o.method)) {
     if (!map.periodic)
       throw keyError("map.periodic", "must be true for map.method = " + choiceText(map.method) +
@@ -162,10 +162,10 @@ MapOptions mapOptions(const Config::MapSection& map, const Box& box, const Ewald
       o.ewaldCutoff = 0;  // no real-space part
     }
   }
-  if (o.method == MapMethod::Pme && box.isValid() && !(o.ewaldCutoff < 0.5 * box.shortestEdge()))
+  if (o.method == MapMethod::Pme && box.isValid() && !(o.ewaldCutoff < 0.5 * box.smallestHeight()))
     throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" + halfBox + " nm) for map.method = pme");
   if (o.periodic && !box.isValid()) throw keyError("map.periodic", "needs a valid rectangular box");
-  if (o.method == MapMethod::Cutoff && o.periodic && !(o.cutoff < 0.5 * box.shortestEdge()))
+  if (o.method == MapMethod::Cutoff && o.periodic && !(o.cutoff < 0.5 * box.smallestHeight()))
     throw keyError("map.cutoff", "must be below half the shortest box edge (" + halfBox + " nm) for a periodic map");
   checkMapOptions(o);
   return o;

@@ -150,7 +150,7 @@ void DcdWriter::updateHeaderCounts() {
 void DcdWriter::writeFrame(const std::vector<Vec3>& positions, const Box& box) {
   if (positions.size() != atoms_) throw fileError(path_.string(), 0, "frame with the wrong number of atoms");
   std::fseek(file_, 0, SEEK_END);
-  const Vec3 L = box.lengths() * units::kAngstromPerNm;
+  const Vec3 L = box.diagonal() * units::kAngstromPerNm;
   const double cell[6] = {L.x, 90.0, L.y, 90.0, 90.0, L.z};  // A, gamma, B, beta, alpha, C
   putRecord(file_, cell, sizeof cell, path_);
   buffer_.resize(atoms_);

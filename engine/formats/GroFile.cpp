@@ -157,7 +157,7 @@ std::string groText(const Coordinates& c, int decimals) {
     out += line;
     out += '\n';
   }
-  const Vec3 L = c.box.lengths();
+  const Vec3 L = c.box.diagonal();
   const int boxDecimals = decimals > 5 ? decimals : 5;
   std::snprintf(line, sizeof line, "%*.*f%*.*f%*.*f\n", boxDecimals + 5, boxDecimals, L.x, boxDecimals + 5, boxDecimals,
                 L.y, boxDecimals + 5, boxDecimals, L.z);

@@ -84,7 +84,7 @@ std::string pdbText(const Coordinates& c) {
   std::string out;
   char line[128];
   if (!c.title.empty()) out += "TITLE     " + c.title.substr(0, 70) + "\n";
-  const Vec3 L = c.box.lengths() * units::kAngstromPerNm;
+  const Vec3 L = c.box.diagonal() * units::kAngstromPerNm;
   std::snprintf(line, sizeof line, "CRYST1%9.3f%9.3f%9.3f%7.2f%7.2f%7.2f P 1           1\n", L.x, L.y, L.z, 90.0,
                 90.0, 90.0);
   out += line;

@@ -44,9 +44,9 @@ bool MonteCarloBarostat::attempt(Backend& backend, Box& box) {
   const double factor = std::cbrt(newVolume / volume);
   const Box trial = Box::rectangular(box.a.x * factor, box.b.y * factor, box.c.z * factor);
   bool accepted = false;
-  if (!(2 * params_.cutoff < trial.shortestEdge()) || !(newVolume > 0)) {
+  if (!(2 * params_.cutoff < trial.smallestHeight()) || !(newVolume > 0)) {
     if (!warnedCutoff_)
-      std::cerr << "faraday: note: barostat: a trial box (shortest edge " << trial.shortestEdge()
+      std::cerr << "faraday: note: barostat: a trial box (shortest edge " << trial.smallestHeight()
                 << " nm) would reach twice nonbonded.cutoff; such moves are rejected\n";
     warnedCutoff_ = true;
   } else {

@@ -111,7 +111,7 @@ std::vector<std::string> unusedTypeWarnings(const Config& config, const System& 
 }  // namespace
 
 void checkCutoffFitsBox(const Config& config, const Box& box) {
-  const double half = 0.5 * box.shortestEdge();
+  const double half = 0.5 * box.smallestHeight();
   // auto is at least kCpuPairListBuffer and, on the GPU, at most what fits (pairListBuffer).
   const double rc = config.nonbonded.cutoff,
                rb = config.nonbonded.buffer < 0 ? kCpuPairListBuffer : config.nonbonded.buffer;
@@ -149,7 +149,7 @@ std::string describeSystem(const System& system) {
   std::map<int, long long> counts;
   double totalMass = 0;
   for (std::size_t i = 0; i < system.size(); ++i) counts[system.type[i]]++, totalMass += system.mass[i];
-  const Vec3 L = system.box.lengths();
+  const Vec3 L = system.box.diagonal();
   // g/cm^3 = amu / (N_A * nm^3 * 1e-21 cm^3/nm^3)
   const double density = totalMass / (units::kAvogadro * system.box.volume() * 1e-21);
   char line[256];

@@ -20,15 +20,15 @@ void checkMapOptions(const MapOptions& o) {
   }
   if (o.method == MapMethod::Pme) {
     if (!(o.ewaldCutoff > 0)) fail("the real-space cutoff must be > 0 nm");
-    if (o.box.isValid() && !(o.ewaldCutoff < 0.5 * o.box.shortestEdge()))
+    if (o.box.isValid() && !(o.ewaldCutoff < 0.5 * o.box.smallestHeight()))
       fail("the real-space cutoff must be below half the shortest box edge (" +
-           std::to_string(0.5 * o.box.shortestEdge()) + " nm)");
+           std::to_string(0.5 * o.box.smallestHeight()) + " nm)");
   }
   if (o.periodic && !o.box.isValid()) fail("a periodic map needs a valid rectangular box");
   if (o.method == MapMethod::Cutoff) {
     if (!(o.cutoff > 0) || !std::isfinite(o.cutoff)) fail("the cutoff must be a positive number of nm");
-    if (o.periodic && !(o.cutoff < 0.5 * o.box.shortestEdge()))
-      fail("the cutoff must be below half the shortest box edge (" + std::to_string(0.5 * o.box.shortestEdge()) +
+    if (o.periodic && !(o.cutoff < 0.5 * o.box.smallestHeight()))
+      fail("the cutoff must be below half the shortest box edge (" + std::to_string(0.5 * o.box.smallestHeight()) +
            " nm) for a periodic map");
   }
   if (o.binCapacity < 1) fail("bin capacity must be >= 1");
@@ -69,7 +69,7 @@ void cpuCutoffMap(const Lattice& lattice, const std::vector<Vec3>& positions, co
   checkSizes(lattice, positions, charges, map);
   const double rc = options.cutoff, rc2 = rc * rc, inv_rc2 = 1.0 / rc2;
   const bool periodic = options.periodic;
-  const Vec3 L = periodic ? options.box.lengths() : Vec3{0, 0, 0};
+  const Vec3 L = periodic ? options.box.diagonal() : Vec3{0, 0, 0};
   const int images = periodic ? 1 : 0;  // atoms wrapped into the box; images -1..1 reach every point within rc
   std::vector<Vec3> atoms(positions);
   if (periodic)

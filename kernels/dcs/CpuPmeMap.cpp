@@ -31,9 +31,9 @@ double netCharge(const std::vector<double>& charges) {
 }
 void checkBox(const MapOptions& o, const Box& box) {
   if (!box.isValid()) throw Error("pme potential map: needs a valid rectangular box");
-  if (o.method == MapMethod::Pme && !(o.ewaldCutoff < 0.5 * box.shortestEdge()))
+  if (o.method == MapMethod::Pme && !(o.ewaldCutoff < 0.5 * box.smallestHeight()))
     throw Error("pme potential map: the real-space cutoff " + std::to_string(o.ewaldCutoff) +
-                " nm must be below half the shortest box edge (" + std::to_string(0.5 * box.shortestEdge()) + " nm)");
+                " nm must be below half the shortest box edge (" + std::to_string(0.5 * box.smallestHeight()) + " nm)");
 }
 }  // namespace
 
@@ -57,7 +57,7 @@ void CpuPmeMap::potentialAt(const std::vector<Vec3>& points, const std::vector<V
     std::vector<Vec3> forces(positions.size());
     pme_->compute(positions, charges, box, forces, nullptr);
   }
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   pmemap::GridView grid{{options_.pme.grid[0], options_.pme.grid[1], options_.pme.grid[2]},
                         options_.pme.order,
                         {L.x, L.y, L.z},
@@ -121,7 +121,7 @@ EwaldPotential ewaldPotentialAt(const std::vector<Vec3>& points, const std::vect
     out.real[p] = units::kCoulomb * s;
   }
   // Half space of k vectors (weight 2) with |m| <= m_cut.
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   const double mcut = beta * std::sqrt(-std::log(kspaceRtol)) / units::kPi;
   int kmax[3];
   for (int d = 0; d < 3; ++d) kmax[d] = int(std::ceil(mcut * L[d]));

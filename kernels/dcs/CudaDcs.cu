@@ -156,7 +156,7 @@ void CudaMapAccumulator::addFrame(const DeviceFrame& frame, const Box& box, Time
   a.pos = reinterpret_cast<const double4_32a*>(frame.positions);
   a.charge = frame.charges;
   a.periodic = o.periodic;
-  const Vec3 L = o.box.lengths();
+  const Vec3 L = o.box.diagonal();
   for (int d = 0; d < 3; ++d) {
     a.L[d] = L[d];
     a.origin[d] = m.lattice.origin[d];

@@ -140,7 +140,7 @@ struct Binning {
 /// lattice and the box lengths, over the box (periodic) or the atoms' bounding box. Returns
 /// the low corner of the region binned.
 Vec3 layOutBins(const Lattice& l, const std::vector<Vec3>& pos, const MapOptions& o, BinGrid& b) {
-  Vec3 lo{0, 0, 0}, hi = o.box.lengths();
+  Vec3 lo{0, 0, 0}, hi = o.box.diagonal();
   if (!o.periodic) {
     lo = hi = pos.empty() ? l.origin : pos[0];
     for (const Vec3& r : pos)
@@ -166,7 +166,7 @@ Vec3 layOutBins(const Lattice& l, const std::vector<Vec3>& pos, const MapOptions
       b.side[d] = float(side);
     }
     b.origin[d] = float(lo[d] - l.origin[d]);
-    b.L[d] = float(o.box.lengths()[d]);
+    b.L[d] = float(o.box.diagonal()[d]);
   }
   return lo;
 }
@@ -181,7 +181,7 @@ void fillBins(const Lattice& l, const std::vector<Vec3>& pos, const std::vector<
   bn.slots.assign(std::size_t(nbins) * b.capacity, make_float4(kFarAway, kFarAway, kFarAway, 0.f));
   std::vector<int> fill(nbins, 0);
   auto nearPlanes = [&](double c, double h, double period) { return dcs::nearLatticePlane(c, h, period, o.periodic); };
-  const Vec3 L = o.box.lengths();
+  const Vec3 L = o.box.diagonal();
   for (std::size_t a = 0; a < pos.size(); ++a) {
     if (q[a] == 0.0) continue;
     const Vec3 r = o.periodic ? o.box.wrap(pos[a]) : pos[a];

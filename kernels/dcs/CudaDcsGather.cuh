@@ -213,7 +213,7 @@ __global__ void tailFoldKernel(LatticeDims g, TileGrid t, int tailTiles, const d
 // ---- host side -----------------------------------------------------------------------
 PeriodicBox boxOf(const MapOptions& o) {
   PeriodicBox p{};
-  const Vec3 L = o.box.lengths();
+  const Vec3 L = o.box.diagonal();
   for (int d = 0; d < 3; ++d) {
     p.L[d] = o.periodic ? float(L[d]) : 0.f;
     p.invL[d] = o.periodic ? float(1.0 / L[d]) : 0.f;
@@ -327,7 +327,7 @@ void launchNearRow(const Lattice& l, const PeriodicBox& box, int n, double* map,
 /// atoms are dropped. Each list is padded to kAtomBlock.
 void splitNearRowAtoms(const Lattice& l, const MapOptions& o, const std::vector<float4>& atoms,
                        std::vector<float4>& regular, std::vector<float4>& nearRow) {
-  const Vec3 L = o.box.lengths();
+  const Vec3 L = o.box.diagonal();
   auto nearPlanes = [&](double c, double h, double period) { return dcs::nearLatticePlane(c, h, period, o.periodic); };
   regular.clear();
   nearRow.clear();

@@ -53,7 +53,7 @@ struct CellGrid {
 /// (8 V/N)^(1/3), about 8 atoms per cell on average, so a sparse system does not make
 /// millions of empty cells.
 CellGrid chooseCells(const Box& box, int atoms, double cutoff) {
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   const double side = std::max(0.5 * cutoff, std::cbrt(8.0 * box.volume() / double(std::max(atoms, 1))));
   CellGrid c;
   for (int d = 0; d < 3; ++d) c.n[d] = std::max(1, int(std::floor(L[d] / side)));
@@ -320,7 +320,7 @@ struct CudaPmeMap::Impl {
   // eterm(m) = k_C exp(-pi^2 m^2/beta^2) B(m) / (pi V m^2) on the half-complex grid
   // (the influence function of CpuPme::convolve), 0 at m = 0.
   void updateInfluence(const Box& b) {
-    const Vec3 L = b.lengths();
+    const Vec3 L = b.diagonal();
     std::array<std::vector<double>, 3> f;
     for (int d = 0; d < 3; ++d)
       f[d] = pme::influenceFactors(pme::bsplineModuli(K[d], options.pme.order), L[d], options.pme.beta);
@@ -346,7 +346,7 @@ struct CudaPmeMap::Impl {
   /// Buffers, cells, influence function and graph for `n` slots in box `b` (remade only
   /// when these change: once per run).
   void prepareFor(int n, const Box& b) {
-    const Vec3 L = b.lengths();
+    const Vec3 L = b.diagonal();
     if (n == atoms && L.x == box.x && L.y == box.y && L.z == box.z) return;
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     graph.reset();
@@ -461,9 +461,9 @@ struct CudaPmeMap::Impl {
 
   void addFrame(const DeviceFrame& f, const Box& b) {
     if (!b.isValid()) throw Error("pme potential map: needs a valid rectangular box");
-    if (realSpace && !(options.ewaldCutoff < 0.5 * b.shortestEdge()))
+    if (realSpace && !(options.ewaldCutoff < 0.5 * b.smallestHeight()))
       throw Error("pme potential map: the real-space cutoff must be below half the shortest box edge (" +
-                  std::to_string(0.5 * b.shortestEdge()) + " nm)");
+                  std::to_string(0.5 * b.smallestHeight()) + " nm)");
     if (!f.valid()) throw Error("pme potential map: the frame has no device positions and charges");
     prepareFor(f.n, b);
     netCharge = f.netCharge;

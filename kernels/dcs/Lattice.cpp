@@ -42,7 +42,7 @@ double pointsAlong(double length, double spacing) {
 Lattice Lattice::fromBox(const Box& box, double spacing) {
   checkLatticeSpacing(spacing);
   if (!box.isValid()) throw Error("potential map: extent = box needs a valid rectangular box");
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   const double n[3] = {pointsAlong(L.x, spacing), pointsAlong(L.y, spacing), pointsAlong(L.z, spacing)};
   checkLatticeMemory(n[0], n[1], n[2], 2 * sizeof(double));
   Lattice lat;

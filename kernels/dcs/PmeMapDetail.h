@@ -36,7 +36,7 @@ struct CellView {
 inline void buildCells(const std::vector<Vec3>& positions, const std::vector<double>& charges, const Box& box,
                        double cutoff, double beta, CellView& view, std::vector<int>& start,
                        std::vector<Site>& sites) {
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   for (int d = 0; d < 3; ++d) {
     view.L[d] = L[d];
     const int n = int(floor(L[d] / cutoff));

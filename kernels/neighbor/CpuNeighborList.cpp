@@ -64,7 +64,7 @@ int cellCoordinate(double x, double length, int n) {
 
 CellGrid binParticles(const std::vector<Vec3>& positions, const Box& box, double radius) {
   CellGrid g;
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   g.n = cellCounts(L, radius, positions.size());
   const int cells = g.n[0] * g.n[1] * g.n[2];
   g.cellOf.resize(positions.size());
@@ -165,7 +165,7 @@ void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
   const CellGrid grid = binParticles(positions, box, radius);
   std::vector<AtomRanges> stencils(grid.start.size() - 1);
   for (std::size_t c = 0; c < stencils.size(); ++c) stencils[c] = adjacentRanges(grid, int(c));
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   const int n = int(positions.size());
   // Each thread builds the rows of one contiguous block of slots; the blocks are then
   // concatenated in order, so the result does not depend on the number of threads.
@@ -210,7 +210,7 @@ void NeighborList::setOffsets(const std::vector<std::int64_t>& rowLength) {
 
 bool NeighborList::needsRebuild(const std::vector<Vec3>& positions, const Box& box) const {
   if (builds_ == 0 || positions.size() != reference_.size()) return true;
-  if (!(box.lengths() == box_.lengths())) return true;
+  if (!(box.diagonal() == box_.diagonal())) return true;
   const MinimumImage image = MinimumImage::fromBox(box);
   const double limit2 = 0.25 * buffer_ * buffer_;  // (buffer/2)^2
   const long long n = (long long)positions.size();

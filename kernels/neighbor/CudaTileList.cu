@@ -227,7 +227,7 @@ __global__ void boundsKernel(int n, int blocks, const double4_32a* __restrict__ 
 
 /// The cells of the sort and the scan, per edge into `cells`; returns their number.
 long long chooseCells(int n, const Box& box, double reach, int cells[3]) {
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   // Cells per edge: the power of 2 (at most 1024) nearest to edge / reach, so a cell's edge
   // lies within a factor sqrt(2) of the reach (the scan's cost, cells visited plus candidates,
   // is least near edge = reach). Powers of 2 make every cell an aligned sub-cube of one uniform
@@ -328,7 +328,7 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
 }
 
 TileListBox TileListBox::of(const Box& box) {
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   return {make_float3(float(L.x), float(L.y), float(L.z)), make_float3(float(1 / L.x), float(1 / L.y), float(1 / L.z)),
           make_double3(L.x, L.y, L.z), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
 }

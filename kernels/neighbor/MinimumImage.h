@@ -16,7 +16,7 @@ struct MinimumImageT {
   Vec3T<T> invLength;  ///< 1/edges, 1/nm
 
   static MinimumImageT fromBox(const Box& box) {
-    const Vec3 L = box.lengths();
+    const Vec3 L = box.diagonal();
     return {{T(L.x), T(L.y), T(L.z)}, {T(1 / L.x), T(1 / L.y), T(1 / L.z)}};
   }
   /// The image of displacement d (nm) closest to the origin.

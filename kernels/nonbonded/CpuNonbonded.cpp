@@ -111,7 +111,7 @@ PairResult<double> CpuNonbonded::shortRangePair(double r2, int a, int b) const {
 /// branch-free masked variant that evaluates every listed pair measured 40% slower.)
 template <bool kCoulomb, bool kTyped, bool kExclusions>
 RowSums CpuNonbonded::sumRow(int i, const Box& box, const NeighborList& list) const {
-  const Vec3 L = box.lengths(), half = L * 0.5, xi = wrapped_[i];
+  const Vec3 L = box.diagonal(), half = L * 0.5, xi = wrapped_[i];
   const double cutoff2 = options_.cutoff * options_.cutoff, beta = options_.ewaldBeta;
   const double shift = options_.coulombShift ? ewaldRealShift(beta, options_.cutoff) : 0.0;
   const int ti = slotType_[i];

@@ -348,7 +348,7 @@ void CudaNonbonded::setUp(int types, const std::vector<float4>& t) {
 }
 
 void CudaNonbonded::setBox(const Box& box, double buffer, cudaStream_t stream) {
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   // Rounded down by a few float ulps of L: the comparison is made in float.
   const double margin = params_.cutoff + 0.5 * buffer;
   const auto reachOf = [&](double length) { return float((0.5 * length - margin) * (1 - 1e-6) - 1e-6 * length); };

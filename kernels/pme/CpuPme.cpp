@@ -122,7 +122,7 @@ void CpuPme::computeSplines(const std::vector<Vec3>& positions, const std::vecto
   theta_.resize(na * 3 * n);
   dtheta_.resize(na * 3 * n);
   first_.resize(na * 3);
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
 #pragma omp parallel for num_threads(threads_) schedule(static)
   for (std::size_t a = 0; a < na; ++a) {
     const Vec3& r = positions[charged_[a]];
@@ -213,7 +213,7 @@ void CpuPme::transform(bool forward) {
 // themselves and their conjugates (weight 2); m_z = 0 and the Nyquist plane m_z = K_z/2
 // count once.
 ReciprocalResult CpuPme::convolve(const Box& box) {
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   const double volume = box.volume();
   const double piOverBeta2 = units::kPi * units::kPi / (params_.beta * params_.beta);
   const double prefactor = units::kCoulomb / (units::kPi * volume);
@@ -250,7 +250,7 @@ ReciprocalResult CpuPme::convolve(const Box& box) {
 // d/dr_a = (K_a / L_a) d/du_a.
 void CpuPme::gatherForces(const Box& box, std::vector<Vec3>& forces) {
   const int n = params_.order;
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   const double sx = K_[0] / L[0], sy = K_[1] / L[1], sz = K_[2] / L[2];
   const std::size_t na = charged_.size();
   // Atoms taken by x plane (the spreading's order), so that neighbouring iterations read

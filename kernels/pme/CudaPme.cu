@@ -334,7 +334,7 @@ void CudaPme::growBinsTo(int cap) {
 /// Influence-function factors and box terms for `box` (recomputed when the box changes), on
 /// PME's stream, waited for unless `wait` is false (the caller waits for the stream later).
 void CudaPme::updateBox(const Box& box, bool wait) {
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   if (haveBox_ && L == boxLengths_) return;
   // Host copies kept in members until the stream is waited for, once for all four.
   for (int d = 0; d < 3; ++d) {

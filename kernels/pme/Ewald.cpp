@@ -51,12 +51,12 @@ EwaldSum::EwaldSum(double beta, double kspaceRtol, int threads)
 
 std::array<int, 3> EwaldSum::kmax(const Box& box) const {
   const double mcut = mCut(beta_, rtol_);
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   return {int(std::floor(mcut * L[0])), int(std::floor(mcut * L[1])), int(std::floor(mcut * L[2]))};
 }
 
 std::size_t EwaldSum::numVectors(const Box& box) const {
-  return halfSpaceVectors(kmax(box), box.lengths(), mCut(beta_, rtol_)).size();
+  return halfSpaceVectors(kmax(box), box.diagonal(), mCut(beta_, rtol_)).size();
 }
 
 ReciprocalResult EwaldSum::compute(const std::vector<Vec3>& positions, const std::vector<double>& charges,
@@ -65,7 +65,7 @@ ReciprocalResult EwaldSum::compute(const std::vector<Vec3>& positions, const std
   if (!box.isValid()) throw ewaldError(__LINE__, "Ewald needs a valid rectangular box");
   if (charges.size() != positions.size() || forces.size() != positions.size())
     throw ewaldError(__LINE__, "positions, charges and forces differ in size");
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   const auto km = kmax(box);
   const auto ks = halfSpaceVectors(km, L, mCut(beta_, rtol_));
 

@@ -264,7 +264,7 @@ ReciprocalResult slabPme(const PmeParams& params, int ranks, const std::vector<V
                          SlabCut cut) {
   checkSlabArguments(params, ranks, positions, charges, box, forces, cut);
   const SlabGrid g(params.grid, params.order);
-  const Vec3 L = box.lengths();
+  const Vec3 L = box.diagonal();
   std::array<std::vector<double>, 3> moduli;
   for (int d = 0; d < 3; ++d) moduli[d] = pme::bsplineModuli(g.K[d], g.n);
   const Plans plans(g.K);
