@@ -91,6 +91,7 @@ struct Box {
     return {angle(b, c), angle(a, c), angle(a, b)};
   }
   double volume() const { return a.x * b.y * c.z; }
+  bool operator==(const Box& o) const { return a == o.a && b == o.b && c == o.c; }
   bool isRectangular() const {
     return a.y == 0 && a.z == 0 && b.x == 0 && b.z == 0 && c.x == 0 && c.y == 0;
   }
@@ -164,6 +165,12 @@ struct Box {
   /// by one shift per vector is exact up to it) and half the shortest image distance (no
   /// atom meets two images of another). In reduced form the first is never the larger.
   double maxCutoff() const { return 0.5 * std::fmin(smallestHeight(), shortestImageDistance()); }
+  /// What maxCutoff() is half of, for messages.
+  const char* maxCutoffMeaning() const {
+    return isRectangular() ? "the shortest box edge"
+                           : "the shortest distance between periodic images and the smallest diagonal element "
+                             "(a_x, b_y, c_z)";
+  }
 };
 
 }  // namespace faraday

@@ -30,6 +30,9 @@ BoxScalingParams boxScaling(const Box& from, const Box& to) {
     p.length[c] = a[c];
     p.factor[c] = b[c] / a[c];
   }
+  p.tilt[0] = from.b.x;
+  p.tilt[1] = from.c.x;
+  p.tilt[2] = from.c.y;
   return p;
 }
 

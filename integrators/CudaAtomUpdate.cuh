@@ -34,28 +34,29 @@ __device__ __forceinline__ bool finite3(double x, double y, double z) {
 /// The box as writeWrapped and movedTooFar use it, read into registers once per thread (before
 /// any of its stores, which the compiler must otherwise assume may change it).
 struct WrapBox {
-  Vec3 length;
-  double scale[3];  ///< PME fixedPointScale per edge
+  MinimumImage image;
+  pme::FractionScales fractions;
 };
 __device__ __forceinline__ WrapBox wrapBox(const CudaIntegratorParams& q) {
   const IntegratorBox* b = q.box;
-  return {b->image.length, {b->fractionScale[0], b->fractionScale[1], b->fractionScale[2]}};
+  return {b->image, b->fractions};
 }
 
-/// posq (wrapped, float; w = `charge`, the slot's posq.w) and PME fractions of slot s at
-/// position p.
+/// posq (wrapped into the brick [0, a_x) x [0, b_y) x [0, c_z), float; w = `charge`, the
+/// slot's posq.w) and PME fractions of slot s at position p. The shifts by c and b are exact
+/// no-ops for a rectangular box (tilts zero).
 __device__ __forceinline__ void writeWrapped(const DeviceAtoms& a, const WrapBox& box, int s, double4_32a p,
                                              float charge) {
-  const Vec3 L = box.length;
-  const double x = p.x - L.x * floor(p.x / L.x);
-  const double y = p.y - L.y * floor(p.y / L.y);
-  const double z = p.z - L.z * floor(p.z / L.z);
+  const Vec3 L = box.image.length, t = box.image.tilt;
+  const double sz = floor(p.z / L.z);
+  double x = p.x - t.y * sz, y = p.y - t.z * sz;
+  const double z = p.z - L.z * sz;
+  const double sy = floor(y / L.y);
+  x -= t.x * sy;
+  y -= L.y * sy;
+  x -= L.x * floor(x / L.x);
   a.posq[s] = make_float4(float(x), float(y), float(z), charge);
-  if (a.fractions) {
-    a.fractions[3 * std::size_t(s)] = pme::fractionalFixedPoint(p.x, box.scale[0]);
-    a.fractions[3 * std::size_t(s) + 1] = pme::fractionalFixedPoint(p.y, box.scale[1]);
-    a.fractions[3 * std::size_t(s) + 2] = pme::fractionalFixedPoint(p.z, box.scale[2]);
-  }
+  if (a.fractions) pme::fractionalFixedPoints(p.x, p.y, p.z, box.fractions, a.fractions + 3 * std::size_t(s));
 }
 __device__ __forceinline__ void writeWrapped(const DeviceAtoms& a, const CudaIntegratorParams& q, int s,
                                              double4_32a p) {
@@ -65,11 +66,16 @@ __device__ __forceinline__ void writeWrapped(const DeviceAtoms& a, const CudaInt
 /// Whether a slot at x has moved more than half the buffer (halfBuffer2 = its square) from its
 /// list reference r (also when x is not finite).
 __device__ __forceinline__ bool movedTooFar(const WrapBox& box, double halfBuffer2, double4_32a r, double4_32a x) {
+  const Vec3 L = box.image.length, t = box.image.tilt;
   double dx = x.x - r.x, dy = x.y - r.y, dz = x.z - r.z;
-  const Vec3 L = box.length;
+  const double sz = rint(dz / L.z);
+  dx -= t.y * sz;
+  dy -= t.z * sz;
+  dz -= L.z * sz;
+  const double sy = rint(dy / L.y);
+  dx -= t.x * sy;
+  dy -= L.y * sy;
   dx -= L.x * rint(dx / L.x);
-  dy -= L.y * rint(dy / L.y);
-  dz -= L.z * rint(dz / L.z);
   return !(dx * dx + dy * dy + dz * dz <= halfBuffer2);
 }
 

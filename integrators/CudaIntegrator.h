@@ -11,14 +11,15 @@
 
 #include "kernels/common/DeviceAtoms.h"
 #include "kernels/neighbor/MinimumImage.h"
+#include "kernels/pme/PmeGridGeometry.h"
 
 namespace faraday {
 
 /// The box as the integrator's and the constraints' kernels read it, from device memory, so
 /// that a captured step stays valid when the box changes.
 struct IntegratorBox {
-  MinimumImage image;           ///< edges (nm) and their inverses
-  double fractionScale[3] = {0, 0, 0};  ///< PME fixedPointScale per edge
+  MinimumImage image;            ///< the diagonal (nm), its inverse and the tilts
+  pme::FractionScales fractions;  ///< PME's fractional coordinates in fixed point
 };
 
 struct CudaIntegratorParams {

@@ -48,9 +48,10 @@ void CpuBackend::setState(const State& state, const std::vector<Vec3>& listRefer
   if (!listReference.empty() && listReference.size() != system_.size())
     throw Error("state: the neighbor-list reference must have one entry per particle");
   takeState(state);
-  if (!state_.box.isValid()) throw Error("state: the box must be rectangular with positive edges");
-  if (!(2 * list_.cutoff() < state_.box.smallestHeight()))
-    throw keyError("nonbonded.cutoff", "must be below half the shortest edge of the state's box");
+  if (!state_.box.isValid()) throw Error("state: the box must be in reduced triclinic form with a finite volume");
+  if (!(list_.cutoff() < state_.box.maxCutoff()))
+    throw keyError("nonbonded.cutoff", std::string("must be below half ") + state_.box.maxCutoffMeaning() +
+                                           " of the state's box");
   ScopedTimer t(timers_, "neighbor");
   // A restart rebuilds from the saved reference, so the list (and the steps at which it is
   // rebuilt later) match the uninterrupted run exactly.
@@ -84,8 +85,9 @@ Energies CpuBackend::evaluateForces() {
 namespace faraday {
 
 Energies CpuBackend::scaleVolume(const Box& box) {
-  if (!box.isValid() || !(2 * list_.cutoff() < box.smallestHeight()))
-    throw Error("volume move: the box must be rectangular with edges above twice the cutoff");
+  if (!box.isValid() || !(list_.cutoff() < box.maxCutoff()))
+    throw Error(std::string("volume move: the box must be in reduced form with half ") + box.maxCutoffMeaning() +
+                " above the cutoff");
   if (moleculeStarts_.empty()) moleculeStarts_ = moleculeStarts(system_.topology, int(system_.size()));
   kept_ = std::make_unique<Kept>(Kept{state_.positions, forces_, state_.box, list_, energies_});
   scaleMolecules(state_.positions, system_.mass, moleculeStarts_, boxScaling(state_.box, box));

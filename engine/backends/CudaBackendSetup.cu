@@ -16,7 +16,7 @@ CudaBackend::Impl::Impl(const CutoffRunParams& params, const System& s, Timers* 
     : system(s), timers(t), n(int(s.size())), ewald(params.ewald) {
   if (n < 1) throw Error("the CUDA backend needs at least one particle");
   if (s.size() >= std::size_t(1) << 30) throw Error("the CUDA backend takes fewer than 2^30 particles");
-  if (!system.box.isValid()) throw Error("the box must be rectangular with positive edges");
+  if (!system.box.isValid()) throw Error("the box must be in reduced triclinic form (a along x, b in the xy plane) with a finite volume");
   CudaDeviceState::checkMemory(n);
   cutoff = params.nonbonded.cutoff;
   buffer = params.buffer;
@@ -147,19 +147,18 @@ CudaTermArrays CudaBackend::Impl::termArrays() const {
 
 void CudaBackend::Impl::writeBox(const Box& b) {
   box = b;
-  IntegratorBox ib{MinimumImage::fromBox(b)};
-  for (int d = 0; d < 3; ++d) ib.fractionScale[d] = pme::fixedPointScale(b.diagonal()[d]);
+  const IntegratorBox ib{MinimumImage::fromBox(b), pme::fractionScalesOf(b)};
   integratorBox.set(ib, stream());
   for (const auto& t : terms) t->setBox(b, stream());
   list->setBox(b, stream());
 }
 
 void CudaBackend::Impl::applyBox(const Box& b) {
-  if (b.diagonal() == box.diagonal()) return;
-  if (!b.isValid()) throw Error("the box must be rectangular with positive edges");
-  if (!(2 * cutoff < b.smallestHeight()))
-    throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
-                                           std::to_string(0.5 * b.smallestHeight()) + " nm)");
+  if (b == box) return;
+  if (!b.isValid()) throw Error("the box must be in reduced triclinic form (a along x, b in the xy plane) with a finite volume");
+  if (!(cutoff < b.maxCutoff()))
+    throw keyError("nonbonded.cutoff", std::string("must be below half ") + b.maxCutoffMeaning() + " (" +
+                                           std::to_string(b.maxCutoff()) + " nm)");
   FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream()));
   writeBox(b);
 }

@@ -50,7 +50,8 @@ EwaldSetup chooseEwaldSetup(const Config::ElectrostaticsSection& e, double cutof
   s.kspaceRtol = e.ewaldKspaceRtol > 0 ? e.ewaldKspaceRtol : ewaldKspaceRtolFor(e.ewaldRtol);
   s.pme.beta = s.beta;
   s.pme.order = e.pmeOrder;
-  const Vec3 L = box.diagonal();
+  // Points along each box vector from its length, as GROMACS sizes a triclinic grid.
+  const Vec3 L = box.edgeLengths();
   // fourier_spacing = auto (stored as 0): the spacing at which the PME reciprocal force
   // error stays below ewald_rtol for this order (pmeSpacingForRtol).
   const double spacing = e.fourierSpacing == 0 ? pmeSpacingForRtol(s.beta, s.pme.order, e.ewaldRtol) : e.fourierSpacing;
@@ -95,7 +96,7 @@ std::string checkPmeAccuracy(const Config& config, const EwaldSetup& setup, cons
                              const std::string& betaFrom) {
   if (setup.pme.grid[0] <= 0 || !(setup.beta > 0)) return "";
   const auto& e = config.electrostatics;
-  const Vec3 L = box.diagonal();
+  const Vec3 L = box.edgeLengths();
   double h = 0;
   for (int d = 0; d < 3; ++d) h = std::max(h, L[d] / setup.pme.grid[d]);
   const double estimate = pmeForceErrorEstimate(setup.beta, setup.pme.order, h);

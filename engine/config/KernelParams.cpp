@@ -48,7 +48,7 @@ double pairListBuffer(const Config& config, const System& system, bool gpu) {
   if (config.integrator.type == IntegratorType::Langevin) temperature = std::max(temperature, config.integrator.temperature);
   double lightest = std::numeric_limits<double>::infinity();
   for (double m : system.mass) lightest = std::min(lightest, m);
-  const double room = std::max(0.0, 0.5 * system.box.smallestHeight() - config.nonbonded.cutoff);
+  const double room = std::max(0.0, system.box.maxCutoff() - config.nonbonded.cutoff);
   if (!(temperature > 0) || !(lightest > 0) || !std::isfinite(lightest) || !(config.integrator.dt > 0))
     return std::min(kCpuPairListBuffer, room);
   const double fastest = 4 * std::sqrt(units::kBoltzmann * temperature / lightest);  // nm/ps
@@ -111,7 +111,7 @@ AllPairsParams allPairsParams(const Config& config, const System& system) {
 CutoffRunParams cutoffRunParams(const Config& config, const System& system, bool gpu) {
   if (config.nonbonded.allPairs())
     throw keyError("nonbonded.mode", "all-pairs runs on the all-pairs backends (makeBackend chooses them)");
-  if (!system.box.isValid()) throw Error("the box must be rectangular with positive edges");
+  if (!system.box.isValid()) throw Error("the box must be in reduced triclinic form (a along x, b in the xy plane) with a finite volume");
   CutoffRunParams p;
   p.threads = config.run.threads;
   p.integrator = integratorParams(config);
@@ -125,10 +125,10 @@ CutoffRunParams cutoffRunParams(const Config& config, const System& system, bool
 }
 
 void checkCutoffRun(const CutoffRunParams& params, const Box& box, bool gpu) {
-  if (!box.isValid()) throw Error("the box must be rectangular with positive edges");
-  if (!(2 * params.nonbonded.cutoff < box.smallestHeight()))
-    throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" +
-                                           std::to_string(0.5 * box.smallestHeight()) + " nm)");
+  if (!box.isValid()) throw Error("the box must be in reduced triclinic form (a along x, b in the xy plane) with a finite volume");
+  if (!(params.nonbonded.cutoff < box.maxCutoff()))
+    throw keyError("nonbonded.cutoff", std::string("must be below half ") + box.maxCutoffMeaning() + " (" +
+                                           std::to_string(box.maxCutoff()) + " nm)");
   if (gpu && params.ewald.method == ElectrostaticsMethod::Ewald)
     throw keyError("electrostatics.method", "'ewald' (the plain Ewald reference) runs on run.platform = cpu only");
 }
@@ -147,7 +147,7 @@ MapOptions mapOptions(const Config::MapSection& map, const Box& box, const Ewald
   o.periodic = map.periodic;
   o.box = box;
   o.cutoff = map.cutoff;
-  const std::string halfBox = box.isValid() ? std::to_string(0.5 * box.smallestHeight()) : "";
+  const std::string halfBox = box.isValid() ? std::to_string(box.maxCutoff()) : "";
   if (isPmeMethod(o.method)) {
     if (!map.periodic)
       throw keyError("map.periodic", "must be true for map.method = " + choiceText(map.method) +
@@ -162,11 +162,12 @@ MapOptions mapOptions(const Config::MapSection& map, const Box& box, const Ewald
       o.ewaldCutoff = 0;  // no real-space part
     }
   }
-  if (o.method == MapMethod::Pme && box.isValid() && !(o.ewaldCutoff < 0.5 * box.smallestHeight()))
-    throw keyError("nonbonded.cutoff", "must be below half the shortest box edge (" + halfBox + " nm) for map.method = pme");
-  if (o.periodic && !box.isValid()) throw keyError("map.periodic", "needs a valid rectangular box");
-  if (o.method == MapMethod::Cutoff && o.periodic && !(o.cutoff < 0.5 * box.smallestHeight()))
-    throw keyError("map.cutoff", "must be below half the shortest box edge (" + halfBox + " nm) for a periodic map");
+  const std::string half = std::string("half ") + (box.isValid() ? box.maxCutoffMeaning() : "the box");
+  if (o.method == MapMethod::Pme && box.isValid() && !(o.ewaldCutoff < box.maxCutoff()))
+    throw keyError("nonbonded.cutoff", "must be below " + half + " (" + halfBox + " nm) for map.method = pme");
+  if (o.periodic && !box.isValid()) throw keyError("map.periodic", "needs a box in reduced triclinic form");
+  if (o.method == MapMethod::Cutoff && o.periodic && !(o.cutoff < box.maxCutoff()))
+    throw keyError("map.cutoff", "must be below " + half + " (" + halfBox + " nm) for a periodic map");
   checkMapOptions(o);
   return o;
 }

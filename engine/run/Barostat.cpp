@@ -42,12 +42,12 @@ bool MonteCarloBarostat::attempt(Backend& backend, Box& box) {
   ++state_.windowAttempts;
   const double newVolume = volume + state_.maxVolumeChange * (2 * u - 1);
   const double factor = std::cbrt(newVolume / volume);
-  const Box trial = Box::rectangular(box.a.x * factor, box.b.y * factor, box.c.z * factor);
+  const Box trial = box.scaled(factor);  // isotropic: the shape is kept
   bool accepted = false;
-  if (!(2 * params_.cutoff < trial.smallestHeight()) || !(newVolume > 0)) {
+  if (!(params_.cutoff < trial.maxCutoff()) || !(newVolume > 0)) {
     if (!warnedCutoff_)
-      std::cerr << "faraday: note: barostat: a trial box (shortest edge " << trial.smallestHeight()
-                << " nm) would reach twice nonbonded.cutoff; such moves are rejected\n";
+      std::cerr << "faraday: note: barostat: a trial box (half " << trial.maxCutoffMeaning() << ": "
+                << trial.maxCutoff() << " nm) would be within nonbonded.cutoff; such moves are rejected\n";
     warnedCutoff_ = true;
   } else {
     const double kT = units::kBoltzmann * params_.temperature;

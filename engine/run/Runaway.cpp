@@ -114,7 +114,7 @@ std::vector<CloseContact> closeContacts(const System& system, const std::vector<
   double reach = 0.1;
   for (const AtomType& t : system.types) reach = std::max(reach, 0.6 * t.sigma);
   std::vector<CloseContact> out;
-  if (positions.size() < 2 || !(2 * reach < box.smallestHeight())) return out;
+  if (positions.size() < 2 || !(reach < box.maxCutoff())) return out;
   const std::unordered_set<std::uint64_t> bonded = bondedPairs(system);
   NeighborList list(reach, 0.0, 1);
   list.build(positions, box);

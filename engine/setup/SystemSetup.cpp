@@ -111,15 +111,16 @@ std::vector<std::string> unusedTypeWarnings(const Config& config, const System& 
 }  // namespace
 
 void checkCutoffFitsBox(const Config& config, const Box& box) {
-  const double half = 0.5 * box.smallestHeight();
+  const double half = box.maxCutoff();
+  const std::string bound = std::string("half ") + box.maxCutoffMeaning();
   // auto is at least kCpuPairListBuffer and, on the GPU, at most what fits (pairListBuffer).
   const double rc = config.nonbonded.cutoff,
                rb = config.nonbonded.buffer < 0 ? kCpuPairListBuffer : config.nonbonded.buffer;
   if (!(rc < half))
-    throw keyError("nonbonded.cutoff", "cutoff " + formatNumber(rc) + " nm must be shorter than half the shortest box edge (" +
+    throw keyError("nonbonded.cutoff", "cutoff " + formatNumber(rc) + " nm must be shorter than " + bound + " (" +
                    formatNumber(half) + " nm) of " + config.system.coordinates.string());
   if (!(rc + rb <= half))
-    throw keyError("nonbonded.buffer", "cutoff + buffer = " + formatNumber(rc + rb) + " nm must not exceed half the shortest box edge (" +
+    throw keyError("nonbonded.buffer", "cutoff + buffer = " + formatNumber(rc + rb) + " nm must not exceed " + bound + " (" +
                    formatNumber(half) + " nm) of " + config.system.coordinates.string());
 }
 

@@ -85,37 +85,47 @@ CellGrid binParticles(const std::vector<Vec3>& positions, const Box& box, double
   return g;
 }
 
-/// Cell offsets along one dimension with n cells, each reachable cell once: when the
-/// stencil -kReach..kReach is as wide as the row of cells, offsets would name the same cell
-/// twice (e.g. -1 and +1 with n = 2), so every cell of the row is taken once instead.
-std::vector<int> offsetsAlong(int n) {
-  std::vector<int> out;
-  if (2 * kReach + 1 >= n) {
-    for (int o = 0; o < n; ++o) out.push_back(o);
-  } else {
-    for (int o = -kReach; o <= kReach; ++o) out.push_back(o);
-  }
-  return out;
+int floorDiv(int x, int n) { return x >= 0 ? x / n : -((-x + n - 1) / n); }
+
+/// Cell-index range [first, last] of the cells, along one row of cells of edge `edge`,
+/// that hold points within `radius` of [lo, hi): unwrapped indices (may leave 0..n-1).
+std::pair<int, int> reachOf(double lo, double hi, double radius, double edge) {
+  return {int(std::floor((lo - radius) / edge)), int(std::floor((hi + radius) / edge))};
 }
 
-/// Ranges [begin, end) of `atoms` covering the distinct cells within reach of cell c. Cells
-/// are numbered with z fastest, so the reachable cells of one (x, y) column merge into one
-/// or two runs: about 25 ranges of 20 atoms instead of 125 cells of 4.
+/// Ranges [begin, end) of `atoms` covering the distinct cells within reach of cell c. The
+/// cells live in the brick [0, a_x) x [0, b_y) x [0, c_z); a cell reached across the z
+/// boundary holds atoms whose images are shifted by c (so its x and y ranges move by c_x
+/// and c_y), one reached across y by b: the stencil follows each shift, so a triclinic cell
+/// is searched as tightly as a rectangular one. Cells are numbered with z fastest, so the
+/// reachable cells of one (x, y) column merge into one or two runs: about 25 ranges of 20
+/// atoms instead of 125 cells of 4. Each cell is listed once, however many of its images
+/// are in reach (rows of few cells).
 using AtomRanges = std::vector<std::pair<int, int>>;
-AtomRanges adjacentRanges(const CellGrid& g, int c) {
+AtomRanges adjacentRanges(const CellGrid& g, int c, const Box& box, double radius) {
   const int cx = c / (g.n[1] * g.n[2]), cy = (c / g.n[2]) % g.n[1], cz = c % g.n[2];
-  std::vector<int> zs;
-  for (int dz : offsetsAlong(g.n[2])) zs.push_back((cz + dz + g.n[2]) % g.n[2]);
-  std::sort(zs.begin(), zs.end());
-  AtomRanges out;
-  for (int dx : offsetsAlong(g.n[0]))
-    for (int dy : offsetsAlong(g.n[1])) {
-      const int x = (cx + dx + g.n[0]) % g.n[0], y = (cy + dy + g.n[1]) % g.n[1];
-      for (std::size_t a = 0, b; a < zs.size(); a = b) {
-        for (b = a + 1; b < zs.size() && zs[b] == zs[b - 1] + 1;) ++b;  // a run of consecutive z
-        out.emplace_back(g.start[g.index(x, y, zs[a])], g.start[g.index(x, y, zs[b - 1]) + 1]);
-      }
+  const Vec3 L = box.diagonal();
+  const double wx = L.x / g.n[0], wy = L.y / g.n[1], wz = L.z / g.n[2];
+  std::vector<int> cells;
+  const auto [z0, z1] = reachOf(cz * wz, (cz + 1) * wz, radius, wz);
+  for (int z = z0; z <= z1; ++z) {
+    const int sz = floorDiv(z, g.n[2]);  // images of this cell's atoms are shifted by sz c
+    const auto [y0, y1] = reachOf(cy * wy - sz * box.c.y, (cy + 1) * wy - sz * box.c.y, radius, wy);
+    for (int y = y0; y <= y1; ++y) {
+      const int sy = floorDiv(y, g.n[1]);
+      const double shiftX = sz * box.c.x + sy * box.b.x;
+      const auto [x0, x1] = reachOf(cx * wx - shiftX, (cx + 1) * wx - shiftX, radius, wx);
+      for (int x = x0; x <= x1; ++x)
+        cells.push_back(g.index(x - floorDiv(x, g.n[0]) * g.n[0], y - sy * g.n[1], z - sz * g.n[2]));
     }
+  }
+  std::sort(cells.begin(), cells.end());
+  cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+  AtomRanges out;
+  for (std::size_t a = 0, b; a < cells.size(); a = b) {
+    for (b = a + 1; b < cells.size() && cells[b] == cells[b - 1] + 1;) ++b;  // a run of consecutive cells
+    out.emplace_back(g.start[std::size_t(cells[a])], g.start[std::size_t(cells[b - 1]) + 1]);
+  }
   return out;
 }
 
@@ -123,7 +133,8 @@ AtomRanges adjacentRanges(const CellGrid& g, int c) {
 /// are written unconditionally and kept by advancing the end only when within the radius:
 /// about three in four candidates are rejected in no predictable pattern, so a branch would
 /// mispredict often.
-void appendRow(int s, const CellGrid& g, const AtomRanges& ranges, const Vec3& L, double radius2,
+template <typename Image>
+void appendRow(int s, const CellGrid& g, const AtomRanges& ranges, const Image& image, double radius2,
                std::vector<int>& row) {
   const std::size_t first = row.size();
   std::size_t candidates = 0;
@@ -131,12 +142,10 @@ void appendRow(int s, const CellGrid& g, const AtomRanges& ranges, const Vec3& L
   row.resize(first + candidates);
   int* out = row.data() + first;
   std::size_t kept = 0;
-  const Vec3 xs = g.sorted[s], half = L * 0.5;
+  const Vec3 xs = g.sorted[s];
   for (const auto& [begin, end] : ranges) {
     for (int k = begin; k < end; ++k) {
-      const Vec3& xk = g.sorted[k];
-      const Vec3 d{nearestImage(xs.x - xk.x, L.x, half.x), nearestImage(xs.y - xk.y, L.y, half.y),
-                   nearestImage(xs.z - xk.z, L.z, half.z)};
+      const Vec3 d = image(xs - g.sorted[k]);
       out[kept] = k;
       kept += (norm2(d) < radius2) & (k != s);
     }
@@ -145,9 +154,22 @@ void appendRow(int s, const CellGrid& g, const AtomRanges& ranges, const Vec3& L
   std::sort(row.begin() + std::ptrdiff_t(first), row.end());
 }
 
-void requireRectangular(const Box& box) {
-  if (!box.isValid()) throw Error("neighbor list: the box must be rectangular with positive finite edges");
+void requireValid(const Box& box) {
+  if (!box.isValid()) throw Error("neighbor list: the box must be in reduced triclinic form with a finite volume");
 }
+
+/// The displacement of two wrapped positions (each in the brick): for a rectangular box one
+/// select per component, exactly; otherwise the shifts by c, b, a.
+struct WrappedImage {
+  Box box;
+  Vec3 half = box.diagonal() * 0.5;
+  bool rectangular = box.isRectangular();
+  Vec3 operator()(const Vec3& d) const {
+    if (!rectangular) return box.minimumImage(d);
+    const Vec3 L = box.diagonal();
+    return {nearestImage(d.x, L.x, half.x), nearestImage(d.y, L.y, half.y), nearestImage(d.z, L.z, half.z)};
+  }
+};
 
 int threadCount(int requested) { return requested > 0 ? requested : omp_get_max_threads(); }
 
@@ -160,12 +182,12 @@ NeighborList::NeighborList(double cutoff, double buffer, int threads)
 }
 
 void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
-  requireRectangular(box);
+  requireValid(box);
   const double radius = listRadius();
   const CellGrid grid = binParticles(positions, box, radius);
   std::vector<AtomRanges> stencils(grid.start.size() - 1);
-  for (std::size_t c = 0; c < stencils.size(); ++c) stencils[c] = adjacentRanges(grid, int(c));
-  const Vec3 L = box.diagonal();
+  for (std::size_t c = 0; c < stencils.size(); ++c) stencils[c] = adjacentRanges(grid, int(c), box, radius);
+  const WrappedImage image{box};
   const int n = int(positions.size());
   // Each thread builds the rows of one contiguous block of slots; the blocks are then
   // concatenated in order, so the result does not depend on the number of threads.
@@ -181,7 +203,7 @@ void NeighborList::build(const std::vector<Vec3>& positions, const Box& box) {
     for (int slot = begin; slot < end; ++slot) {
       const std::size_t before = blocks[t].size();
       const int cell = grid.cellOf[std::size_t(grid.atoms[slot])];
-      appendRow(slot, grid, stencils[std::size_t(cell)], L, radius * radius, blocks[t]);
+      appendRow(slot, grid, stencils[std::size_t(cell)], image, radius * radius, blocks[t]);
       rowLength[std::size_t(slot) + 1] = std::int64_t(blocks[t].size() - before);
     }
   }
@@ -210,7 +232,7 @@ void NeighborList::setOffsets(const std::vector<std::int64_t>& rowLength) {
 
 bool NeighborList::needsRebuild(const std::vector<Vec3>& positions, const Box& box) const {
   if (builds_ == 0 || positions.size() != reference_.size()) return true;
-  if (!(box.diagonal() == box_.diagonal())) return true;
+  if (!(box == box_)) return true;
   const MinimumImage image = MinimumImage::fromBox(box);
   const double limit2 = 0.25 * buffer_ * buffer_;  // (buffer/2)^2
   const long long n = (long long)positions.size();

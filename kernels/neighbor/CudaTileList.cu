@@ -32,6 +32,7 @@
 #include "core/Error.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/Launch.h"
+#include "kernels/neighbor/CudaBoxImage.cuh"
 #include "kernels/neighbor/CudaTileList.h"
 #include "kernels/neighbor/CudaTileSearch.cuh"
 
@@ -98,10 +99,17 @@ __device__ __forceinline__ int placingSlot(const GroupView& v, int s) {
   return v.anchor ? v.slotOfAtom[v.anchor[v.atomOfSlot[s]]] : s;
 }
 
+/// The cells of the brick [0, a_x) x [0, b_y) x [0, c_z): r is first shifted by c and b as
+/// the wrap into the brick does (nothing in a rectangular box), then each coordinate taken
+/// modulo its diagonal element.
 __device__ void cellsOf(const double4_32a& r, const CellGrid& g, int c[3], int f[3]) {
   const double3 inv = g.box->invLengthD;
-  cellOf(r.x, inv.x, g.n.x, c[0], f[0]);
-  cellOf(r.y, inv.y, g.n.y, c[1], f[1]);
+  const double3 t = g.box->tiltD;
+  const double sz = floor(r.z * inv.z);
+  const double y = r.y - t.z * sz;
+  const double x = r.x - t.y * sz - t.x * floor(y * inv.y);
+  cellOf(x, inv.x, g.n.x, c[0], f[0]);
+  cellOf(y, inv.y, g.n.y, c[1], f[1]);
   cellOf(r.z, inv.z, g.n.z, c[2], f[2]);
 }
 
@@ -165,11 +173,8 @@ __global__ void cellOfSlotKernel(int n, const double4_32a* __restrict__ ref, Cel
     cellOfSlot[s] = (c[0] * g.n.y + c[1]) * g.n.z + c[2];
     if (p != s) {
       const double4_32a a = ref[p], r = ref[s];
-      const double3 length = g.box->lengthD;
       double dx = r.x - a.x, dy = r.y - a.y, dz = r.z - a.z;
-      dx -= length.x * rint(dx / length.x);
-      dy -= length.y * rint(dy / length.y);
-      dz -= length.z * rint(dz / length.z);
+      boxImage(*g.box, dx, dy, dz);
       reach = __float_as_uint(__double2float_ru(sqrt(dx * dx + dy * dy + dz * dz)));
     }
   }
@@ -195,14 +200,20 @@ __global__ void boundsKernel(int n, int blocks, const double4_32a* __restrict__ 
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   if (warp >= blocks) return;
   const int s = warp * 32 + lane;
-  const double3 length = box->lengthD;
+  const TileListBox b = *box;
   const double4_32a r0 = ref[warp * 32];
   double3 p = make_double3(r0.x, r0.y, r0.z);
   if (s < n) {
+    // r0 + (r - r0) moved by the shifts of boxImage(): c, then b, then a.
     const double4_32a r = ref[s];
-    p.x = r0.x + (r.x - r0.x) - length.x * rint((r.x - r0.x) / length.x);
-    p.y = r0.y + (r.y - r0.y) - length.y * rint((r.y - r0.y) / length.y);
-    p.z = r0.z + (r.z - r0.z) - length.z * rint((r.z - r0.z) / length.z);
+    const double dx = r.x - r0.x, dy = r.y - r0.y, dz = r.z - r0.z;
+    const double sz = rint(dz / b.lengthD.z);
+    const double ey = dy - b.tiltD.z * sz;
+    const double sy = rint(ey / b.lengthD.y);
+    const double sx = rint((dx - b.tiltD.y * sz - b.tiltD.x * sy) / b.lengthD.x);
+    p.x = r0.x + dx - b.tiltD.y * sz - b.tiltD.x * sy - b.lengthD.x * sx;
+    p.y = r0.y + dy - b.tiltD.z * sz - b.lengthD.y * sy;
+    p.z = r0.z + dz - b.lengthD.z * sz;
   }
   double lo[3] = {p.x, p.y, p.z}, hi[3] = {p.x, p.y, p.z};
   for (int o = 16; o > 0; o >>= 1)
@@ -211,12 +222,13 @@ __global__ void boundsKernel(int n, int blocks, const double4_32a* __restrict__ 
       hi[d] = fmax(hi[d], __shfl_xor_sync(kFull, hi[d], o));
     }
   if (lane == 0) {
-    const double L[3] = {length.x, length.y, length.z};
+    const double L[3] = {b.lengthD.x, b.lengthD.y, b.lengthD.z};
+    double mid[3];
+    for (int d = 0; d < 3; ++d) mid[d] = 0.5 * (lo[d] + hi[d]);
+    boxWrap(b, mid[0], mid[1], mid[2]);
     float c[3], h[3];
     for (int d = 0; d < 3; ++d) {
-      double mid = 0.5 * (lo[d] + hi[d]);
-      mid -= L[d] * floor(mid / L[d]);
-      c[d] = float(mid);
+      c[d] = float(mid[d]);
       // Outwards: the float center may sit off by half an ulp of L.
       h[d] = float(0.5 * (hi[d] - lo[d]) + 1e-6 * L[d]);
     }
@@ -329,8 +341,13 @@ CudaTileList::CudaTileList(const TileListParams& params, int n, const Box& box,
 
 TileListBox TileListBox::of(const Box& box) {
   const Vec3 L = box.diagonal();
-  return {make_float3(float(L.x), float(L.y), float(L.z)), make_float3(float(1 / L.x), float(1 / L.y), float(1 / L.z)),
-          make_double3(L.x, L.y, L.z), make_double3(1 / L.x, 1 / L.y, 1 / L.z)};
+  return {make_float3(float(L.x), float(L.y), float(L.z)),
+          make_float3(float(1 / L.x), float(1 / L.y), float(1 / L.z)),
+          make_double3(L.x, L.y, L.z),
+          make_double3(1 / L.x, 1 / L.y, 1 / L.z),
+          make_float3(float(box.b.x), float(box.c.x), float(box.c.y)),
+          make_double3(box.b.x, box.c.x, box.c.y),
+          box.isRectangular() ? 0 : 1};
 }
 
 std::vector<long long> CudaTileList::tilesPerBlock(cudaStream_t stream) {

@@ -29,9 +29,14 @@ struct TileCounters {
 
 /// The box as the list's kernels read it, from device memory (CudaTileList::setBox), so that
 /// a captured build stays valid when the box changes.
+/// A triclinic box (reduced form) adds its tilts b_x, c_x, c_y: minimum image and wrapping
+/// then shift by c, b and a in turn (kernels/neighbor/CudaBoxImage.cuh).
 struct TileListBox {
-  float3 length, invLength;     ///< nm, 1/nm
+  float3 length, invLength;     ///< the diagonal a_x, b_y, c_z (nm), its inverse (1/nm)
   double3 lengthD, invLengthD;  ///< the same in double
+  float3 tilt;                  ///< b_x, c_x, c_y (nm); zero in a rectangular box
+  double3 tiltD;
+  int triclinic;                ///< any tilt non-zero
   static TileListBox of(const Box& box);
 };
 

@@ -5,6 +5,7 @@
 
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/Launch.h"
+#include "kernels/neighbor/CudaBoxImage.cuh"
 
 namespace faraday {
 namespace {
@@ -23,9 +24,7 @@ __device__ float minimumImage(float d, float length, float invLength) { return d
 /// |x| ~ 10^4 nm).
 __device__ float3 offsetFrom(const double4_32a& x, float4 c, const TileListBox& b) {
   double dx = x.x - double(c.x), dy = x.y - double(c.y), dz = x.z - double(c.z);
-  dx -= b.lengthD.x * rint(dx * b.invLengthD.x);
-  dy -= b.lengthD.y * rint(dy * b.invLengthD.y);
-  dz -= b.lengthD.z * rint(dz * b.invLengthD.z);
+  boxImageInv(b, dx, dy, dz);
   return make_float3(float(dx), float(dy), float(dz));
 }
 
@@ -104,6 +103,22 @@ __device__ float gapToCell(float c, float h, int k, float edge, float length, fl
 }
 
 
+/// The gap (nm^2, summed over the dimensions) between the box [c - h, c + h] and cell
+/// (kx, ky, kz) of edges `edge` in a triclinic box: the cell's centre is taken to the image
+/// nearest c by the c, b, a shifts, which is its true image whenever a point of the cell lies
+/// within `reach` of the box and reach + edge/2 + h stays below half the diagonal element
+/// (`wide` otherwise: the gap is then taken as zero, so the cell is scanned).
+__device__ float triclinicCellGap2(float4 c, float4 h, int kx, int ky, int kz, float3 edge, const TileListBox& b,
+                                   bool wide) {
+  if (wide) return 0.f;
+  const float3 d = boxImageF(b, make_float3((float(kx) + 0.5f) * edge.x - c.x, (float(ky) + 0.5f) * edge.y - c.y,
+                                            (float(kz) + 0.5f) * edge.z - c.z));
+  const float gx = fmaxf(fabsf(d.x) - 0.5f * edge.x - h.x, 0.f);
+  const float gy = fmaxf(fabsf(d.y) - 0.5f * edge.y - h.y, 0.f);
+  const float gz = fmaxf(fabsf(d.z) - 0.5f * edge.z - h.z, 0.f);
+  return gx * gx + gy * gy + gz * gz;
+}
+
 /// The cells [first, first + count) (wrapped) along one dimension that overlap
 /// [center - reach, center + reach]; all cells once when that covers the box.
 __device__ void cellSpan(float center, float reach, float length, int cells, int& first, int& count) {
@@ -125,6 +140,7 @@ struct BlockSpan {
   float3 cellEdge;
   float cellReach2;
   int laterSlots;  ///< candidates must be in later blocks: slots from here
+  bool wide;       ///< triclinic: a cell's gap cannot be told from its centre's image (every cell scanned)
 };
 
 __device__ __forceinline__ BlockSpan blockSpan(float4 c, float4 h, int3 cells, const TileListBox& b, float cellReach,
@@ -134,6 +150,17 @@ __device__ __forceinline__ BlockSpan blockSpan(float4 c, float4 h, int3 cells, c
   cellSpan(c.y, h.y + cellReach, b.length.y, cells.y, span.first.y, span.count.y);
   cellSpan(c.z, h.z + cellReach, b.length.z, cells.z, span.first.z, span.count.z);
   span.cellEdge = make_float3(b.length.x / cells.x, b.length.y / cells.y, b.length.z / cells.z);
+  span.wide = false;
+  if (b.triclinic) {
+    // Across the z boundary the cells' images move by c_x, c_y, across y by b_x: whole rows
+    // in x and y, pruned by each cell's gap (triclinicCellGap2).
+    span.first.x = span.first.y = 0;
+    span.count.x = cells.x;
+    span.count.y = cells.y;
+    const float3 e = span.cellEdge;
+    span.wide = 2.f * (cellReach + 0.5f * e.x + h.x) >= b.length.x || 2.f * (cellReach + 0.5f * e.y + h.y) >= b.length.y ||
+                2.f * (cellReach + 0.5f * e.z + h.z) >= b.length.z;
+  }
   span.cellReach2 = cellReach * cellReach;
   span.laterSlots = (block + 1) * 32;
   return span;
@@ -148,10 +175,16 @@ __device__ __forceinline__ void laneCellRun(const BlockSpan& span, int q, float4
   const float3 cellEdge = span.cellEdge;
   const int iz = q % count.z, iy = (q / count.z) % count.y, ix = q / (count.z * count.y);
   const int cx = (first.x + ix) % cells.x, cy = (first.y + iy) % cells.y, cz = (first.z + iz) % cells.z;
-  const float gx = gapToCell(c.x, h.x, cx, cellEdge.x, b.length.x, b.invLength.x);
-  const float gy = gapToCell(c.y, h.y, cy, cellEdge.y, b.length.y, b.invLength.y);
-  const float gz = gapToCell(c.z, h.z, cz, cellEdge.z, b.length.z, b.invLength.z);
-  if (gx * gx + gy * gy + gz * gz < span.cellReach2) {
+  float gap2;
+  if (b.triclinic) {
+    gap2 = triclinicCellGap2(c, h, cx, cy, cz, cellEdge, b, span.wide);
+  } else {
+    const float gx = gapToCell(c.x, h.x, cx, cellEdge.x, b.length.x, b.invLength.x);
+    const float gy = gapToCell(c.y, h.y, cy, cellEdge.y, b.length.y, b.invLength.y);
+    const float gz = gapToCell(c.z, h.z, cz, cellEdge.z, b.length.z, b.invLength.z);
+    gap2 = gx * gx + gy * gy + gz * gz;
+  }
+  if (gap2 < span.cellReach2) {
     const int2 r = range[(cx * cells.y + cy) * cells.z + cz];
     start = max(r.x, span.laterSlots);
     size = max(r.y - start, 0);
@@ -181,6 +214,15 @@ __device__ __forceinline__ bool nearAnAtomOfI(const float4* a, float3 d, bool wr
       if (__all_sync(__activemask(), near)) break;
     }
   } else {
+    if (b.triclinic) {
+#pragma unroll 4
+      for (int i = 0; i < 32; ++i) {
+        const float4 p = a[i];
+        const float3 u = boxImageF(b, make_float3(d.x - p.x, d.y - p.y, d.z - p.z));
+        near |= u.x * u.x + u.y * u.y + u.z * u.z < reach2;
+      }
+      return near;
+    }
 #pragma unroll 4
     for (int i = 0; i < 32; ++i) {
       const float4 p = a[i];
@@ -291,7 +333,9 @@ __global__ void __launch_bounds__(kThreads) tilesKernel(int n, int blocks, int p
         d = offsetFrom(ref[s], c, b);
         const float ex = fmaxf(fabsf(d.x) - h.x, 0.f), ey = fmaxf(fabsf(d.y) - h.y, 0.f),
                     ez = fmaxf(fabsf(d.z) - h.z, 0.f);
-        take = ex * ex + ey * ey + ez * ez < reach2;
+        // In a triclinic box with wide blocks d may be another image than the one nearest the
+        // box: the atoms' own tests (by minimum image per pair there) decide alone.
+        take = ex * ex + ey * ey + ez * ez < reach2 || (wrapPairs && b.triclinic);
       }
       bool near = false;
       if (__any_sync(kFull, take) && take) near = nearAnAtomOfI(atomsOfI[warpInBlock], d, wrapPairs, b, reach2);

@@ -112,6 +112,7 @@ PairResult<double> CpuNonbonded::shortRangePair(double r2, int a, int b) const {
 template <bool kCoulomb, bool kTyped, bool kExclusions>
 RowSums CpuNonbonded::sumRow(int i, const Box& box, const NeighborList& list) const {
   const Vec3 L = box.diagonal(), half = L * 0.5, xi = wrapped_[i];
+  const bool rectangular = box.isRectangular();
   const double cutoff2 = options_.cutoff * options_.cutoff, beta = options_.ewaldBeta;
   const double shift = options_.coulombShift ? ewaldRealShift(beta, options_.cutoff) : 0.0;
   const int ti = slotType_[i];
@@ -126,8 +127,12 @@ RowSums CpuNonbonded::sumRow(int i, const Box& box, const NeighborList& list) co
       while (excluded != excludedEnd && *excluded < j) ++excluded;
       if (excluded != excludedEnd && *excluded == j) continue;
     }
-    const Vec3 d{nearestImage(xi.x - wrapped_[j].x, L.x, half.x), nearestImage(xi.y - wrapped_[j].y, L.y, half.y),
-                 nearestImage(xi.z - wrapped_[j].z, L.z, half.z)};  // r_ij = x_i - x_j
+    // r_ij = x_i - x_j of two positions in the brick: one select per component in a
+    // rectangular box (exact), the c, b, a shifts in a triclinic one.
+    const Vec3 d = rectangular ? Vec3{nearestImage(xi.x - wrapped_[j].x, L.x, half.x),
+                                      nearestImage(xi.y - wrapped_[j].y, L.y, half.y),
+                                      nearestImage(xi.z - wrapped_[j].z, L.z, half.z)}
+                               : box.minimumImage(xi - wrapped_[j]);
     const double r2 = norm2(d);
     if (r2 >= cutoff2) continue;
     const PairResult<double> p = shortRangePair<kTyped>(r2, ti, slotType_[j]);

@@ -107,8 +107,8 @@ __device__ __forceinline__ void tilePairs(const TileArgs& a, const TableEntry<kE
                                           int tj, std::uint32_t mj, int lane, float3& fi, float3& fj, double& eLj,
                                           double& eCoulomb, double* w, bool groups, int gi, int gj, double& eExcl) {
   const int next = (lane + 1) & 31;
-  float3 L{}, invL{};
-  if constexpr (kImage) L = a.box->length, invL = a.box->invLength;
+  float3 L{}, invL{}, tilt{};
+  if constexpr (kImage) L = a.box->length, invL = a.box->invLength, tilt = a.box->tilt;
 #pragma unroll 4
   for (int k = 0; k < 32; ++k) {
     // One image per tile: an absent i or j sits far away (tile()), beyond any cutoff.
@@ -122,9 +122,15 @@ __device__ __forceinline__ void tilePairs(const TileArgs& a, const TableEntry<kE
     }
     float dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;
     if constexpr (kImage) {
+      // c, then b, then a: the tilts (b_x, c_x, c_y) are zero in a rectangular box.
+      const float sz = rintf(dz * invL.z);
+      dx -= tilt.y * sz;
+      dy -= tilt.z * sz;
+      dz -= L.z * sz;
+      const float sy = rintf(dy * invL.y);
+      dx -= tilt.x * sy;
+      dy -= L.y * sy;
       dx -= L.x * rintf(dx * invL.x);
-      dy -= L.y * rintf(dy * invL.y);
-      dz -= L.z * rintf(dz * invL.z);
     }
     const float r2 = dx * dx + dy * dy + dz * dz;
     if constexpr (!kEnergy && !kTyped && !kImage) {
@@ -171,11 +177,18 @@ __device__ __forceinline__ void tilePairs(const TileArgs& a, const TableEntry<kE
   }
 }
 
-/// x moved by whole box lengths to the image nearest c (per dimension).
-__device__ __forceinline__ float4 imageNear(float4 x, float4 c, float3 L, float3 invL) {
+/// x moved by box vectors to the image whose offset from c lies in the brick |d_a| <= L_a/2:
+/// by c, then b, then a (tilts b_x, c_x, c_y; zero in a rectangular box, where each dimension
+/// moves by its own length alone).
+__device__ __forceinline__ float4 imageNear(float4 x, float4 c, float3 L, float3 invL, float3 tilt) {
+  const float sz = rintf((x.z - c.z) * invL.z);
+  x.x -= tilt.y * sz;
+  x.y -= tilt.z * sz;
+  x.z -= L.z * sz;
+  const float sy = rintf((x.y - c.y) * invL.y);
+  x.x -= tilt.x * sy;
+  x.y -= L.y * sy;
   x.x -= L.x * rintf((x.x - c.x) * invL.x);
-  x.y -= L.y * rintf((x.y - c.y) * invL.y);
-  x.z -= L.z * rintf((x.z - c.z) * invL.z);
   return x;
 }
 
@@ -233,9 +246,9 @@ __device__ void tile(const TileArgs& a, const TableEntry<kEnergy, kTyped>* table
   const bool oneImage = h.x < reach.x && h.y < reach.y && h.z < reach.z;
   if (oneImage) {
     const float4 c = a.blockCenter[block];
-    const float3 L = a.box->length, invL = a.box->invLength;
-    pi = imageNear(pi, c, L, invL);
-    pj = imageNear(pj, c, L, invL);
+    const float3 L = a.box->length, invL = a.box->invLength, tilt = a.box->tilt;
+    pi = imageNear(pi, c, L, invL, tilt);
+    pj = imageNear(pj, c, L, invL, tilt);
     // Absent atoms far from every other (r^2 ~ 1e12 nm^2: finite in float, never in reach), so
     // that the pair loop needs no check for them.
     if (!iValid) pi = make_float4(1e6f, 1e6f, 1e6f, 0.f);
@@ -354,6 +367,7 @@ void CudaNonbonded::setBox(const Box& box, double buffer, cudaStream_t stream) {
   const auto reachOf = [&](double length) { return float((0.5 * length - margin) * (1 - 1e-6) - 1e-6 * length); };
   boxTerms_.set(TileBox{make_float3(float(L.x), float(L.y), float(L.z)),
                         make_float3(float(1 / L.x), float(1 / L.y), float(1 / L.z)),
+                        make_float3(float(box.b.x), float(box.c.x), float(box.c.y)),
                         make_float3(reachOf(L.x), reachOf(L.y), reachOf(L.z))},
                 stream);
   boxBuffer_ = buffer;

@@ -41,7 +41,8 @@ struct CudaNonbondedParams {
 /// The box as the tile kernel reads it, from device memory (CudaNonbonded::setBox), so that a
 /// captured step stays valid when the box changes.
 struct TileBox {
-  float3 length, invLength;  ///< nm, 1/nm
+  float3 length, invLength;  ///< the diagonal a_x, b_y, c_z (nm) and its inverse (1/nm)
+  float3 tilt;               ///< b_x, c_x, c_y (nm): zero in a rectangular box
   /// Per dimension, L/2 - cutoff - buffer/2 (nm), rounded down by a few float ulps of L: a
   /// block whose half extent is below it keeps every interacting pair in one image around
   /// its centre.

@@ -74,7 +74,7 @@ CpuPme::~CpuPme() {
 
 ReciprocalResult CpuPme::compute(const std::vector<Vec3>& positions, const std::vector<double>& charges,
                                  const Box& box, std::vector<Vec3>& forces, Timers* timers) {
-  if (!box.isValid()) throw pmeError(__LINE__, "PME needs a valid rectangular box");
+  if (!box.isValid()) throw pmeError(__LINE__, "PME needs a box in reduced triclinic form");
   if (charges.size() != positions.size() || forces.size() != positions.size())
     throw pmeError(__LINE__, "positions, charges and forces differ in size");
   {
@@ -105,7 +105,7 @@ ReciprocalResult CpuPme::compute(const std::vector<Vec3>& positions, const std::
   return result;
 }
 
-// Fractional coordinates s = r/L wrapped into [0, 1), grid coordinates u = K s, and the
+// Fractional coordinates s = (a*.r, b*.r, c*.r) wrapped into [0, 1), grid coordinates u = K s, and the
 // B-spline weights and derivatives of every charged atom in each dimension.
 void CpuPme::computeSplines(const std::vector<Vec3>& positions, const std::vector<double>& charges,
                             const Box& box) {
@@ -122,12 +122,12 @@ void CpuPme::computeSplines(const std::vector<Vec3>& positions, const std::vecto
   theta_.resize(na * 3 * n);
   dtheta_.resize(na * 3 * n);
   first_.resize(na * 3);
-  const Vec3 L = box.diagonal();
+  const ReciprocalBox recip = box.reciprocal();
 #pragma omp parallel for num_threads(threads_) schedule(static)
   for (std::size_t a = 0; a < na; ++a) {
-    const Vec3& r = positions[charged_[a]];
+    const Vec3 u = recip.fractional(positions[charged_[a]]);
     for (int d = 0; d < 3; ++d) {
-      double s = r[d] / L[d];
+      double s = u[d];
       s -= std::floor(s);
       double w;
       pme::splitGridCoordinate(s * K_[d], K_[d], n, first_[a * 3 + d], w);
@@ -211,9 +211,10 @@ void CpuPme::transform(bool forward) {
 // Multiplies S(m) = FFT(Q) by the influence function and sums the energy and the virial
 // (pme::convolvePoint) over the half-complex grid: planes 0 < m_z < K_z/2 stand for
 // themselves and their conjugates (weight 2); m_z = 0 and the Nyquist plane m_z = K_z/2
-// count once.
+// count once. The reciprocal vector of indices (i, j, k) is m = i a* + j b* + k c*; in reduced
+// form a* has three components, b* two and c* one.
 ReciprocalResult CpuPme::convolve(const Box& box) {
-  const Vec3 L = box.diagonal();
+  const ReciprocalBox recip = box.reciprocal();
   const double volume = box.volume();
   const double piOverBeta2 = units::kPi * units::kPi / (params_.beta * params_.beta);
   const double prefactor = units::kCoulomb / (units::kPi * volume);
@@ -223,15 +224,15 @@ ReciprocalResult CpuPme::convolve(const Box& box) {
   for (int ix = 0; ix < K_[0]; ++ix) {
     pme::ConvolutionSums acc{};
     const int mxi = ix <= K_[0] / 2 ? ix : ix - K_[0];
-    const double mx = mxi / L[0];
+    const Vec3 ma = recip.a * double(mxi);
     for (int iy = 0; iy < K_[1]; ++iy) {
       const int myi = iy <= K_[1] / 2 ? iy : iy - K_[1];
-      const double my = myi / L[1];
+      const double my = ma.y + myi * recip.b.y, mzab = ma.z + myi * recip.b.z;
       const double bxy = moduli_[0][ix] * moduli_[1][iy];
       std::complex<double>* row = &complexGrid_[(std::size_t(ix) * K_[1] + iy) * complexZ_];
       for (int iz = 0; iz < complexZ_; ++iz) {
         const double weight = (iz == 0 || 2 * iz == K_[2]) ? 1.0 : 2.0;
-        pme::convolvePoint(row[iz], mx, my, iz / L[2], bxy, moduli_[2][iz], weight, piOverBeta2, prefactor, acc);
+        pme::convolvePoint(row[iz], ma.x, my, mzab + iz * recip.c.z, bxy, moduli_[2][iz], weight, piOverBeta2, prefactor, acc);
       }
     }
     partial[ix] = acc;
@@ -247,11 +248,11 @@ ReciprocalResult CpuPme::convolve(const Box& box) {
 
 // After the inverse FFT the real grid holds phi(k) = dE/dQ(k) (the convolution
 // theta_rec * Q). F_i = -q_i sum_k phi(k) grad(theta_x theta_y theta_z), with
-// d/dr_a = (K_a / L_a) d/du_a.
+// grad = K_a a* d/du_a + K_b b* d/du_b + K_c c* d/du_c (u the grid coordinates).
 void CpuPme::gatherForces(const Box& box, std::vector<Vec3>& forces) {
   const int n = params_.order;
-  const Vec3 L = box.diagonal();
-  const double sx = K_[0] / L[0], sy = K_[1] / L[1], sz = K_[2] / L[2];
+  const ReciprocalBox recip = box.reciprocal();
+  const Vec3 sa = recip.a * double(K_[0]), sb = recip.b * double(K_[1]), sc = recip.c * double(K_[2]);
   const std::size_t na = charged_.size();
   // Atoms taken by x plane (the spreading's order), so that neighbouring iterations read
   // neighbouring planes; each atom's sum is the same whatever the order.
@@ -284,7 +285,7 @@ void CpuPme::gatherForces(const Box& box, std::vector<Vec3>& forces) {
       }
     }
     const double q = q_[a];
-    forces[charged_[a]] -= Vec3{q * sx * gx, q * sy * gy, q * sz * gz};
+    forces[charged_[a]] -= (sa * gx + sb * gy + sc * gz) * q;
   }
 }
 

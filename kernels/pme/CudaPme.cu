@@ -212,7 +212,7 @@ void CudaPme::connectSlabPeers(const std::vector<PmeSlabPeer>& peers) {
 }
 ReciprocalResult CudaPme::compute(const std::vector<Vec3>& positions, const std::vector<double>& charges,
                                   const Box& box, std::vector<Vec3>& forces, Timers* timers) {
-  if (!box.isValid()) throw pmeError(__FILE__, __LINE__, "PME needs a valid rectangular box");
+  if (!box.isValid()) throw pmeError(__FILE__, __LINE__, "PME needs a box in reduced triclinic form");
   if (split_.ranks > 1) throw pmeError(__FILE__, __LINE__, "a PME split over GPUs runs on device data only");
   if (charges.size() != positions.size() || forces.size() != positions.size())
     throw pmeError(__FILE__, __LINE__, "positions, charges and forces differ in size");
@@ -251,7 +251,7 @@ void CudaPme::upload(const std::vector<Vec3>& positions, const std::vector<doubl
   const std::size_t chunk = transferChunk(n);
   for (std::size_t b = 0; b < std::size_t(n); b += chunk) {
     const std::size_t count = std::min(chunk, std::size_t(n) - b);
-    pme::fixedPointPositions(&positions[b], count, boxLengths_, hostFractions_.data() + 3 * b);
+    pme::fixedPointPositions(&positions[b], count, pme::fractionScalesOf(box_), hostFractions_.data() + 3 * b);
     FARADAY_CUDA_CHECK(cudaMemcpyAsync(fractions_.data() + 3 * b, hostFractions_.data() + 3 * b,
                                        count * 3 * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_.get()));
   }
@@ -334,23 +334,30 @@ void CudaPme::growBinsTo(int cap) {
 /// Influence-function factors and box terms for `box` (recomputed when the box changes), on
 /// PME's stream, waited for unless `wait` is false (the caller waits for the stream later).
 void CudaPme::updateBox(const Box& box, bool wait) {
+  if (haveBox_ && box == box_) return;
   const Vec3 L = box.diagonal();
-  if (haveBox_ && L == boxLengths_) return;
-  // Host copies kept in members until the stream is waited for, once for all four.
+  const bool triclinic = !box.isRectangular();
+  // Host copies kept in members until the stream is waited for, once for all four. A
+  // triclinic box's exp(-pi^2 m^2 / beta^2) does not factor per dimension: its tables hold
+  // the moduli only (an infinite length gives m = 0 in influenceFactors).
   for (int d = 0; d < 3; ++d) {
-    const std::vector<double> fd = pme::influenceFactors(moduli_[d], L[d], params_.beta);
+    const std::vector<double> fd = pme::influenceFactors(moduli_[d], triclinic ? INFINITY : L[d], params_.beta);
     hostFactors_[d].assign(fd.begin(), fd.end());
     FARADAY_CUDA_CHECK(cudaMemcpyAsync(factors_[d].data(), hostFactors_[d].data(), hostFactors_[d].size() * sizeof(float),
                                        cudaMemcpyHostToDevice, stream_.get()));
   }
+  const ReciprocalBox r = box.reciprocal();
   BoxTerms& t = hostBoxTerms_;
   t.invLength = make_float3(float(1.0 / L.x), float(1.0 / L.y), float(1.0 / L.z));
   t.prefactor = float(units::kCoulomb / (units::kPi * L.x * L.y * L.z));
   t.piOverBeta2 = float(units::kPi * units::kPi / (params_.beta * params_.beta));
   t.scale = make_float3(float(dims_.k[0] / L.x), float(dims_.k[1] / L.y), float(dims_.k[2] / L.z));
+  t.recipTilt = make_float3(float(r.a.y), float(r.a.z), float(r.b.z));
+  t.scaleTilt = make_float3(float(dims_.k[0] * r.a.y), float(dims_.k[0] * r.a.z), float(dims_.k[1] * r.b.z));
   FARADAY_CUDA_CHECK(cudaMemcpyAsync(boxTerms_.data(), &t, sizeof(t), cudaMemcpyHostToDevice, stream_.get()));
   if (wait) FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
-  boxLengths_ = L;
+  box_ = box;
+  triclinic_ = triclinic;
   haveBox_ = true;
 }
 }  // namespace pme::gpu

@@ -4,6 +4,7 @@
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 
 #include "kernels/common/CudaCheck.h"
@@ -52,6 +53,9 @@ __device__ __forceinline__ float convolutionTerm(float2 s, float mx, float my, f
 /// terms are formed in float (relative error ~1e-7 each); a lane sums its few terms of a line
 /// (at most ceil((K_z/2 + 1)/32)) in float, then the line sums in double in a fixed order,
 /// then per block with cub::BlockReduce (blockPartial()).
+/// kTriclinic: m = i a* + j b* + k c* has tilt terms, and the factor tables hold the
+/// moduli only (BoxTerms).
+template <bool kTriclinic>
 __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, float2* __restrict__ spectrum,
                                                                  const float* __restrict__ fx,
                                                                  const float* __restrict__ fy,
@@ -70,8 +74,14 @@ __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, flo
   for (int line = blockIdx.x * warpsPerBlock + (threadIdx.x >> 5); line < lines; line += gridDim.x * warpsPerBlock) {
     const int ix = line / g.k[1];
     const int iy = line - ix * g.k[1];
-    const float mx = float(ix <= g.k[0] / 2 ? ix : ix - g.k[0]) * invLength.x;
-    const float my = float(iy <= g.k[1] / 2 ? iy : iy - g.k[1]) * invLength.y;
+    const float mi = float(ix <= g.k[0] / 2 ? ix : ix - g.k[0]), mj = float(iy <= g.k[1] / 2 ? iy : iy - g.k[1]);
+    const float mx = mi * invLength.x;
+    float my = mj * invLength.y, myz = 0.f;
+    if constexpr (kTriclinic) {
+      const float3 t = box->recipTilt;  // a*_y, a*_z, b*_z
+      my = fmaf(mi, t.x, my);
+      myz = fmaf(mi, t.y, mj * t.z);
+    }
     const float fxy = prefactor * __ldg(fx + ix) * __ldg(fy + iy);
     float2* const row = spectrum + std::size_t(line) * kh;
     float part[7] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
@@ -82,8 +92,12 @@ __global__ void __launch_bounds__(kReduceThreads) convolveKernel(GridDims g, flo
         continue;
       }
       const float weight = (iz == 0 || 2 * iz == g.k[2]) ? 0.5f : 1.0f;  // 1/2 of 1 or 2
-      const float eterm = convolutionTerm(s, mx, my, float(iz) * invLength.z, fxy * __ldg(fz + iz), weight,
-                                          piOverBeta2, part);
+      float mz = float(iz) * invLength.z, fxyz = fxy * __ldg(fz + iz);
+      if constexpr (kTriclinic) {
+        mz += myz;
+        fxyz *= expf(-piOverBeta2 * (mx * mx + my * my + mz * mz));
+      }
+      const float eterm = convolutionTerm(s, mx, my, mz, fxyz, weight, piOverBeta2, part);
       row[iz] = make_float2(s.x * eterm, s.y * eterm);
     }
 #pragma unroll
@@ -248,6 +262,27 @@ __device__ __forceinline__ Sums7 lineSums7(float sumE, float sumEv, float sumEvM
   return local;
 }
 
+/// lineSums7 for a triclinic box: along the line m = s u + c, with s = i a*_x, u = a*/a*_x and
+/// c = (0, c_y, c_z) fixed; sum ev m_a m_b = (sum ev s^2) u_a u_b + (sum ev s)(u_a c_b + u_b c_a)
+/// + (sum ev) c_a c_b.
+__device__ __forceinline__ Sums7 lineSums7Triclinic(float sumE, float sumEv, float sumEvS, float sumEvS2, float3 u,
+                                                    float cy, float cz) {
+  const double e = sumE, ev = sumEv, evS = sumEvS, evS2 = sumEvS2;
+  const double ud[3] = {u.x, u.y, u.z}, cd[3] = {0.0, cy, cz};
+  const auto moment = [&](int a, int b) {
+    return evS2 * ud[a] * ud[b] + evS * (ud[a] * cd[b] + ud[b] * cd[a]) + ev * cd[a] * cd[b];
+  };
+  Sums7 local;
+  local.v[0] = e;
+  local.v[1] = e - moment(0, 0);
+  local.v[2] = e - moment(1, 1);
+  local.v[3] = e - moment(2, 2);
+  local.v[4] = -moment(0, 1);
+  local.v[5] = -moment(0, 2);
+  local.v[6] = -moment(1, 2);
+  return local;
+}
+
 /// Phases 3b-5a: one block per tile of 2^LogW consecutive m_z columns of one m_y, all K_x
 /// values of m_x, after the (y, z) forward transform: the x transform, the convolution
 /// (energy and virial terms as convolveKernel), and the x inverse transform, done as
@@ -255,7 +290,7 @@ __device__ __forceinline__ Sums7 lineSums7(float sumE, float sumEv, float sumEvM
 /// w_n^0..w_n^(n-1), {f_x, m_x} per m_x, then two tiles of lineTileRows(n) rows. Thread t
 /// always handles column t mod 2^LogW, rows t >> LogW, + J, ... outside the passes; with m_y
 /// and m_z fixed, it sums E, W and the virial's m_x moments over its rows in a fixed order.
-template <int LogW>
+template <int LogW, bool kTriclinic>
 __global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
     GridDims g, const __grid_constant__ pme::LinePassTable passTable, int tilesZ, int yFirst, int yRows,
     float2* __restrict__ spectrum, float2* __restrict__ own, int ownFirst, int ownLast,
@@ -304,8 +339,17 @@ __global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
   const float piOverBeta2 = box->piOverBeta2;
   const float my = float(iy <= ny / 2 ? iy : iy - ny) * invLength.y;
   const int iz = z0 + w;
-  const float mz = float(iz) * invLength.z;
+  float mz = float(iz) * invLength.z;
+  // Triclinic: m = s u + c along the line, s = m_x = i a*_x, u = a*/a*_x, c = (0, my, mz) with
+  // mz gaining j b*_z: m^2 = s^2 |u|^2 + 2 s u.c + |c|^2.
+  float3 u = make_float3(1.f, 0.f, 0.f);
+  if constexpr (kTriclinic) {
+    const float3 t = box->recipTilt;
+    mz = fmaf(float(iy <= ny / 2 ? iy : iy - ny), t.z, mz);
+    u = make_float3(1.f, t.x / invLength.x, t.y / invLength.x);
+  }
   const float myz2 = my * my + mz * mz;
+  const float u2 = u.x * u.x + u.y * u.y + u.z * u.z, twoUc = 2.f * (u.y * my + u.z * mz);
   const float pyz = inside ? box->prefactor * __ldg(fy + iy) * __ldg(fz + iz) : 0.f;
   const float weight = (iz == 0 || 2 * iz == g.k[2]) ? 0.5f : 1.0f;  // 1/2 of the m_z planes stored once
   float sumE = 0.f, sumEv = 0.f, sumEvMx = 0.f, sumEvMx2 = 0.f;
@@ -314,9 +358,15 @@ __global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
       const int at = tileIndex<LogW>(ix, w);
       const float2 v = s[at];
       const float2 t = xTerms[ix];  // f_x, m_x
-      const float m2 = fmaf(t.y, t.y, myz2);
+      float m2, fx = t.x;
+      if constexpr (kTriclinic) {
+        m2 = fmaf(t.y, fmaf(t.y, u2, twoUc), myz2);
+        fx *= expf(-piOverBeta2 * m2);
+      } else {
+        m2 = fmaf(t.y, t.y, myz2);
+      }
       const float invM2 = m2 > 0.f ? __fdividef(1.f, m2) : 0.f;  // m = 0: the neutralising background, done elsewhere
-      const float eterm = pyz * t.x * invM2;
+      const float eterm = pyz * fx * invM2;
       const float e = weight * eterm * fmaf(v.x, v.x, v.y * v.y);
       const float ev = e * (2.f * fmaf(piOverBeta2, m2, 1.f) * invM2);
       sumE += e;
@@ -334,34 +384,44 @@ __global__ void __launch_bounds__(kLineThreads, 4) lineConvolveKernel(
       *element(x) = make_float2(v.x, -v.y);
     }
   }
-  blockPartial<kLineThreads>(lineSums7(sumE, sumEv, sumEvMx, sumEvMx2, my, mz), partials);
+  if constexpr (kTriclinic) blockPartial<kLineThreads>(lineSums7Triclinic(sumE, sumEv, sumEvMx, sumEvMx2, u, my, mz), partials);
+  else blockPartial<kLineThreads>(lineSums7(sumE, sumEv, sumEvMx, sumEvMx2, my, mz), partials);
 }
 
 /// The instantiation for a tile of 2^logW columns (2..5).
-using LineKernel = decltype(&lineConvolveKernel<2>);
-inline LineKernel lineKernelFor(int logW) {
+using LineKernel = decltype(&lineConvolveKernel<2, false>);
+inline LineKernel lineKernelFor(int logW, bool triclinic) {
+  if (triclinic) {
+    switch (logW) {
+      case 2: return lineConvolveKernel<2, true>;
+      case 3: return lineConvolveKernel<3, true>;
+      case 4: return lineConvolveKernel<4, true>;
+      default: return lineConvolveKernel<5, true>;
+    }
+  }
   switch (logW) {
-    case 2: return lineConvolveKernel<2>;
-    case 3: return lineConvolveKernel<3>;
-    case 4: return lineConvolveKernel<4>;
-    default: return lineConvolveKernel<5>;
+    case 2: return lineConvolveKernel<2, false>;
+    case 3: return lineConvolveKernel<3, false>;
+    case 4: return lineConvolveKernel<4, false>;
+    default: return lineConvolveKernel<5, false>;
   }
 }
 
 }  // namespace
 
 void launchConvolution(int blocks, GridDims g, float2* spectrum, const float* fx, const float* fy, const float* fz,
-                       const BoxTerms* box, Sums7* partials, cudaStream_t stream) {
-  convolveKernel<<<blocks, kReduceThreads, 0, stream>>>(g, spectrum, fx, fy, fz, box, partials);
+                       const BoxTerms* box, bool triclinic, Sums7* partials, cudaStream_t stream) {
+  if (triclinic) convolveKernel<true><<<blocks, kReduceThreads, 0, stream>>>(g, spectrum, fx, fy, fz, box, partials);
+  else convolveKernel<false><<<blocks, kReduceThreads, 0, stream>>>(g, spectrum, fx, fy, fz, box, partials);
   FARADAY_CUDA_CHECK_LAUNCH("convolveKernel");
 }
 
 void launchLineConvolution(int logW, int tilesZ, int yFirst, int yRows, GridDims g, const pme::LinePassTable& passes,
                            float2* spectrum, LineOwnPlanes own, const float2* twiddles, const float* fx,
-                           const float* fy, const float* fz, const BoxTerms* box, Sums7* partials,
+                           const float* fy, const float* fz, const BoxTerms* box, bool triclinic, Sums7* partials,
                            cudaStream_t stream) {
   if (yRows <= 0) return;
-  lineKernelFor(logW)<<<yRows * tilesZ, kLineThreads, pme::lineSharedBytes(g.k[0], logW), stream>>>(
+  lineKernelFor(logW, triclinic)<<<yRows * tilesZ, kLineThreads, pme::lineSharedBytes(g.k[0], logW), stream>>>(
       g, passes, tilesZ, yFirst, yRows, spectrum, own.spectrum, own.first, own.last, twiddles, fx, fy, fz, box,
       partials);
   FARADAY_CUDA_CHECK_LAUNCH("lineConvolveKernel");
@@ -369,12 +429,18 @@ void launchLineConvolution(int logW, int tilesZ, int yFirst, int yRows, GridDims
 
 std::size_t lineConvolutionStaticShared() {
   cudaFuncAttributes attributes{};
-  FARADAY_CUDA_CHECK(cudaFuncGetAttributes(&attributes, lineKernelFor(5)));
-  return attributes.sharedSizeBytes;
+  std::size_t bytes = 0;
+  for (const bool triclinic : {false, true}) {
+    FARADAY_CUDA_CHECK(cudaFuncGetAttributes(&attributes, lineKernelFor(5, triclinic)));
+    bytes = std::max(bytes, std::size_t(attributes.sharedSizeBytes));
+  }
+  return bytes;
 }
 
 void setLineConvolutionShared(int logW, int bytes) {
-  FARADAY_CUDA_CHECK(cudaFuncSetAttribute(lineKernelFor(logW), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  for (const bool triclinic : {false, true})
+    FARADAY_CUDA_CHECK(
+        cudaFuncSetAttribute(lineKernelFor(logW, triclinic), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
 }
 
 }  // namespace faraday::pme::gpu

@@ -42,11 +42,18 @@ struct EvaluationSums {
 
 /// The box-dependent constants of the convolution and the gather, in device memory so that
 /// a captured graph stays valid when the box changes (the host rewrites them before a replay).
+///
+/// A reciprocal vector of indices (i, j, k) is m = i a* + j b* + k c*. In a rectangular box
+/// that is (i/L_x, j/L_y, k/L_z), exp(-pi^2 m^2/beta^2) factors per dimension and the
+/// factor tables hold it; in a triclinic one (the kernels' kTriclinic variants) the tables
+/// hold the B-spline moduli only and the exponential is taken per point.
 struct BoxTerms {
-  float3 invLength;   ///< 1/L per dimension (1/nm)
+  float3 invLength;   ///< a*_x, b*_y, c*_z = 1/a_x, 1/b_y, 1/c_z (1/nm)
   float prefactor;    ///< k_C / (pi V) (kJ/mol nm)
   float piOverBeta2;  ///< pi^2 / beta^2 (nm^2)
-  float3 scale;       ///< K/L per dimension (grid units per nm)
+  float3 scale;       ///< K_x a*_x, K_y b*_y, K_z c*_z (grid units per nm)
+  float3 recipTilt;   ///< a*_y, a*_z, b*_z (1/nm; zero in a rectangular box)
+  float3 scaleTilt;   ///< K_x a*_y, K_x a*_z, K_y b*_z (grid units per nm)
 };
 
 /// Blocks of perBlock threads for `threads` threads.
@@ -134,7 +141,7 @@ void launchSpreading(GridDims g, BinLayout bins, int3 nBricks, int firstBrick, i
 /// Phase 4 on the spectrum of a 3D transform (CudaPmeConvolve.cu): the influence function,
 /// energy and virial partials of `blocks` blocks.
 void launchConvolution(int blocks, GridDims g, float2* spectrum, const float* fx, const float* fy, const float* fz,
-                       const BoxTerms* box, Sums7* partials, cudaStream_t stream);
+                       const BoxTerms* box, bool triclinic, Sums7* partials, cudaStream_t stream);
 
 /// Split over GPUs with direct stores into the peers' memory (CudaPmeExchange.cu): every
 /// rank's planes and rows, every rank's buffers (device pointers, valid on this GPU through
@@ -176,7 +183,7 @@ struct LineOwnPlanes {
 void launchLineConvolution(int logW, int tilesZ, int yFirst, int yRows, GridDims g, const pme::LinePassTable& passes,
                            float2* spectrum, LineOwnPlanes own,
                            const float2* twiddles, const float* fx, const float* fy, const float* fz,
-                           const BoxTerms* box, Sums7* partials, cudaStream_t stream);
+                           const BoxTerms* box, bool triclinic, Sums7* partials, cudaStream_t stream);
 
 /// The line kernel's static shared memory (bytes), the same for every tile width.
 std::size_t lineConvolutionStaticShared();

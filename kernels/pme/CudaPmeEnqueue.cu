@@ -131,14 +131,14 @@ void CudaPme::runPhases(int n, bool timed) {
 int CudaPme::convolvePhase(int x0, int x1, int y0, int y1, cudaStream_t stream) {
   if (lineLogW_ < 0) {
     launchConvolution(reduceBlocks_, dims_, complexGrid_.data(), factors_[0].data(), factors_[1].data(),
-                      factors_[2].data(), boxTerms_.data(), partials_.data(), stream);
+                      factors_[2].data(), boxTerms_.data(), triclinic_, partials_.data(), stream);
     return reduceBlocks_;
   }
   const bool split = split_.ranks > 1;
   const LineOwnPlanes own = split ? LineOwnPlanes{complexGrid_.data(), x0, x1} : LineOwnPlanes{nullptr, 0, 0};
   launchLineConvolution(lineLogW_, lineTilesZ_, y0, y1 - y0, dims_, linePasses_,
                         split ? rowsGrid_.data() : complexGrid_.data(), own, twiddles_.data(), factors_[0].data(),
-                        factors_[1].data(), factors_[2].data(), boxTerms_.data(), partials_.data(), stream);
+                        factors_[1].data(), factors_[2].data(), boxTerms_.data(), triclinic_, partials_.data(), stream);
   return (y1 - y0) * lineTilesZ_;
 }
 

@@ -156,7 +156,7 @@ __device__ __forceinline__ GatherAtom<P> loadGatherAtom(const unsigned int bin[8
 /// over z of theta_z phi and dtheta_z phi, then the y and x weights.
 template <int P>
 __device__ __forceinline__ void interpolateForce(const GatherShared<P>& sh, const GatherAtom<P>& a, float3 scale,
-                                                 const ForceOut& out) {
+                                                 float3 tilt, const ForceOut& out) {
   constexpr int S = GatherShared<P>::kSide;
   float v[4 * Entry<P>::kGatherFloat4s];
   unpackFloat4s(a.e, v);
@@ -188,18 +188,23 @@ __device__ __forceinline__ void interpolateForce(const GatherShared<P>& sh, cons
     gy = fmaf(tx[i], sY, gy);
     gz = fmaf(tx[i], sD, gz);
   }
+  // F = -(K_x a* g_x + K_y b* g_y + K_z c* g_z): the tilt terms (tilt = K_x a*_y, K_x a*_z,
+  // K_y b*_z) are zero in a rectangular box, where adding them changes no bit.
+  const float fx = -scale.x * gx;
+  const float fy = __fmaf_rn(-tilt.x, gx, -scale.y * gy);
+  const float fz = __fmaf_rn(-tilt.y, gx, __fmaf_rn(-tilt.z, gy, -scale.z * gz));
   if (out.fixed) {
     // Integer atomics: the short-range kernel may be adding to the same buffer meanwhile.
     unsigned long long* f = out.fixed + a.atom;
-    atomicAdd(f, static_cast<unsigned long long>(__float2ll_rn(-scale.x * gx * 4294967296.f)));
-    atomicAdd(f + out.stride, static_cast<unsigned long long>(__float2ll_rn(-scale.y * gy * 4294967296.f)));
-    atomicAdd(f + 2 * out.stride, static_cast<unsigned long long>(__float2ll_rn(-scale.z * gz * 4294967296.f)));
+    atomicAdd(f, static_cast<unsigned long long>(__float2ll_rn(fx * 4294967296.f)));
+    atomicAdd(f + out.stride, static_cast<unsigned long long>(__float2ll_rn(fy * 4294967296.f)));
+    atomicAdd(f + 2 * out.stride, static_cast<unsigned long long>(__float2ll_rn(fz * 4294967296.f)));
     return;
   }
   float* f = out.forces + 3 * std::size_t(a.atom);
-  f[0] = -scale.x * gx;
-  f[1] = -scale.y * gy;
-  f[2] = -scale.z * gz;
+  f[0] = fx;
+  f[1] = fy;
+  f[2] = fz;
 }
 
 /// The final reduction of the convolution's block partials, by one block of kBlock threads
@@ -276,10 +281,10 @@ __global__ void __launch_bounds__(kGatherThreads) gatherKernel(GridDims g, BinLa
   if (first) a = loadGatherAtom<P>(sh.bin, sh.start, bins, entries, tid);  // in flight during the staging
   stager.finish(sh);
   __syncthreads();
-  const float3 scale = box->scale;
-  if (first) interpolateForce<P>(sh, a, scale, forces);
+  const float3 scale = box->scale, tilt = box->scaleTilt;
+  if (first) interpolateForce<P>(sh, a, scale, tilt, forces);
   for (int p = tid + kGatherThreads; p < atoms; p += kGatherThreads)
-    interpolateForce<P>(sh, loadGatherAtom<P>(sh.bin, sh.start, bins, entries, p), scale, forces);
+    interpolateForce<P>(sh, loadGatherAtom<P>(sh.bin, sh.start, bins, entries, p), scale, tilt, forces);
   if (tid < 8 && sh.bin[tid] != kNoBin) binCount[sh.bin[tid]] = 0;  // after every read of them
 }
 

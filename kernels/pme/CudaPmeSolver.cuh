@@ -157,7 +157,8 @@ class CudaPme final : public ReciprocalSolver, public CudaPmeOnDevice {
   /// (the gather resets the counts, its first block the overflow count); a first call, or a
   /// call after an error, clears them before the graph.
   bool countsZero_ = false;
-  Vec3 boxLengths_{};
+  Box box_{};              ///< the box of the factors and box terms (haveBox_)
+  bool triclinic_ = false;  ///< box_ is not rectangular: the convolution's kTriclinic variants
 
   std::array<std::vector<double>, 3> moduli_;
   std::array<DeviceBuffer<float>, 3> factors_;

@@ -25,7 +25,9 @@ struct KVector {
 /// |m| cut in 1/nm: exp(-pi^2 m^2/beta^2) = rtol.
 double mCut(double beta, double rtol) { return beta * std::sqrt(-std::log(rtol)) / units::kPi; }
 
-std::vector<KVector> halfSpaceVectors(const std::array<int, 3>& kmax, const Vec3& L, double mcut) {
+/// The vectors m = kx a* + ky b* + kz c* of the half space with |m| <= mcut.
+std::vector<KVector> halfSpaceVectors(const std::array<int, 3>& kmax, const Box& box, double mcut) {
+  const ReciprocalBox r = box.reciprocal();
   std::vector<KVector> ks;
   const double mcut2 = mcut * mcut;
   for (int kx = 0; kx <= kmax[0]; ++kx)
@@ -34,7 +36,7 @@ std::vector<KVector> halfSpaceVectors(const std::array<int, 3>& kmax, const Vec3
         // One of each pair {k, -k}: the first non-zero component is positive.
         const bool positive = kx > 0 || (kx == 0 && (ky > 0 || (ky == 0 && kz > 0)));
         if (!positive) continue;
-        KVector v{{kx, ky, kz}, {kx / L[0], ky / L[1], kz / L[2]}, 0};
+        KVector v{{kx, ky, kz}, r.a * double(kx) + r.b * double(ky) + r.c * double(kz), 0};
         v.m2 = norm2(v.m);
         if (v.m2 <= mcut2) ks.push_back(v);
       }
@@ -50,31 +52,33 @@ EwaldSum::EwaldSum(double beta, double kspaceRtol, int threads)
 }
 
 std::array<int, 3> EwaldSum::kmax(const Box& box) const {
+  // kx = m.a, so |kx| <= |m| |a|: the edge lengths bound the indices of |m| <= mcut.
   const double mcut = mCut(beta_, rtol_);
-  const Vec3 L = box.diagonal();
+  const Vec3 L = box.edgeLengths();
   return {int(std::floor(mcut * L[0])), int(std::floor(mcut * L[1])), int(std::floor(mcut * L[2]))};
 }
 
 std::size_t EwaldSum::numVectors(const Box& box) const {
-  return halfSpaceVectors(kmax(box), box.diagonal(), mCut(beta_, rtol_)).size();
+  return halfSpaceVectors(kmax(box), box, mCut(beta_, rtol_)).size();
 }
 
 ReciprocalResult EwaldSum::compute(const std::vector<Vec3>& positions, const std::vector<double>& charges,
                                    const Box& box, std::vector<Vec3>& forces, Timers* timers) {
   ScopedTimer timer(timers, "ewald.kspace");
-  if (!box.isValid()) throw ewaldError(__LINE__, "Ewald needs a valid rectangular box");
+  if (!box.isValid()) throw ewaldError(__LINE__, "Ewald needs a box in reduced triclinic form");
   if (charges.size() != positions.size() || forces.size() != positions.size())
     throw ewaldError(__LINE__, "positions, charges and forces differ in size");
-  const Vec3 L = box.diagonal();
   const auto km = kmax(box);
-  const auto ks = halfSpaceVectors(km, L, mCut(beta_, rtol_));
+  const auto ks = halfSpaceVectors(km, box, mCut(beta_, rtol_));
+  const ReciprocalBox recip = box.reciprocal();
 
   std::vector<int> atoms;
   for (std::size_t i = 0; i < charges.size(); ++i)
     if (charges[i] != 0.0) atoms.push_back(int(i));
   const std::size_t na = atoms.size();
 
-  // Per atom and dimension: exp(2 pi i k r_d / L_d) for k = 0..kmax_d, by repeated products.
+  // Per atom and dimension: exp(2 pi i k u_d) for k = 0..kmax_d, u the fractional
+  // coordinates (m.r = kx u_a + ky u_b + kz u_c), by repeated products.
   using C = std::complex<double>;
   const int stride[3] = {km[0] + 1, km[1] + 1, km[2] + 1};
   const std::size_t perAtom = std::size_t(stride[0] + stride[1] + stride[2]);
@@ -82,8 +86,9 @@ ReciprocalResult EwaldSum::compute(const std::vector<Vec3>& positions, const std
 #pragma omp parallel for num_threads(threads_) schedule(static)
   for (std::size_t a = 0; a < na; ++a) {
     C* t = &table[a * perAtom];
+    const Vec3 u = recip.fractional(positions[atoms[a]]);
     for (int d = 0; d < 3; ++d) {
-      const double phase = 2.0 * units::kPi * positions[atoms[a]][d] / L[d];
+      const double phase = 2.0 * units::kPi * u[d];
       const C step{std::cos(phase), std::sin(phase)};
       t[0] = 1.0;
       for (int k = 1; k <= km[d]; ++k) t[k] = t[k - 1] * step;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/Box.h"
 #include "core/HostDevice.h"
 #include "kernels/pme/BSpline.h"
 
@@ -51,6 +52,44 @@ FARADAY_HD std::uint32_t fractionalFixedPoint(double x, double scale) {
 
 /// The scale of fractionalFixedPoint() for a box edge of `length` nm: 2^32 / L (1/nm).
 FARADAY_HD double fixedPointScale(double length) { return 4294967296.0 / length; }
+
+/// The scales of fractionalFixedPoints() for a box in reduced form: 2^32 times the reciprocal
+/// vectors' components a*_x, a*_y, a*_z, b*_y, b*_z and c*_z (1/nm). The diagonal ones are
+/// fixedPointScale() of the diagonal elements (a*_x = 1/a_x ...), so that a rectangular box
+/// gives fractionalFixedPoint()'s numbers exactly.
+struct FractionScales {
+  double ax = 0, ay = 0, az = 0, by = 0, bz = 0, cz = 0;
+};
+
+/// FractionScales from the reciprocal vectors' components (ReciprocalBox of core/Box.h) and
+/// the diagonal elements.
+FARADAY_HD FractionScales fractionScales(double ax, double by, double cz, double recipAy, double recipAz,
+                                         double recipBz) {
+  constexpr double k32 = 4294967296.0;
+  return {fixedPointScale(ax), k32 * recipAy, k32 * recipAz, fixedPointScale(by), k32 * recipBz, fixedPointScale(cz)};
+}
+
+inline FractionScales fractionScalesOf(const Box& box) {
+  const ReciprocalBox r = box.reciprocal();
+  return fractionScales(box.a.x, box.b.y, box.c.z, r.a.y, r.a.z, r.b.z);
+}
+
+/// The three fractional coordinates (a*.r, b*.r, c*.r), each in [0, 1) as 32-bit fixed point
+/// (fractionalFixedPoint's rounding and range): the tilt terms are added to 1/2 first, so
+/// that with zero tilts each is fractionalFixedPoint(x_d, scale_d) bit for bit.
+FARADAY_HD void fractionalFixedPoints(double x, double y, double z, const FractionScales& s, std::uint32_t f[3]) {
+  const auto fixedOf = [](double v) { return std::uint32_t(static_cast<std::uint64_t>(static_cast<std::int64_t>(v))); };
+#if defined(__CUDA_ARCH__)
+  // Fused as the device compiles fractionalFixedPoint's x * scale + 0.5.
+  f[0] = fixedOf(__fma_rn(x, s.ax, __fma_rn(y, s.ay, __fma_rn(z, s.az, 0.5))));
+  f[1] = fixedOf(__fma_rn(y, s.by, __fma_rn(z, s.bz, 0.5)));
+  f[2] = fixedOf(__fma_rn(z, s.cz, 0.5));
+#else
+  f[0] = fixedOf(x * s.ax + (y * s.ay + (z * s.az + 0.5)));
+  f[1] = fixedOf(y * s.by + (z * s.bz + 0.5));
+  f[2] = fixedOf(z * s.cz + 0.5);
+#endif
+}
 
 /// gridCoordinate() of a fixed-point fractional coordinate f: u = K f 2^-32 is exact in
 /// double (f K < 2^53).

@@ -44,14 +44,10 @@ bool copyIfChanged(double* cache, const double* src, std::size_t n) {
   return changed != 0;
 }
 
-void fixedPointPositions(const Vec3* positions, std::size_t n, const Vec3& length, std::uint32_t* out) {
-  const double sx = fixedPointScale(length.x), sy = fixedPointScale(length.y), sz = fixedPointScale(length.z);
+void fixedPointPositions(const Vec3* positions, std::size_t n, const FractionScales& scales, std::uint32_t* out) {
 #pragma omp parallel for schedule(static) if (n * sizeof(Vec3) >= kParallelBytes)
-  for (std::size_t i = 0; i < n; ++i) {
-    out[3 * i] = fractionalFixedPoint(positions[i].x, sx);
-    out[3 * i + 1] = fractionalFixedPoint(positions[i].y, sy);
-    out[3 * i + 2] = fractionalFixedPoint(positions[i].z, sz);
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    fractionalFixedPoints(positions[i].x, positions[i].y, positions[i].z, scales, out + 3 * i);
 }
 
 void addFloatForces(const float* f, Vec3* forces, std::size_t n) {

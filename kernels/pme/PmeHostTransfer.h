@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/Vec3.h"
+#include "kernels/pme/PmeGridGeometry.h"
 
 namespace faraday::pme {
 
@@ -17,9 +18,9 @@ void parallelCopy(void* dst, const void* src, std::size_t bytes);
 /// Copies `n` values from `src` into `cache` if they differ from it; true when they did.
 bool copyIfChanged(double* cache, const double* src, std::size_t n);
 
-/// out[3i + d] = fractionalFixedPoint(positions[i][d], fixedPointScale(length[d])) for
-/// i < n (positions and box edge lengths in nm).
-void fixedPointPositions(const Vec3* positions, std::size_t n, const Vec3& length, std::uint32_t* out);
+/// out[3i .. 3i + 2] = fractionalFixedPoints(positions[i], scales) for i < n (positions in
+/// nm; scales from fractionScalesOf(box)).
+void fixedPointPositions(const Vec3* positions, std::size_t n, const FractionScales& scales, std::uint32_t* out);
 
 /// forces[i] += (f[3i], f[3i+1], f[3i+2]) for i < n (kJ/mol/nm).
 void addFloatForces(const float* f, Vec3* forces, std::size_t n);

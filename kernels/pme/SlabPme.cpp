@@ -101,7 +101,7 @@ void checkSlabArguments(const PmeParams& params, int ranks, const std::vector<Ve
   for (int d = 0; d < 3; ++d)
     if (K[d] < n) throw Error("slab PME: a grid dimension is smaller than the order");
   if (!(params.beta > 0)) throw Error("slab PME: beta must be > 0");
-  if (!box.isValid()) throw Error("slab PME: the box must be rectangular with positive edges");
+  if (!box.isValid()) throw Error("slab PME: the box must be in reduced triclinic form");
   const int slabs = cut == SlabCut::planes ? K[0] : pme::bricksAlong(K[0]);
   if (ranks < 1 || ranks > slabs || ranks > K[1])
     throw Error("slab PME: " + std::to_string(ranks) + " ranks for " + std::to_string(slabs) +
@@ -113,13 +113,14 @@ void checkSlabArguments(const PmeParams& params, int ranks, const std::vector<Ve
 
 /// Every charged atom's spline: every rank computes them all (the replicated state), one list here.
 std::vector<Spline> chargedSplines(const SlabGrid& g, const std::vector<Vec3>& positions,
-                                   const std::vector<double>& charges, const Vec3& L) {
+                                   const std::vector<double>& charges, const ReciprocalBox& recip) {
   std::vector<Spline> splines;
   for (std::size_t i = 0; i < positions.size(); ++i) {
     if (charges[i] == 0.0) continue;
     Spline s{int(i), charges[i], {}, {}, {}};
+    const Vec3 u = recip.fractional(positions[i]);
     for (int d = 0; d < 3; ++d) {
-      double f = positions[i][d] / L[d];
+      double f = u[d];
       f -= std::floor(f);
       double w;
       pme::splitGridCoordinate(f * g.K[d], g.K[d], g.n, s.first[d], w);
@@ -176,7 +177,7 @@ void allToAll(const SlabGrid& g, std::vector<Rank>& rank, bool forward) {
 /// The rank's x lines forward, the convolution (CpuPme::convolve's terms) with the energy and
 /// virial into R.sums, the lines backward.
 void convolveOnRank(const SlabGrid& g, const Plans& plans, const std::array<std::vector<double>, 3>& moduli,
-                    const Vec3& L, double piOverBeta2, double prefactor, Rank& R) {
+                    const ReciprocalBox& recip, double piOverBeta2, double prefactor, Rank& R) {
   const std::array<int, 3>& K = g.K;
   const int cz = g.cz;
   std::vector<Complex> line(static_cast<std::size_t>(K[0]));
@@ -193,13 +194,14 @@ void convolveOnRank(const SlabGrid& g, const Plans& plans, const std::array<std:
   };
   lines(plans.lineForward);
   for (int ix = 0; ix < K[0]; ++ix) {
-    const double mx = (ix <= K[0] / 2 ? ix : ix - K[0]) / L[0];
+    const Vec3 ma = recip.a * double(ix <= K[0] / 2 ? ix : ix - K[0]);  // m = i a* + j b* + k c*
     for (int iy = R.y0; iy < R.y1; ++iy) {
-      const double my = (iy <= K[1] / 2 ? iy : iy - K[1]) / L[1];
+      const int myi = iy <= K[1] / 2 ? iy : iy - K[1];
+      const double my = ma.y + myi * recip.b.y, mzab = ma.z + myi * recip.b.z;
       const double bxy = moduli[0][ix] * moduli[1][iy];
       for (int iz = 0; iz < cz; ++iz) {
         const double weight = (iz == 0 || 2 * iz == K[2]) ? 1.0 : 2.0;
-        pme::convolvePoint(at(ix, iy, iz), mx, my, iz / L[2], bxy, moduli[2][iz], weight, piOverBeta2, prefactor,
+        pme::convolvePoint(at(ix, iy, iz), ma.x, my, mzab + iz * recip.c.z, bxy, moduli[2][iz], weight, piOverBeta2, prefactor,
                            R.sums);
       }
     }
@@ -208,11 +210,11 @@ void convolveOnRank(const SlabGrid& g, const Plans& plans, const std::array<std:
 }
 
 /// Gathering: the rank's part of every atom's force, from its own planes, subtracted from forces.
-void gatherOnRank(const SlabGrid& g, const std::vector<Spline>& splines, const Vec3& L, const Rank& R,
+void gatherOnRank(const SlabGrid& g, const std::vector<Spline>& splines, const ReciprocalBox& recip, const Rank& R,
                   std::vector<Vec3>& forces) {
   const std::array<int, 3>& K = g.K;
   const int n = g.n;
-  const double sx = K[0] / L[0], sy = K[1] / L[1], sz = K[2] / L[2];
+  const Vec3 sa = recip.a * double(K[0]), sb = recip.b * double(K[1]), sc = recip.c * double(K[2]);
   for (const Spline& s : splines) {
     double gx = 0, gy = 0, gz = 0;
     for (int i = 0; i < n; ++i) {
@@ -231,7 +233,7 @@ void gatherOnRank(const SlabGrid& g, const std::vector<Spline>& splines, const V
         gz += s.theta[0][i] * s.theta[1][j] * sumD;
       }
     }
-    forces[std::size_t(s.atom)] -= Vec3{s.q * sx * gx, s.q * sy * gy, s.q * sz * gz};
+    forces[std::size_t(s.atom)] -= (sa * gx + sb * gy + sc * gz) * s.q;
   }
 }
 
@@ -264,11 +266,11 @@ ReciprocalResult slabPme(const PmeParams& params, int ranks, const std::vector<V
                          SlabCut cut) {
   checkSlabArguments(params, ranks, positions, charges, box, forces, cut);
   const SlabGrid g(params.grid, params.order);
-  const Vec3 L = box.diagonal();
+  const ReciprocalBox recip = box.reciprocal();
   std::array<std::vector<double>, 3> moduli;
   for (int d = 0; d < 3; ++d) moduli[d] = pme::bsplineModuli(g.K[d], g.n);
   const Plans plans(g.K);
-  const std::vector<Spline> splines = chargedSplines(g, positions, charges, L);
+  const std::vector<Spline> splines = chargedSplines(g, positions, charges, recip);
   std::vector<Rank> rank = makeRanks(g, ranks, cut);
 
   for (Rank& R : rank) spreadOnRank(g, splines, R);
@@ -280,14 +282,14 @@ ReciprocalResult slabPme(const PmeParams& params, int ranks, const std::vector<V
   allToAll(g, rank, true);
   const double piOverBeta2 = units::kPi * units::kPi / (params.beta * params.beta);
   const double prefactor = units::kCoulomb / (units::kPi * box.volume());
-  for (Rank& R : rank) convolveOnRank(g, plans, moduli, L, piOverBeta2, prefactor, R);
+  for (Rank& R : rank) convolveOnRank(g, plans, moduli, recip, piOverBeta2, prefactor, R);
   allToAll(g, rank, false);
   for (Rank& R : rank)
     for (int x = 0; x < R.x1 - R.x0; ++x)
       fftw_execute_dft_c2r(plans.planeInverse, reinterpret_cast<fftw_complex*>(&R.planes[std::size_t(x) * g.complexPlane]),
                            &R.real[std::size_t(x) * g.realPlane]);
   // Each rank's part of every force, added in rank order.
-  for (const Rank& R : rank) gatherOnRank(g, splines, L, R, forces);
+  for (const Rank& R : rank) gatherOnRank(g, splines, recip, R, forces);
 
   pme::ConvolutionSums sum{};
   for (const Rank& R : rank)
