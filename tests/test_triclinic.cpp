@@ -15,6 +15,7 @@
 #include "engine/backends/Backend.h"
 #include "engine/backends/BackendFactory.h"
 #include "engine/setup/FccLattice.h"
+#include "integrators/BoxScaling.h"
 #include "integrators/InitialVelocities.h"
 #include "kernels/nonbonded/CpuNonbonded.h"
 #include "kernels/pme/CpuPme.h"
@@ -206,6 +207,58 @@ TEST(TriclinicPme, MatchesEwaldInTheCellAndSlabsMatchOnePiece) {
       EXPECT_LT(tensorError(rs.virial, rp.virial), tol::kDoubleSum) << c.name << " " << ranks;
       EXPECT_LT(test::relativeRmsDifference(fs, fp, fp), tol::kDoubleSum) << c.name << " " << ranks;
     }
+  }
+}
+
+/// The barostat's move in a cell: isotropic scaling keeps the shape, and molecules split by
+/// the cell's faces (a 300-atom chain spanning it, and waters) move whole, their centres
+/// scaled.
+TEST(TriclinicBoxScaling, MoleculesStayWholeAndTheShapeIsKept) {
+  for (const CellCase& c : cellCases()) {
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> unit(-1, 1), uniform(0, 1);
+    std::vector<Vec3> x;
+    std::vector<int> starts = {0};
+    Vec3 at = c.cell.fromFractional({0.5, 0.5, 0.5});
+    for (int k = 0; k < 300; ++k) {
+      const Vec3 d{unit(rng), unit(rng), unit(rng)};
+      at = at + (0.15 / std::sqrt(norm2(d))) * d;
+      x.push_back(at);
+    }
+    starts.push_back(int(x.size()));
+    for (int w = 0; w < 200; ++w) {
+      const Vec3 o = c.cell.fromFractional({uniform(rng), uniform(rng), uniform(rng)});
+      x.insert(x.end(), {o, o + Vec3{0.1, 0, 0}, o + Vec3{0, 0.03, 0.09}});
+      starts.push_back(int(x.size()));
+    }
+    const std::vector<Vec3> whole = x;
+    for (Vec3& p : x) p = c.cell.wrap(p);
+    std::vector<double> mass(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) mass[i] = 1 + double(i % 5);
+    const double s = 1.03;
+    const Box to = c.cell.scaled(s);
+    EXPECT_NEAR(to.angles().x, c.cell.angles().x, 1e-9) << c.name;
+    EXPECT_NEAR(to.angles().y, c.cell.angles().y, 1e-9) << c.name;
+    EXPECT_NEAR(to.angles().z, c.cell.angles().z, 1e-9) << c.name;
+    EXPECT_TRUE(to.isReducedForm()) << c.name;
+    std::vector<Vec3> scaled = x;
+    scaleMolecules(scaled, mass, starts, boxScaling(c.cell, to));
+    double worst = 0, worstCentre = 0;
+    for (std::size_t m = 0; m + 1 < starts.size(); ++m) {
+      Vec3 before{}, after{};
+      double total = 0;
+      for (int i = starts[m]; i < starts[m + 1]; ++i) {
+        const std::size_t k = std::size_t(i), first = std::size_t(starts[m]);
+        worst = std::max(worst, std::fabs(std::sqrt(norm2(scaled[k] - scaled[first])) -
+                                          std::sqrt(norm2(whole[k] - whole[first]))));
+        before = before + mass[k] * (x[first] + (whole[k] - whole[first]));
+        after = after + mass[k] * scaled[k];
+        total += mass[k];
+      }
+      worstCentre = std::max(worstCentre, std::sqrt(norm2((1.0 / total) * after - (s / total) * before)));
+    }
+    EXPECT_LT(worst, tol::kRigidMoleculeDistanceNm) << c.name;
+    EXPECT_LT(worstCentre, tol::kRigidMoleculeDistanceNm) << c.name;
   }
 }
 
