@@ -139,9 +139,10 @@ TEST_F(CudaMd, TilesCoverEveryPairOnceInManyGeometries) {
   // Triclinic cells: small ones whose spans cover whole rows, the smallest the cutoff allows
   // (half of c_z = d / sqrt 2 just above 1.1 nm), and large ones whose spans move with the
   // shift classes of the cells across the faces.
-  cases.push_back({"dodecahedron 4 nm", triclinicLjSystem(1200, dodecahedronBox(4.0), 31)});
-  cases.push_back({"smallest dodecahedron", triclinicLjSystem(800, dodecahedronBox(3.12), 32)});
-  cases.push_back({"octahedron 4.2 nm", triclinicLjSystem(1200, octahedronBox(4.2), 33)});
+  // (At most ~0.2 of the volume in spheres of 0.27 nm: random placement jams near 0.38.)
+  cases.push_back({"dodecahedron 4 nm", triclinicLjSystem(800, dodecahedronBox(4.0), 31)});
+  cases.push_back({"smallest dodecahedron", triclinicLjSystem(400, dodecahedronBox(3.12), 32)});
+  cases.push_back({"octahedron 4.2 nm", triclinicLjSystem(1000, octahedronBox(4.2), 33)});
   cases.push_back({"dodecahedron 8 nm", triclinicLjSystem(4000, dodecahedronBox(8.0), 34)});
   cases.push_back({"octahedron 7.5 nm", triclinicLjSystem(4000, octahedronBox(7.5), 35)});
   const Config c = ljConfig("cuda", 1.0, 0.1);
