@@ -92,6 +92,32 @@ BuiltSystem clusterSystem(int n, double edge, Vec3 center, double radius, double
   return b;
 }
 
+/// n LJ particles at random fractional positions of a triclinic `box`, no two closer than
+/// 0.27 nm; every seventh moved by a lattice vector (unwrapped coordinates must work).
+BuiltSystem triclinicLjSystem(int n, const Box& box, unsigned seed) {
+  BuiltSystem b;
+  b.system.types = twoLjTypes();
+  b.system.box = box;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  while (int(b.positions.size()) < n) {
+    const Vec3 x = box.fromFractional(Vec3{u(rng), u(rng), u(rng)});
+    bool ok = true;
+    for (const Vec3& y : b.positions) ok = ok && norm2(box.minimumImage(x - y)) >= 0.27 * 0.27;
+    if (!ok) continue;
+    const int k = int(b.positions.size());
+    addParticle(b, k % 3 == 0 ? 1 : 0, k % 7 == 0 ? x - box.a + box.b * 2.0 - box.c : x);
+  }
+  return b;
+}
+
+/// gmx editconf's rhombic dodecahedron (xy-square) and truncated octahedron of image distance d.
+Box dodecahedronBox(double d) { return Box::fromVectors({d, 0, 0}, {0, d, 0}, {d / 2, d / 2, d / std::sqrt(2.0)}); }
+Box octahedronBox(double d) {
+  return Box::fromVectors({d, 0, 0}, {d / 3, 2 * std::sqrt(2.0) * d / 3, 0},
+                          {-d / 3, std::sqrt(2.0) * d / 3, std::sqrt(6.0) * d / 3});
+}
+
 class CudaMd : public ::testing::Test {
  protected:
   void SetUp() override { FARADAY_REQUIRE_GPU(); }
@@ -110,10 +136,33 @@ TEST_F(CudaMd, TilesCoverEveryPairOnceInManyGeometries) {
   // 8 x 4 x 2 cells: the Hilbert curve of the slots runs through a cube larger than the grid.
   cases.push_back({"elongated box", randomLjSystem(2000, {9.0, 4.4, 2.4}, 15)});
   for (int n : {1, 31, 33}) cases.push_back({std::to_string(n) + " atoms", randomLjSystem(n, {2.5, 2.5, 2.5}, 20 + n)});
+  // Triclinic cells: small ones whose spans cover whole rows, the smallest the cutoff allows
+  // (half of c_z = d / sqrt 2 just above 1.1 nm), and large ones whose spans move with the
+  // shift classes of the cells across the faces.
+  cases.push_back({"dodecahedron 4 nm", triclinicLjSystem(1200, dodecahedronBox(4.0), 31)});
+  cases.push_back({"smallest dodecahedron", triclinicLjSystem(800, dodecahedronBox(3.12), 32)});
+  cases.push_back({"octahedron 4.2 nm", triclinicLjSystem(1200, octahedronBox(4.2), 33)});
+  cases.push_back({"dodecahedron 8 nm", triclinicLjSystem(4000, dodecahedronBox(8.0), 34)});
+  cases.push_back({"octahedron 7.5 nm", triclinicLjSystem(4000, octahedronBox(7.5), 35)});
   const Config c = ljConfig("cuda", 1.0, 0.1);
   for (auto& k : cases) {
     auto gpu = startGpu(c, k.b.system, stateOf(k.b));
     expectCoversEveryPairOnce(*gpu, k.b.system.box, 1.1, k.name);
+  }
+}
+
+TEST_F(CudaMd, TilesCoverEveryPairOnceAfterAtomsMoveInATriclinicCell) {
+  for (const Box& box : {dodecahedronBox(7.0), octahedronBox(6.5)}) {
+    const BuiltSystem b = triclinicLjSystem(3000, box, 41);
+    State s = stateOf(b);
+    s.velocities = maxwellBoltzmannVelocities(b.system, 600.0, 7, IntegratorType::Verlet);
+    auto gpu = std::make_unique<CudaBackend>(cutoffRunParams(ljConfig("cuda"), b.system, true), b.system, nullptr);
+    gpu->setState(s, {});
+    gpu->computeForces();
+    const long long first = gpu->neighborListBuilds();
+    for (int k = 0; k < 300; ++k) gpu->advance(false);
+    EXPECT_GT(gpu->neighborListBuilds(), first) << "the list was never rebuilt: the test proves nothing";
+    expectCoversEveryPairOnce(*gpu, box, 1.1, box.c.x > 0 ? "dodecahedron after 300 steps" : "octahedron after 300 steps");
   }
 }
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <set>
 
@@ -53,6 +54,46 @@ TEST(NeighborList, FourFiveAndSixCellsPerEdge) { expectMatchesBruteForce(250, {2
 TEST(NeighborList, MixedCellCounts) { expectMatchesBruteForce(300, {2.1, 3.4, 5.0}, 3, 1.0, 0.1); }
 TEST(NeighborList, ManyCellsLargerBox) { expectMatchesBruteForce(2000, {5.0, 5.5, 6.0}, 4, 1.0, 0.12); }
 TEST(NeighborList, ListRadiusAboveHalfBox) { expectMatchesBruteForce(150, {2.05, 2.3, 2.6}, 5, 1.0, 0.3); }
+
+/// n particles at random fractional positions of a triclinic `box`, no two closer than 0.1 nm;
+/// every seventh moved by a lattice vector.
+std::vector<Vec3> triclinicPositions(int n, const Box& box, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<Vec3> x;
+  while (int(x.size()) < n) {
+    const Vec3 p = box.fromFractional(Vec3{u(rng), u(rng), u(rng)});
+    bool ok = true;
+    for (const Vec3& y : x) ok = ok && norm2(box.minimumImage(p - y)) >= 0.01;
+    if (ok) x.push_back(x.size() % 7 == 0 ? p + box.a - box.b * 2.0 + box.c : p);
+  }
+  return x;
+}
+
+/// Triclinic cells (gmx editconf's dodecahedron and truncated octahedron): the stencil shifted
+/// by the tilts across the faces finds every pair, from the smallest cell the list radius allows
+/// to cells of many cells per edge.
+TEST(NeighborList, TriclinicCellsOfEverySize) {
+  const double s2 = std::sqrt(2.0), s6 = std::sqrt(6.0);
+  const auto dodecahedron = [&](double d) { return Box::fromVectors({d, 0, 0}, {0, d, 0}, {d / 2, d / 2, d / s2}); };
+  const auto octahedron = [&](double d) {
+    return Box::fromVectors({d, 0, 0}, {d / 3, 2 * s2 * d / 3, 0}, {-d / 3, s2 * d / 3, s6 * d / 3});
+  };
+  const std::pair<const char*, Box> cases[] = {{"smallest dodecahedron", dodecahedron(3.12)},
+                                               {"dodecahedron 4 nm", dodecahedron(4.0)},
+                                               {"dodecahedron 7 nm", dodecahedron(7.0)},
+                                               {"smallest octahedron", octahedron(2.7)},
+                                               {"octahedron 6.5 nm", octahedron(6.5)}};
+  for (const auto& [name, box] : cases) {
+    ASSERT_LE(1.1, box.maxCutoff()) << name;
+    const std::vector<Vec3> x = triclinicPositions(int(std::min(3000.0, 8 * box.volume())), box, 9);
+    NeighborList list(1.0, 0.1);
+    list.build(x, box);
+    const auto expect = bruteForcePairs(x, box, 1.1);
+    EXPECT_EQ(pairsOf(list), expect) << name;
+    EXPECT_FALSE(expect.empty()) << name;
+  }
+}
 
 /// Sparse boxes: clusters of atoms far apart in a box of 1000 nm (and a long thin one). The
 /// cell grid is capped at a multiple of the atom count (cells of 0.55 nm would number

@@ -134,7 +134,7 @@ std::string runSetupSummary(const Config& config, const System& system) {
                 config.nonbonded.coulombModifier == CoulombModifier::PotentialShift ? "potential-shifted" : "not shifted");
   out += line;
   if (ewald.method == ElectrostaticsMethod::Pme) {
-    const Vec3 L = system.box.diagonal();
+    const Vec3 L = system.box.edgeLengths();
     double h = 0;
     for (int d = 0; d < 3; ++d) h = std::max(h, L[d] / ewald.pme.grid[d]);
     std::snprintf(line, sizeof line,

@@ -151,13 +151,22 @@ std::string describeSystem(const System& system) {
   std::map<int, long long> counts;
   double totalMass = 0;
   for (std::size_t i = 0; i < system.size(); ++i) counts[system.type[i]]++, totalMass += system.mass[i];
-  const Vec3 L = system.box.diagonal();
   // g/cm^3 = amu / (N_A * nm^3 * 1e-21 cm^3/nm^3)
   const double density = totalMass / (units::kAvogadro * system.box.volume() * 1e-21);
-  char line[256];
+  char line[320];
   std::string out;
-  std::snprintf(line, sizeof line, "atoms: %zu  box: %.4f x %.4f x %.4f nm  volume: %.4f nm^3  density: %.4f g/cm^3\n",
-                system.size(), L.x, L.y, L.z, system.box.volume(), density);
+  const Box& box = system.box;
+  if (box.isRectangular()) {
+    const Vec3 L = box.diagonal();
+    std::snprintf(line, sizeof line, "atoms: %zu  box: %.4f x %.4f x %.4f nm  volume: %.4f nm^3  density: %.4f g/cm^3\n",
+                  system.size(), L.x, L.y, L.z, box.volume(), density);
+  } else {
+    const Vec3 L = box.edgeLengths(), angle = box.angles();
+    std::snprintf(line, sizeof line,
+                  "atoms: %zu  box: triclinic, edges %.4f %.4f %.4f nm, angles %.2f %.2f %.2f deg  volume: %.4f nm^3  "
+                  "density: %.4f g/cm^3\n",
+                  system.size(), L.x, L.y, L.z, angle.x, angle.y, angle.z, box.volume(), density);
+  }
   out += line;
   if (!system.topology.empty()) {
     out += describeTopology(system);

@@ -134,36 +134,72 @@ __device__ void cellSpan(float center, float reach, float length, int cells, int
 }
 
 /// The cells around block I's box that the search scans: per dimension [first, first + count)
-/// (wrapped), the cells' edges, and the square of the reach a cell's gap must stay below.
+/// (wrapped), the cells' edges, and the square of the reach a cell's gap must stay below. In a
+/// triclinic box first.z is unwrapped, and the first cells in y and x depend on the shift
+/// class of the cell's z (and y) index (laneCellRun): `reach` is the box's half extent plus
+/// the cell reach.
 struct BlockSpan {
   int3 first, count;
   float3 cellEdge;
+  float3 reach;
   float cellReach2;
   int laterSlots;  ///< candidates must be in later blocks: slots from here
   bool wide;       ///< triclinic: a cell's gap cannot be told from its centre's image (every cell scanned)
 };
 
+/// The number of cells of edge `edge` that an interval of length 2r can touch at any offset
+/// (all `cells` at most).
+__device__ __forceinline__ int cellsTouched(float r, float edge, int cells) {
+  return min(cells, int(2.f * r / edge) + 2);
+}
+
+/// floor(k / n) for n > 0.
+__device__ __forceinline__ int floorDiv(int k, int n) { return k >= 0 ? k / n : -((n - 1 - k) / n); }
+
 __device__ __forceinline__ BlockSpan blockSpan(float4 c, float4 h, int3 cells, const TileListBox& b, float cellReach,
                                                int block) {
   BlockSpan span;
-  cellSpan(c.x, h.x + cellReach, b.length.x, cells.x, span.first.x, span.count.x);
-  cellSpan(c.y, h.y + cellReach, b.length.y, cells.y, span.first.y, span.count.y);
-  cellSpan(c.z, h.z + cellReach, b.length.z, cells.z, span.first.z, span.count.z);
   span.cellEdge = make_float3(b.length.x / cells.x, b.length.y / cells.y, b.length.z / cells.z);
   span.wide = false;
   if (b.triclinic) {
-    // Across the z boundary the cells' images move by c_x, c_y, across y by b_x: whole rows
-    // in x and y, pruned by each cell's gap (triclinicCellGap2).
-    span.first.x = span.first.y = 0;
-    span.count.x = cells.x;
-    span.count.y = cells.y;
+    // A cell whose z index is shifted by s_z (unwrapped) holds atoms whose images near the box
+    // are moved by s_z c; along y by s_y b. The x and y spans keep their counts and move with
+    // the shift class (laneCellRun); where a span covers a whole dimension the classes are
+    // ambiguous and the dimensions within it are scanned whole. A margin of 1e-3 of a cell
+    // covers the float rounding of an atom's cell at the box's faces.
     const float3 e = span.cellEdge;
+    span.reach = make_float3(h.x + cellReach + 1e-3f * e.x, h.y + cellReach + 1e-3f * e.y,
+                             h.z + cellReach + 1e-3f * e.z);
+    span.count.z = cellsTouched(span.reach.z, e.z, cells.z);
+    span.first.z = span.count.z == cells.z ? 0 : int(floorf((c.z - span.reach.z) / e.z));
+    span.count.y = span.count.z == cells.z ? cells.y : cellsTouched(span.reach.y, e.y, cells.y);
+    span.count.x = span.count.y == cells.y ? cells.x : cellsTouched(span.reach.x, e.x, cells.x);
+    span.first.x = span.first.y = 0;
     span.wide = 2.f * (cellReach + 0.5f * e.x + h.x) >= b.length.x || 2.f * (cellReach + 0.5f * e.y + h.y) >= b.length.y ||
                 2.f * (cellReach + 0.5f * e.z + h.z) >= b.length.z;
+  } else {
+    cellSpan(c.x, h.x + cellReach, b.length.x, cells.x, span.first.x, span.count.x);
+    cellSpan(c.y, h.y + cellReach, b.length.y, cells.y, span.first.y, span.count.y);
+    cellSpan(c.z, h.z + cellReach, b.length.z, cells.z, span.first.z, span.count.z);
   }
   span.cellReach2 = cellReach * cellReach;
   span.laterSlots = (block + 1) * 32;
   return span;
+}
+
+/// Cell (cx, cy, cz) of lane index (ix, iy, iz) in a triclinic box's span.
+__device__ __forceinline__ int3 triclinicSpanCell(const BlockSpan& span, int ix, int iy, int iz, float4 c, int3 cells,
+                                                  const TileListBox& b) {
+  const float3 e = span.cellEdge;
+  const int3 count = span.count;
+  const int kz = span.first.z + iz;
+  const int sz = count.z == cells.z ? 0 : floorDiv(kz, cells.z);
+  const int ky = count.y == cells.y ? iy : int(floorf((c.y - span.reach.y - float(sz) * b.tilt.z) / e.y)) + iy;
+  const int sy = count.y == cells.y ? 0 : floorDiv(ky, cells.y);
+  const int kx = count.x == cells.x
+                     ? ix
+                     : int(floorf((c.x - span.reach.x - float(sz) * b.tilt.y - float(sy) * b.tilt.x) / e.x)) + ix;
+  return make_int3(kx - floorDiv(kx, cells.x) * cells.x, ky - sy * cells.y, kz - sz * cells.z);
 }
 
 /// Cell q of the span (x, then y, then z): its run of candidate slots [start, start + size),
@@ -174,11 +210,14 @@ __device__ __forceinline__ void laneCellRun(const BlockSpan& span, int q, float4
   const int3 first = span.first, count = span.count;
   const float3 cellEdge = span.cellEdge;
   const int iz = q % count.z, iy = (q / count.z) % count.y, ix = q / (count.z * count.y);
-  const int cx = (first.x + ix) % cells.x, cy = (first.y + iy) % cells.y, cz = (first.z + iz) % cells.z;
+  int cx, cy, cz;
   float gap2;
   if (b.triclinic) {
+    const int3 k = triclinicSpanCell(span, ix, iy, iz, c, cells, b);
+    cx = k.x, cy = k.y, cz = k.z;
     gap2 = triclinicCellGap2(c, h, cx, cy, cz, cellEdge, b, span.wide);
   } else {
+    cx = (first.x + ix) % cells.x, cy = (first.y + iy) % cells.y, cz = (first.z + iz) % cells.z;
     const float gx = gapToCell(c.x, h.x, cx, cellEdge.x, b.length.x, b.invLength.x);
     const float gy = gapToCell(c.y, h.y, cy, cellEdge.y, b.length.y, b.invLength.y);
     const float gz = gapToCell(c.z, h.z, cz, cellEdge.z, b.length.z, b.invLength.z);
