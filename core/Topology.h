@@ -19,6 +19,13 @@ struct HarmonicBond {
   double kb;  ///< kJ/mol/nm^2
 };
 
+/// GROMOS-96 bond (bonds type 2): U = kb/4 (r^2 - b0^2)^2, harmonic in r^2.
+struct G96Bond {
+  int i, j;
+  double b0;  ///< nm
+  double kb;  ///< kJ/mol/nm^4
+};
+
 /// Morse bond (bonds type 3): U = D (1 - exp(-beta (r - b0)))^2.
 struct MorseBond {
   int i, j;
@@ -27,11 +34,27 @@ struct MorseBond {
   double beta;  ///< 1/nm
 };
 
+/// Cubic bond (bonds type 4): U = kb (r - b0)^2 + kb kcub (r - b0)^3.
+struct CubicBond {
+  int i, j;
+  double b0;    ///< nm
+  double kb;    ///< kJ/mol/nm^2
+  double kcub;  ///< 1/nm
+};
+
 /// Harmonic angle (angles type 1): U = kTheta/2 (theta - theta0)^2, theta the angle i-j-k.
 struct HarmonicAngle {
   int i, j, k;
   double theta0;  ///< rad
   double kTheta;  ///< kJ/mol/rad^2
+};
+
+/// GROMOS-96 angle (angles type 2): U = kTheta/2 (cos(theta) - cos(theta0))^2, theta the
+/// angle i-j-k.
+struct G96Angle {
+  int i, j, k;
+  double theta0;  ///< rad
+  double kTheta;  ///< kJ/mol
 };
 
 /// Urey-Bradley (angles type 5): the harmonic angle plus a harmonic 1-3 bond i-k,
@@ -133,8 +156,11 @@ struct Topology {
   std::vector<int> atomicNumber;
 
   std::vector<HarmonicBond> bonds;
+  std::vector<G96Bond> g96Bonds;
   std::vector<MorseBond> morseBonds;
+  std::vector<CubicBond> cubicBonds;
   std::vector<HarmonicAngle> angles;
+  std::vector<G96Angle> g96Angles;
   std::vector<UreyBradleyAngle> ureyBradleys;
   std::vector<PeriodicTorsion> properDihedrals;    ///< types 1 and 9 ("Proper Dih.")
   std::vector<PeriodicTorsion> periodicImpropers;  ///< type 4 ("Per. Imp. Dih.")
@@ -158,9 +184,10 @@ struct Topology {
   bool hasConstraints() const { return !constraints.empty() || !settles.empty(); }
   /// Whether any bonded term, 1-4 pair or position restraint is present.
   bool hasBondedTerms() const {
-    return !bonds.empty() || !morseBonds.empty() || !angles.empty() || !ureyBradleys.empty() ||
-           !properDihedrals.empty() || !periodicImpropers.empty() || !rbDihedrals.empty() || !impropers.empty() ||
-           !cmaps.empty() || !pairs14.empty() || !positionRestraints.empty();
+    return !bonds.empty() || !g96Bonds.empty() || !morseBonds.empty() || !cubicBonds.empty() || !angles.empty() ||
+           !g96Angles.empty() || !ureyBradleys.empty() || !properDihedrals.empty() || !periodicImpropers.empty() ||
+           !rbDihedrals.empty() || !impropers.empty() || !cmaps.empty() || !pairs14.empty() ||
+           !positionRestraints.empty();
   }
   bool empty() const {
     return molecules.empty() && !hasBondedTerms() && !hasExclusions() && !hasConstraints() && ljC6.empty();

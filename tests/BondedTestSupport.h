@@ -100,10 +100,10 @@ inline void excludeWithinChains(BondedSystem& s, int chains, int perChain, int b
   }
 }
 
-/// `chains` chains of `perChain` atoms (at least 6) with every bonded term: harmonic and
-/// Morse bonds, harmonic and Urey-Bradley angles, proper (several multiplicities), RB,
-/// harmonic and periodic improper dihedrals, CMAP on two grids, 1-4 pairs, position
-/// restraints and exclusions up to three bonds with charges for the exclusion correction.
+/// `chains` chains of `perChain` atoms (at least 6) with every bonded term: harmonic, G96,
+/// Morse and cubic bonds, harmonic, G96 and Urey-Bradley angles, proper (several
+/// multiplicities), RB, harmonic and periodic improper dihedrals, CMAP on two grids, 1-4 pairs,
+/// position restraints and exclusions up to three bonds with charges for the exclusion correction.
 /// Chains are random walks (bonds 0.14-0.16 nm, angles 100-125 deg, any dihedral) from random
 /// points of the box; with `wrap`, every fifth atom and every restraint reference is wrapped
 /// into the box, so that terms straddle its faces.
@@ -129,12 +129,17 @@ inline BondedSystem randomBondedSystem(int chains, int perChain, unsigned seed, 
     }
     for (int k = 0; k + 1 < perChain; ++k) {
       const int i = first + k;
-      if (k % 3 == 2) t.morseBonds.push_back({i, i + 1, 0.15, 400.0 + 50 * u(rng), 20.0 + 5 * u(rng)});
-      else t.bonds.push_back({i, i + 1, 0.14 + 0.02 * u(rng), 2e5 + 1e5 * u(rng)});
+      switch (k % 4) {
+        case 0: t.bonds.push_back({i, i + 1, 0.14 + 0.02 * u(rng), 2e5 + 1e5 * u(rng)}); break;
+        case 1: t.g96Bonds.push_back({i, i + 1, 0.14 + 0.02 * u(rng), 1e7 + 5e6 * u(rng)}); break;
+        case 2: t.morseBonds.push_back({i, i + 1, 0.15, 400.0 + 50 * u(rng), 20.0 + 5 * u(rng)}); break;
+        default: t.cubicBonds.push_back({i, i + 1, 0.14 + 0.02 * u(rng), 2e5 + 1e5 * u(rng), -16.5 - 5 * u(rng)}); break;
+      }
     }
     for (int k = 0; k + 2 < perChain; ++k) {
       const int i = first + k;
-      if (k % 2) t.ureyBradleys.push_back({i, i + 1, i + 2, degrees(105 + 10 * u(rng)), 300 + 100 * u(rng), 0.24, 2e4});
+      if (k % 3 == 1) t.ureyBradleys.push_back({i, i + 1, i + 2, degrees(105 + 10 * u(rng)), 300 + 100 * u(rng), 0.24, 2e4});
+      else if (k % 3 == 2) t.g96Angles.push_back({i, i + 1, i + 2, degrees(105 + 10 * u(rng)), 400 + 200 * u(rng)});
       else t.angles.push_back({i, i + 1, i + 2, degrees(105 + 10 * u(rng)), 300 + 100 * u(rng)});
     }
     for (int k = 0; k + 3 < perChain; ++k) {
@@ -177,8 +182,11 @@ inline BondedSystem onlyTerm(const BondedSystem& s, int slot) {
   BondedSystem o = s;
   Topology& t = o.topology;
   if (slot != kBondSlot) t.bonds.clear();
+  if (slot != kG96BondSlot) t.g96Bonds.clear();
   if (slot != kMorseSlot) t.morseBonds.clear();
+  if (slot != kCubicBondSlot) t.cubicBonds.clear();
   if (slot != kAngleSlot) t.angles.clear();
+  if (slot != kG96AngleSlot) t.g96Angles.clear();
   if (slot != kUreyBradleySlot) t.ureyBradleys.clear();
   if (slot != kProperDihSlot) t.properDihedrals.clear();
   if (slot != kRbDihSlot) t.rbDihedrals.clear();

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,32 @@ inline fs::path topData(const std::string& name) { return fs::path(sourceDir()) 
 /// Reads fixture NAME with `defines`.
 inline GromacsTopology readTopData(const std::string& name, const std::vector<std::string>& defines = {}) {
   return readGromacsTopology(topData(name), defines, {});
+}
+
+/// The whole system's counts of each kind of term, its excluded pairs and its net charge, by
+/// the names tools/check_topology_counts.py gives grompp's (as `gmx dump` counts them).
+inline std::map<std::string, double> gromppCounts(const GromacsTopology& top) {
+  const Topology& t = top.topology;
+  return {{"atoms", double(top.size())},
+          {"bonds", double(t.bonds.size())},
+          {"g96_bonds", double(t.g96Bonds.size())},
+          {"morse", double(t.morseBonds.size())},
+          {"cubic_bonds", double(t.cubicBonds.size())},
+          {"angles", double(t.angles.size())},
+          {"g96_angles", double(t.g96Angles.size())},
+          {"urey_bradley", double(t.ureyBradleys.size())},
+          {"proper_dihedrals", double(t.properDihedrals.size())},
+          {"periodic_impropers", double(t.periodicImpropers.size())},
+          {"impropers", double(t.impropers.size())},
+          {"rb_dihedrals", double(t.rbDihedrals.size())},
+          {"cmaps", double(t.cmaps.size())},
+          {"pairs14", double(t.pairs14.size())},
+          {"exclusions", double(t.exclusions.size() / 2)},
+          {"constraints", double(t.constraints.size())},
+          {"settles", double(t.settles.size())},
+          {"position_restraints", double(t.positionRestraints.size())},
+          {"other", 0.0},  // terms of functions Faraday does not read
+          {"charge", top.netCharge()}};
 }
 
 /// A [ defaults ] and [ atomtypes ] header for the inline topologies: types A, B (sigma,

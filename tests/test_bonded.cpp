@@ -27,8 +27,11 @@ class BondedBackends : public ::testing::TestWithParam<std::string> {};
 int termsOf(const Topology& t, int slot, std::size_t exclusionPairs) {
   switch (slot) {
     case kBondSlot: return int(t.bonds.size());
+    case kG96BondSlot: return int(t.g96Bonds.size());
     case kMorseSlot: return int(t.morseBonds.size());
+    case kCubicBondSlot: return int(t.cubicBonds.size());
     case kAngleSlot: return int(t.angles.size());
+    case kG96AngleSlot: return int(t.g96Angles.size());
     case kUreyBradleySlot: return int(t.ureyBradleys.size());
     case kProperDihSlot: return int(t.properDihedrals.size());
     case kRbDihSlot: return int(t.rbDihedrals.size());
@@ -52,9 +55,10 @@ double fixedPointAllowance(const std::string& platform, const BondedSystem& s, i
 
 
 /// Every slot that has terms in the random system.
-const int kEverySlot[] = {kBondSlot,        kMorseSlot, kAngleSlot,           kUreyBradleySlot,
-                          kProperDihSlot,   kRbDihSlot, kImproperDihSlot,     kPeriodicImproperDihSlot,
-                          kCmapSlot,        kLj14Slot,  kPositionRestraintSlot, kExclusionCorrectionSlot};
+const int kEverySlot[] = {kBondSlot,      kG96BondSlot,     kMorseSlot,           kCubicBondSlot,
+                          kAngleSlot,     kG96AngleSlot,    kUreyBradleySlot,     kProperDihSlot,
+                          kRbDihSlot,     kImproperDihSlot, kPeriodicImproperDihSlot, kCmapSlot,
+                          kLj14Slot,      kPositionRestraintSlot, kExclusionCorrectionSlot};
 
 double energyOf(BondedForces& f, const BondedSystem& s) {
   std::vector<Vec3> forces;
@@ -120,6 +124,29 @@ TEST_P(BondedBackends, ForcesAtAwkwardDihedrals) {
     t.impropers = {{0, 1, 2, 3, test::degrees(175), 40}, {1, 2, 3, 4, test::degrees(5), 40}};
     t.periodicImpropers = {{1, 2, 3, 4, test::degrees(180), 4.0, 2}};
     expectFiniteDifferences(GetParam(), s, "dihedrals at " + std::to_string(p[0]) + ", " + std::to_string(p[1]));
+  }
+}
+
+/// The angle kinds at nearly straight angles (1e-4 and 1 deg from 180 deg and from 0 deg),
+/// where the gradients of theta and of cos(theta) are at their most delicate, the middle atom
+/// across a face of the box. The G96 angle, smooth in cos(theta), everywhere; the harmonic
+/// and Urey-Bradley angles near 180 deg with theta0 = 180 deg, where U is smooth too (with
+/// another theta0, or near 0 deg, theta's kink at the straight angle is within the step).
+TEST_P(BondedBackends, ForcesAtNearlyStraightAngles) {
+  FARADAY_REQUIRE_BACKEND(GetParam());
+  for (const double angle : {180.0 - 1e-4, 179.0, 1.0, 1e-4}) {
+    BondedSystem s;
+    const Vec3 j{2.95, 1.5, 0.02};
+    const double a = test::degrees(angle);
+    s.positions = {j + Vec3{0.15, 0.0, 0.0}, s.box.wrap(j), j + Vec3{0.12 * std::cos(a), 0.12 * std::sin(a), 0.0}};
+    s.charges.assign(3, 0.0);
+    Topology& t = s.topology;
+    t.g96Angles = {{0, 1, 2, test::degrees(109.5), 520.0}, {2, 1, 0, test::degrees(180.0), 400.0}};
+    if (angle > 90) {
+      t.angles = {{0, 1, 2, test::degrees(180.0), 300.0}};
+      t.ureyBradleys = {{0, 1, 2, test::degrees(180.0), 300.0, 0.2, 2e4}};
+    }
+    expectFiniteDifferences(GetParam(), s, "angles at " + std::to_string(angle) + " deg");
   }
 }
 

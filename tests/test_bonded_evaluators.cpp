@@ -42,6 +42,51 @@ TEST(BondedByHand, MorseBond) {
   expectNear(r.f[1], {0, -2 * D * 10 * e * (1 - e), 0}, "F_j");
 }
 
+TEST(BondedByHand, G96Bond) {
+  // r = 0.15 nm, b0 = 0.1 nm, kb = 1e6: r^2 - b0^2 = 0.0125 nm^2, U = kb/4 0.0125^2 =
+  // 39.0625 kJ/mol, dU/dr = kb 0.0125 r = 1875 kJ/mol/nm, pulling the atoms together.
+  const Vec3 x[2] = {{0, 0, 0}, {0, 0, 0.15}};
+  const TermForces<2> r = evaluateTerm(G96Bond{0, 1, 0.1, 1e6}, x, kNoTables);
+  expectNear(r.energy, 39.0625, "energy");
+  expectNear(r.f[0], {0, 0, 1875}, "F_i");
+  expectNear(r.f[1], {0, 0, -1875}, "F_j");
+}
+
+TEST(BondedByHand, CubicBond) {
+  // d = r - b0 = 0.02 nm (Ferguson's flexible water: kb = 229074 kJ/mol/nm^2, kcub = -16.5/nm):
+  // U = kb d^2 (1 + kcub d) = 91.6296 x 0.67, dU/dr = kb d (2 + 3 kcub d) = 4581.48 x 1.01.
+  const Vec3 x[2] = {{0.3, 0, 0}, {0.3, 0.12, 0}};
+  const TermForces<2> r = evaluateTerm(CubicBond{0, 1, 0.1, 229074.0, -16.5}, x, kNoTables);
+  expectNear(r.energy, 91.6296 * 0.67, "energy");
+  expectNear(r.f[1], {0, -4581.48 * 1.01, 0}, "F_j");
+  // Stretched by d = -2 / (3 kcub) the cubic term's force cancels the harmonic one's (beyond,
+  // the bond pushes its atoms apart: the form holds only near b0).
+  const Vec3 y[2] = {{0, 0, 0}, {0.1 + 2.0 / (3 * 16.5), 0, 0}};
+  EXPECT_NEAR(evaluateTerm(CubicBond{0, 1, 0.1, 229074.0, -16.5}, y, kNoTables).f[1].x, 0.0, 1e-9);
+}
+
+TEST(BondedByHand, G96Angle) {
+  // A right angle at j (arms 0.1 and 0.2 nm), theta0 = 100 deg: cos theta = 0, U = k/2 cos^2(theta0),
+  // dU/dcos = -k cos(theta0) > 0. dcos/dx_i = (b^ - cos a^) / |a| = (0, 10, 0) /nm, so F_i =
+  // (0, 10 k cos(theta0), 0): i is pushed to -y, opening the angle; F_k = (5 k cos(theta0), 0, 0).
+  const Vec3 x[3] = {{0.1, 0, 0}, {0, 0, 0}, {0, 0.2, 0}};
+  const double k = 520, c0 = std::cos(degrees(100));
+  const TermForces<3> a = evaluateTerm(G96Angle{0, 1, 2, degrees(100), k}, x, kNoTables);
+  expectNear(a.energy, 0.5 * k * c0 * c0, "energy");
+  expectNear(a.f[0], {0, 10 * k * c0, 0}, "F_i");
+  expectNear(a.f[2], {5 * k * c0, 0, 0}, "F_k");
+  expectNear(a.f[1], {-5 * k * c0, -10 * k * c0, 0}, "F_j");
+  // Straight (180 deg) with theta0 = 109.5 deg: U = k/2 (1 + cos theta0)^2 and no force (the
+  // gradient of cos vanishes there); a zero-length arm gives cos = 1 and no force, no NaN.
+  const Vec3 s[3] = {{-0.1, 0, 0}, {0, 0, 0}, {0.12, 0, 0}};
+  const TermForces<3> l = evaluateTerm(G96Angle{0, 1, 2, degrees(109.5), k}, s, kNoTables);
+  expectNear(l.energy, 0.5 * k * std::pow(-1 - std::cos(degrees(109.5)), 2), "straight energy");
+  for (const Vec3& f : l.f) EXPECT_TRUE(isFinite(f) && norm2(f) == 0.0);
+  const Vec3 z[3] = {{0, 0, 0}, {0, 0, 0}, {0.12, 0, 0}};
+  for (const Vec3& f : evaluateTerm(G96Angle{0, 1, 2, degrees(109.5), k}, z, kNoTables).f)
+    EXPECT_TRUE(isFinite(f) && norm2(f) == 0.0);
+}
+
 TEST(BondedByHand, HarmonicAngleAndUreyBradley) {
   // A right angle at j with arms of 0.1 and 0.2 nm; theta0 = 100 deg: dtheta = -10 deg.
   // F_i = -k dtheta / |r_ij| along the perpendicular that opens the angle: i at +x moves to -y.

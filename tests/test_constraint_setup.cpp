@@ -3,6 +3,7 @@
 // hydrogenMass (rigid waters left alone), the degrees of freedom, and their errors.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <set>
 
@@ -45,32 +46,51 @@ TEST(ConstraintSetup, HydrogensAreJudgedByAtomicNumberThenMassOrName) {
   EXPECT_TRUE(isHydrogen(s, 4));   // unknown Z: name starts with H
 }
 
-/// h-bonds: every bond with a hydrogen becomes a constraint of length b0 and leaves the bonded
-/// terms; all-bonds: every bond. The other terms stay.
-TEST(ConstraintSetup, HBondsAndAllBondsTurnTheTopologysBondsIntoConstraints) {
-  const faraday::Setup none = referenceSetup("peptide_amber_vacuum", "", "none");
-  const faraday::Setup h = referenceSetup("peptide_amber_vacuum", "", "h-bonds");
-  const faraday::Setup all = referenceSetup("peptide_amber_vacuum", "", "all-bonds");
-  const Topology &t0 = none.system.topology, &th = h.system.topology, &ta = all.system.topology;
-  ASSERT_TRUE(t0.constraints.empty());
+/// The bonds of `bonds` (one kind of bond) in the reference system `name` with constraints =
+/// none, h-bonds and all-bonds: with h-bonds every bond with a hydrogen becomes a constraint
+/// of length b0 and leaves the bonded terms, with all-bonds every bond. Returns the three
+/// setups and how many bonds have a hydrogen.
+template <typename Bond>
+std::size_t expectBondsBecomeConstraints(const std::string& name, std::vector<Bond> Topology::*bonds,
+                                         std::array<faraday::Setup, 3>& setups) {
+  setups = {referenceSetup(name, "", "none"), referenceSetup(name, "", "h-bonds"), referenceSetup(name, "", "all-bonds")};
+  const Topology &t0 = setups[0].system.topology, &th = setups[1].system.topology, &ta = setups[2].system.topology;
+  EXPECT_TRUE(t0.constraints.empty());
   std::set<std::pair<int, int>> withHydrogen;
-  for (const HarmonicBond& b : t0.bonds)
+  for (const Bond& b : t0.*bonds)
     if (t0.atomicNumber[std::size_t(b.i)] == 1 || t0.atomicNumber[std::size_t(b.j)] == 1) withHydrogen.insert({b.i, b.j});
-  EXPECT_GT(withHydrogen.size(), 50u);
-  ASSERT_EQ(th.constraints.size(), withHydrogen.size());
-  EXPECT_EQ(th.bonds.size(), t0.bonds.size() - withHydrogen.size());
+  EXPECT_EQ(th.constraints.size(), withHydrogen.size());
+  EXPECT_EQ((th.*bonds).size(), (t0.*bonds).size() - withHydrogen.size());
   for (const Constraint& c : th.constraints) {
     EXPECT_TRUE(withHydrogen.count({c.i, c.j})) << c.i << " " << c.j;
-    for (const HarmonicBond& b : t0.bonds)
+    for (const Bond& b : t0.*bonds)
       if (b.i == c.i && b.j == c.j) EXPECT_EQ(c.length, b.b0);
   }
-  EXPECT_EQ(ta.constraints.size(), t0.bonds.size());
-  EXPECT_TRUE(ta.bonds.empty());
+  EXPECT_EQ(ta.constraints.size(), (t0.*bonds).size());
+  EXPECT_TRUE((ta.*bonds).empty());
+  return withHydrogen.size();
+}
+
+/// The AMBER peptide's harmonic bonds; the other terms stay.
+TEST(ConstraintSetup, HBondsAndAllBondsTurnTheTopologysBondsIntoConstraints) {
+  std::array<faraday::Setup, 3> s;
+  const std::size_t withHydrogen = expectBondsBecomeConstraints("peptide_amber_vacuum", &Topology::bonds, s);
+  EXPECT_GT(withHydrogen, 50u);
+  const Topology &t0 = s[0].system.topology, &th = s[1].system.topology;
   EXPECT_EQ(th.angles.size(), t0.angles.size());
   EXPECT_EQ(th.properDihedrals.size(), t0.properDihedrals.size());
   // The degrees of freedom: one per constraint, three for the centre of mass (verlet).
-  const double n = double(h.system.size());
-  EXPECT_EQ(degreesOfFreedom(h.system, IntegratorType::Verlet), 3 * n - double(withHydrogen.size()) - 3);
+  const double n = double(s[1].system.size());
+  EXPECT_EQ(degreesOfFreedom(s[1].system, IntegratorType::Verlet), 3 * n - double(withHydrogen) - 3);
+}
+
+/// The GROMOS peptide's G96 bonds become constraints as the harmonic ones do (grompp's rule for
+/// bonds 1 to 4); its G96 angles stay.
+TEST(ConstraintSetup, G96BondsBecomeConstraintsToo) {
+  std::array<faraday::Setup, 3> s;
+  EXPECT_GT(expectBondsBecomeConstraints("peptide_gromos54a7_vacuum", &Topology::g96Bonds, s), 10u);
+  EXPECT_TRUE(s[0].system.topology.bonds.empty());
+  EXPECT_EQ(s[2].system.topology.g96Angles.size(), s[0].system.topology.g96Angles.size());
 }
 
 /// Flexible water (-DFLEXIBLE) with h-bonds: its O-H bonds become constraints and the angle

@@ -61,7 +61,7 @@ TEST(GromacsTopologyErrors, DirectivesOutOfPlace) {
 }
 
 TEST(GromacsTopologyErrors, UnsupportedFunctionsAndStates) {
-  expectErrorAt(withMolecule("[ bonds ]\n1 2 2 0.1 100 ; HERE\n"), "[ bonds ] function type 2 is not supported");
+  expectErrorAt(withMolecule("[ bonds ]\n1 2 7 0.1 100 1 ; HERE\n"), "[ bonds ] function type 7 is not supported");
   expectErrorAt(withMolecule("[ angles ]\n1 2 3 6 ; HERE\n"), "[ angles ] function type 6 is not supported");
   expectErrorAt(withMolecule("[ dihedrals ]\n1 2 3 4 8 ; HERE\n"), "function type 8 is not supported");
   expectErrorAt(withMolecule("[ position_restraints ]\n1 2 0.1 1000 ; HERE\n"), "function type 2 is not supported");

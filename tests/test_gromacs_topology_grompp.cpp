@@ -19,39 +19,23 @@
 namespace faraday::test {
 namespace {
 
-/// The counts compared, by the names the script writes.
-std::map<std::string, double> countsOf(const GromacsTopology& top) {
-  const Topology& t = top.topology;
-  return {{"atoms", double(top.size())},
-          {"bonds", double(t.bonds.size())},
-          {"morse", double(t.morseBonds.size())},
-          {"angles", double(t.angles.size())},
-          {"urey_bradley", double(t.ureyBradleys.size())},
-          {"proper_dihedrals", double(t.properDihedrals.size())},
-          {"periodic_impropers", double(t.periodicImpropers.size())},
-          {"impropers", double(t.impropers.size())},
-          {"rb_dihedrals", double(t.rbDihedrals.size())},
-          {"cmaps", double(t.cmaps.size())},
-          {"pairs14", double(t.pairs14.size())},
-          {"exclusions", double(t.exclusions.size() / 2)},
-          {"constraints", double(t.constraints.size())},
-          {"settles", double(t.settles.size())},
-          {"position_restraints", double(t.positionRestraints.size())},
-          {"other", 0.0},  // terms of functions Faraday does not read
-          {"charge", top.netCharge()}};
-}
-
 /// One line per term: the gmx dump name of its function, its atoms (0-based, system-wide)
-/// and its parameters in the topology file's units (degrees); LJPAIR a b gives the LJ table
-/// entry of the types of atoms a and b, for one atom of each pair of types.
+/// and its parameters in the topology file's units (degrees), but for the G96 forms in the
+/// .tpr's (b0^2 and cos(theta0), which grompp stores); LJPAIR a b gives the LJ table entry of
+/// the types of atoms a and b, for one atom of each pair of types.
 void writeTerms(const GromacsTopology& top, const fs::path& file) {
   const Topology& t = top.topology;
   const double deg = 180.0 / units::kPi;
   std::FILE* f = std::fopen(file.c_str(), "w");
   ASSERT_NE(f, nullptr) << file;
   for (const auto& x : t.bonds) std::fprintf(f, "BONDS %d %d | %.10g %.10g\n", x.i, x.j, x.b0, x.kb);
+  for (const auto& x : t.g96Bonds) std::fprintf(f, "G96BONDS %d %d | %.10g %.10g\n", x.i, x.j, x.b0 * x.b0, x.kb);
   for (const auto& x : t.morseBonds) std::fprintf(f, "MORSE %d %d | %.10g %.10g %.10g\n", x.i, x.j, x.b0, x.D, x.beta);
+  for (const auto& x : t.cubicBonds)
+    std::fprintf(f, "CUBICBONDS %d %d | %.10g %.10g %.10g\n", x.i, x.j, x.b0, x.kb, x.kcub);
   for (const auto& x : t.angles) std::fprintf(f, "ANGLES %d %d %d | %.10g %.10g\n", x.i, x.j, x.k, x.theta0 * deg, x.kTheta);
+  for (const auto& x : t.g96Angles)
+    std::fprintf(f, "G96ANGLES %d %d %d | %.10g %.10g\n", x.i, x.j, x.k, std::cos(x.theta0), x.kTheta);
   for (const auto& x : t.ureyBradleys)
     std::fprintf(f, "UREY_BRADLEY %d %d %d | %.10g %.10g %.10g %.10g\n", x.i, x.j, x.k, x.theta0 * deg, x.kTheta, x.r13, x.kUB);
   for (const auto& x : t.properDihedrals)
@@ -95,7 +79,7 @@ TEST(GromppCounts, MatchGmxDump) {
       else parseDouble(value, expected[key]);
     }
     const GromacsTopology read = readGromacsTopology(top, splitWhitespace(defines), {});
-    const auto counts = countsOf(read);
+    const auto counts = gromppCounts(read);
     std::ofstream out(entry.path() / "faraday_counts.txt");
     for (const auto& [key, value] : counts) out << key << " " << formatNumber(value) << "\n";
     writeTerms(read, entry.path() / "faraday_terms.txt");

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Reference energies and forces of every bonded term from GROMACS (gmx_d, double precision).
 
-Builds one small molecule carrying every bonded term Faraday computes (harmonic and Morse
-bonds, harmonic and Urey-Bradley angles, proper type 9, Ryckaert-Bellemans, harmonic and
-periodic impropers, CMAP on two grids, 1-4 pairs of type 2, position restraints), with no
+Builds one small molecule carrying every bonded term Faraday computes (harmonic, GROMOS-96,
+Morse and cubic bonds, harmonic, GROMOS-96 and Urey-Bradley angles, proper type 9,
+Ryckaert-Bellemans, harmonic and periodic impropers, CMAP on two grids, 1-4 pairs of type 2,
+position restraints), with no
 non-bonded interaction (zero charges and LJ), runs one step of `gmx_d mdrun` and writes
 tests/data/bonded_gmx_reference.txt: the terms (Faraday units, angles in degrees as in the
 .top), the positions, the energies per `gmx energy` term and the forces at full precision.
@@ -63,9 +64,15 @@ def molecule():
         ("bond", [5, 6], [0.146, 2.2e5]),
         ("morse", [2, 3], [0.151, 420.0, 21.5]),
         ("morse", [4, 5], [0.150, 380.0, 19.0]),
+        ("g96bond", [0, 2], [0.248, 3.5e6]),
+        ("g96bond", [2, 4], [0.256, 2.8e6]),
+        ("cubic", [1, 3], [0.240, 229074.0, -16.5]),
+        ("cubic", [4, 6], [0.259, 1.8e5, -12.0]),
         ("angle", [0, 1, 2], [109.5, 400.0]),
         ("angle", [2, 3, 4], [111.0, 350.0]),
         ("angle", [4, 5, 6], [120.0, 420.0]),
+        ("g96angle", [0, 2, 4], [112.0, 520.0]),
+        ("g96angle", [1, 3, 5], [118.0, 380.0]),
         ("ub", [1, 2, 3], [107.0, 330.0, 0.245, 2.2e4]),
         ("ub", [3, 4, 5], [110.0, 310.0, 0.240, 1.8e4]),
         ("proper", [0, 1, 2, 3], [0.0, 0.6, 3]),
@@ -99,7 +106,8 @@ def gro(path, x):
 
 
 def top(path, x, terms, grids):
-    kinds = {"bond": ("bonds", 1), "morse": ("bonds", 3), "angle": ("angles", 1), "ub": ("angles", 5),
+    kinds = {"bond": ("bonds", 1), "g96bond": ("bonds", 2), "morse": ("bonds", 3), "cubic": ("bonds", 4),
+             "angle": ("angles", 1), "g96angle": ("angles", 2), "ub": ("angles", 5),
              "proper": ("dihedrals", 9), "rb": ("dihedrals", 3), "improper": ("dihedrals", 2),
              "perimproper": ("dihedrals", 4), "pair": ("pairs", 2), "posres": ("position_restraints", 1)}
     with open(path, "w") as f:
@@ -116,7 +124,8 @@ def top(path, x, terms, grids):
         f.write("\n[ moleculetype ]\nMOL 3\n\n[ atoms ]\n")
         for i in range(len(x)):
             f.write("%d T%d 1 MOL A%d %d 0.0 12.011\n" % (i + 1, i + 1, i + 1, i + 1))
-        for kind in ["bond", "morse", "angle", "ub", "proper", "rb", "improper", "perimproper", "pair", "posres"]:
+        for kind in ["bond", "g96bond", "morse", "cubic", "angle", "g96angle", "ub", "proper", "rb", "improper",
+                     "perimproper", "pair", "posres"]:
             section, ft = kinds[kind]
             f.write("\n[ %s ]\n" % section)
             for k, atoms, p in terms:
@@ -146,8 +155,8 @@ constraints = none
 gen-vel = no
 """
 
-TERMS = ["Bond", "Morse", "Angle", "U-B", "Proper Dih.", "Ryckaert-Bell.", "Improper Dih.", "Per. Imp. Dih.",
-         "CMAP Dih.", "LJ-14", "Coulomb-14", "Position Rest."]
+TERMS = ["Bond", "G96Bond", "Morse", "Cubic Bonds", "Angle", "G96Angle", "U-B", "Proper Dih.", "Ryckaert-Bell.",
+         "Improper Dih.", "Per. Imp. Dih.", "CMAP Dih.", "LJ-14", "Coulomb-14", "Position Rest."]
 
 
 def run(args, cwd, stdin=None):
@@ -192,6 +201,7 @@ def main():
         f.write("# Bonded terms of one molecule and their energies (kJ/mol) and forces (kJ/mol/nm) from\n")
         f.write("# GROMACS %s, double precision (gmx_d), written by tools/bonded_gmx_reference.py.\n" % version)
         f.write("# Angles in degrees as in the .top; lengths nm; box 4 nm; no non-bonded interactions.\n")
+        f.write("# g96bond: b0 kb (U = kb/4 (r^2 - b0^2)^2); cubic: b0 kb kcub; g96angle: theta0 k (harmonic in cos).\n")
         f.write("# pair: fudgeQQ qi qj c6 c12; posres: kx ky kz with the reference in 'reference'.\n")
         for g, grid in enumerate(grids):
             f.write("cmapgrid %d %d %s\n" % (g, N, " ".join("%.12f" % v for v in grid)))

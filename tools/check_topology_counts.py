@@ -21,16 +21,19 @@ import subprocess
 import sys
 import tempfile
 
-KEYS = ["atoms", "bonds", "morse", "angles", "urey_bradley", "proper_dihedrals", "periodic_impropers",
-        "impropers", "rb_dihedrals", "cmaps", "pairs14", "exclusions", "constraints", "settles",
-        "position_restraints", "other", "charge"]
+KEYS = ["atoms", "bonds", "g96_bonds", "morse", "cubic_bonds", "angles", "g96_angles", "urey_bradley",
+        "proper_dihedrals", "periodic_impropers", "impropers", "rb_dihedrals", "cmaps", "pairs14", "exclusions",
+        "constraints", "settles", "position_restraints", "other", "charge"]
 
 # gmx dump function -> (its count's key, the term's name in faraday_terms.txt, its
 # parameters in the dump). Any other function counts as "other", which Faraday never has.
 DUMP_FUNCTIONS = {
     "BONDS": ("bonds", "BONDS", ["b0A", "cbA"]),
+    "G96BONDS": ("g96_bonds", "G96BONDS", ["b0A", "cbA"]),  # b0A: b0^2, as grompp stores it
     "MORSE": ("morse", "MORSE", ["b0A", "cbA", "betaA"]),
+    "CUBICBONDS": ("cubic_bonds", "CUBICBONDS", ["b0", "kb", "kcub"]),
     "ANGLES": ("angles", "ANGLES", ["thA", "ctA"]),
+    "G96ANGLES": ("g96_angles", "G96ANGLES", ["thA", "ctA"]),  # thA: cos(theta0), as grompp stores it
     "UREY_BRADLEY": ("urey_bradley", "UREY_BRADLEY", ["thetaA", "kthetaA", "r13A", "kUBA"]),
     "PDIHS": ("proper_dihedrals", "PDIHS", ["phiA", "cpA", "mult"]),
     "PIDIHS": ("periodic_impropers", "PIDIHS", ["phiA", "cpA", "mult"]),

@@ -28,6 +28,10 @@ The systems (tools/gmx_prep.py has the shared steps):
   peptide_oplsaa_tip3p  adenylate kinase residues 180-191 (GYYSKEAEAGNT) with OPLS-AA
                         (geometric combination rule, Ryckaert-Bellemans dihedrals) in TIP3P,
                         one Na+ to neutralise
+  peptide_gromos54a7_vacuum  the same residues 180-191 with GROMOS 54A7 (united atoms, G96
+                        bonds and angles, 1-4 pairs from [ pairtypes ] with combination rule
+                        1, gen-pairs no), net charge -1, in vacuum in a periodic 5.0 x 4.5 x
+                        4.0 nm box
 Each system is energy-minimised (steepest descent, the same non-bonded settings, flexible
 water) and the minimised coordinates rounded to 6 decimals are the reference coordinates.
 
@@ -139,6 +143,13 @@ def prepare_peptide_amber_vacuum(work):
     return "boxed.gro", box
 
 
+def prepare_peptide_vacuum(work, first, last, forcefield, box):
+    gmx_prep.write_heavy_atoms(gmx_prep.adk_pdb(), os.path.join(work, "fragment.pdb"), first, last)
+    gmx_prep.pdb2gmx(work, "fragment.pdb", forcefield, "none")
+    gmx(["editconf", "-f", "protein.gro", "-o", "boxed.gro", "-box"] + box + ["-c"], work)
+    return "boxed.gro", box
+
+
 def prepare_solvated(work, first, last, forcefield, concentration):
     gmx_prep.write_heavy_atoms(gmx_prep.adk_pdb(), os.path.join(work, "fragment.pdb"), first, last)
     gmx_prep.pdb2gmx(work, "fragment.pdb", forcefield, "tip3p")
@@ -173,6 +184,17 @@ SYSTEMS = {
         "description": "adenylate kinase (adk_closed.pdb) residues 180-191 GYYSKEAEAGNT with OPLS-AA (combination "
                        "rule 3, Ryckaert-Bellemans dihedrals), charged termini, in TIP3P with one Na+ to "
                        "neutralise, at least 1 nm of water around the peptide, energy-minimised"},
+    "peptide_gromos54a7_vacuum": {
+        "define": "",
+        # grompp's warnings about Ewald with a net charge (wanted) and about GROMOS's twin-range
+        # parametrisation (no matter for single points)
+        "maxwarn": 2,
+        "prepare": lambda work: prepare_peptide_vacuum(work, 180, 191, "gromos54a7", [5.0, 4.5, 4.0]),
+        "description": "adenylate kinase (adk_closed.pdb) residues 180-191 GYYSKEAEAGNT with GROMOS 54A7 (united "
+                       "atoms; G96 bonds (bonds 2) and angles (angles 2), proper dihedrals 1, harmonic impropers "
+                       "2, 1-4 pairs from [ pairtypes ] with combination rule 1 and gen-pairs no, fudge 1), "
+                       "polar hydrogens from pdb2gmx, charged termini, net charge -1, in vacuum in a periodic "
+                       "5.0 x 4.5 x 4.0 nm box, energy-minimised"},
 }
 
 

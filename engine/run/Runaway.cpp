@@ -98,8 +98,11 @@ std::unordered_set<std::uint64_t> bondedPairs(const System& system) {
     pairs.insert(std::uint64_t(a) * n + std::uint64_t(b));
   };
   for (const HarmonicBond& b : t.bonds) add(b.i, b.j);
+  for (const G96Bond& b : t.g96Bonds) add(b.i, b.j);
   for (const MorseBond& b : t.morseBonds) add(b.i, b.j);
+  for (const CubicBond& b : t.cubicBonds) add(b.i, b.j);
   for (const HarmonicAngle& a : t.angles) add(a.i, a.j), add(a.j, a.k), add(a.i, a.k);
+  for (const G96Angle& a : t.g96Angles) add(a.i, a.j), add(a.j, a.k), add(a.i, a.k);
   for (const UreyBradleyAngle& a : t.ureyBradleys) add(a.i, a.j), add(a.j, a.k), add(a.i, a.k);
   for (const Constraint& c : t.constraints) add(c.i, c.j);
   for (const Settle& w : t.settles) add(w.oxygen, w.oxygen + 1), add(w.oxygen, w.oxygen + 2), add(w.oxygen + 1, w.oxygen + 2);

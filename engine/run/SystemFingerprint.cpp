@@ -94,10 +94,15 @@ std::vector<SectionKind> termKinds() {
   const auto top = [](auto member) { return [member](const System& s) -> const auto& { return s.topology.*member; }; };
   return {
       terms<HarmonicBond>("harmonic bond", top(&Topology::bonds), [](const auto& x) { return Hash().add(x.i, x.j, x.b0, x.kb); }, ij),
+      terms<G96Bond>("G96 bond", top(&Topology::g96Bonds), [](const auto& x) { return Hash().add(x.i, x.j, x.b0, x.kb); }, ij),
       terms<MorseBond>("Morse bond", top(&Topology::morseBonds),
                        [](const auto& x) { return Hash().add(x.i, x.j, x.b0, x.D, x.beta); }, ij),
+      terms<CubicBond>("cubic bond", top(&Topology::cubicBonds),
+                       [](const auto& x) { return Hash().add(x.i, x.j, x.b0, x.kb, x.kcub); }, ij),
       terms<HarmonicAngle>("angle", top(&Topology::angles),
                            [](const auto& x) { return Hash().add(x.i, x.j, x.k, x.theta0, x.kTheta); }, ijk),
+      terms<G96Angle>("G96 angle", top(&Topology::g96Angles),
+                      [](const auto& x) { return Hash().add(x.i, x.j, x.k, x.theta0, x.kTheta); }, ijk),
       terms<UreyBradleyAngle>("Urey-Bradley angle", top(&Topology::ureyBradleys),
                               [](const auto& x) { return Hash().add(x.i, x.j, x.k, x.theta0, x.kTheta, x.r13, x.kUB); }, ijk),
       terms<PeriodicTorsion>("proper dihedral", top(&Topology::properDihedrals), torsion, ijkl),

@@ -12,11 +12,13 @@
 namespace faraday {
 namespace {
 
-/// Every bonded pair of the topology (bonds, Morse bonds, constraints) as (i, j, b0).
+/// Every bonded pair of the topology (bonds of every kind, constraints) as (i, j, b0).
 template <typename F>
 void forEachBondedPair(const Topology& t, F&& f) {
   for (const HarmonicBond& b : t.bonds) f(b.i, b.j, b.b0);
+  for (const G96Bond& b : t.g96Bonds) f(b.i, b.j, b.b0);
   for (const MorseBond& b : t.morseBonds) f(b.i, b.j, b.b0);
+  for (const CubicBond& b : t.cubicBonds) f(b.i, b.j, b.b0);
   for (const Constraint& c : t.constraints) f(c.i, c.j, c.length);
 }
 
@@ -76,12 +78,19 @@ void makeBondsRigid(System& system, const std::vector<char>& hydrogen, BondConst
                                                formatNumber(it->second) + " nm");
     }
   };
-  std::vector<HarmonicBond> bonds;
-  for (const HarmonicBond& b : t.bonds) rigid(b.i, b.j) ? constrain(b.i, b.j, b.b0) : bonds.push_back(b);
-  std::vector<MorseBond> morse;
-  for (const MorseBond& b : t.morseBonds) rigid(b.i, b.j) ? constrain(b.i, b.j, b.b0) : morse.push_back(b);
-  t.bonds = std::move(bonds);
-  t.morseBonds = std::move(morse);
+  // Every kind of bond becomes a constraint of length b0, as grompp's constraints = h-bonds or
+  // all-bonds makes of bonds 1 to 4.
+  const auto keepFlexible = [&](auto& bonds) {
+    std::erase_if(bonds, [&](const auto& b) {
+      if (!rigid(b.i, b.j)) return false;
+      constrain(b.i, b.j, b.b0);
+      return true;
+    });
+  };
+  keepFlexible(t.bonds);
+  keepFlexible(t.g96Bonds);
+  keepFlexible(t.morseBonds);
+  keepFlexible(t.cubicBonds);
 }
 
 void applyConstraintKeys(const Config& config, System& system) {

@@ -85,7 +85,8 @@ std::string describeTopology(const System& system) {
   }
   out += "\n  " + std::to_string(system.types.size()) + " atom types\n  terms:";
   const std::pair<const char*, std::size_t> counts[] = {
-      {"bonds", t.bonds.size() + t.morseBonds.size()}, {"angles", t.angles.size()}, {"U-B angles", t.ureyBradleys.size()},
+      {"bonds", t.bonds.size() + t.g96Bonds.size() + t.morseBonds.size() + t.cubicBonds.size()},
+      {"angles", t.angles.size() + t.g96Angles.size()}, {"U-B angles", t.ureyBradleys.size()},
       {"proper dihedrals", t.properDihedrals.size()}, {"RB dihedrals", t.rbDihedrals.size()},
       {"impropers", t.impropers.size() + t.periodicImpropers.size()}, {"CMAP", t.cmaps.size()},
       {"1-4 pairs", t.pairs14.size()}, {"position restraints", t.positionRestraints.size()},

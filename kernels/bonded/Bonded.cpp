@@ -10,16 +10,20 @@ namespace faraday {
 
 const char* bondedSlotName(int slot) {
   static const char* const kNames[kBondedSlots] = {
-      "Bond",           "Morse",     "Angle",      "U-B",           "Proper Dih.",  "Ryckaert-Bell.", "Improper Dih.",
-      "Per. Imp. Dih.", "CMAP Dih.", "LJ-14",      "Coulomb-14",    "Position Rest.", "Excl. corr."};
+      "Bond",        "G96Bond",        "Morse",         "Cubic Bonds",    "Angle",     "G96Angle",
+      "U-B",         "Proper Dih.",    "Ryckaert-Bell.", "Improper Dih.", "Per. Imp. Dih.", "CMAP Dih.",
+      "LJ-14",       "Coulomb-14",     "Position Rest.", "Excl. corr."};
   return slot >= 0 && slot < kBondedSlots ? kNames[slot] : "";
 }
 
 std::vector<int> bondedSlotsPresent(const Topology& t) {
   const std::pair<int, bool> slots[] = {
       {kBondSlot, !t.bonds.empty()},
+      {kG96BondSlot, !t.g96Bonds.empty()},
       {kMorseSlot, !t.morseBonds.empty()},
+      {kCubicBondSlot, !t.cubicBonds.empty()},
       {kAngleSlot, !t.angles.empty()},
+      {kG96AngleSlot, !t.g96Angles.empty()},
       {kUreyBradleySlot, !t.ureyBradleys.empty()},
       {kProperDihSlot, !t.properDihedrals.empty()},
       {kRbDihSlot, !t.rbDihedrals.empty()},
@@ -72,8 +76,11 @@ void checkAtoms(const std::vector<Term>& terms, const char* what, std::size_t at
 
 void checkBondedTopology(const Topology& t, std::size_t atoms) {
   checkAtoms(t.bonds, "bond", atoms);
+  checkAtoms(t.g96Bonds, "G96 bond", atoms);
   checkAtoms(t.morseBonds, "Morse bond", atoms);
+  checkAtoms(t.cubicBonds, "cubic bond", atoms);
   checkAtoms(t.angles, "angle", atoms);
+  checkAtoms(t.g96Angles, "G96 angle", atoms);
   checkAtoms(t.ureyBradleys, "Urey-Bradley angle", atoms);
   checkAtoms(t.properDihedrals, "proper dihedral", atoms);
   checkAtoms(t.periodicImpropers, "periodic improper dihedral", atoms);

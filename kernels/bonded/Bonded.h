@@ -26,9 +26,10 @@ struct BondedParams {
 /// the exclusion correction, or both; the backends time the two as phases of their own.
 enum BondedParts : int { kBondedTermsPart = 1, kExclusionCorrectionPart = 2, kAllBondedParts = 3 };
 
-/// `gmx energy`'s name of a slot ("Bond", "Morse", "Angle", "U-B", "Proper Dih.",
-/// "Ryckaert-Bell.", "Improper Dih.", "Per. Imp. Dih.", "CMAP Dih.", "LJ-14", "Coulomb-14",
-/// "Position Rest."), and "Excl. corr." for the exclusion correction.
+/// `gmx energy`'s name of a slot ("Bond", "G96Bond", "Morse", "Cubic Bonds", "Angle",
+/// "G96Angle", "U-B", "Proper Dih.", "Ryckaert-Bell.", "Improper Dih.", "Per. Imp. Dih.",
+/// "CMAP Dih.", "LJ-14", "Coulomb-14", "Position Rest."), and "Excl. corr." for the exclusion
+/// correction.
 const char* bondedSlotName(int slot);
 
 /// The slots of the terms `topology` has (non-empty arrays, in slot order; not the

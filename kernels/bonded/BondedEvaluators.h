@@ -31,6 +31,26 @@ FARADAY_HD ScalarResult harmonicTerm(double q, double q0, double k) {
   return {0.5 * k * d * d, k * d};
 }
 
+/// GROMOS-96 bond (bonds type 2), kb (kJ/mol/nm^4), b0 (nm): harmonic in r^2,
+///   U = kb/4 (r^2 - b0^2)^2,  dU/dr = kb (r^2 - b0^2) r.   6 flops.
+FARADAY_HD ScalarResult g96BondTerm(double r, double b0, double kb) {
+  const double d = r * r - b0 * b0;
+  return {0.25 * kb * d * d, kb * d * r};
+}
+
+/// Cubic bond (bonds type 4), kb (kJ/mol/nm^2), kcub (1/nm), b0 (nm), with d = r - b0:
+///   U = kb d^2 + kb kcub d^3,  dU/dr = kb d (2 + 3 kcub d).   9 flops.
+FARADAY_HD ScalarResult cubicBondTerm(double r, double b0, double kb, double kcub) {
+  const double d = r - b0;
+  return {kb * d * d * (1.0 + kcub * d), kb * d * (2.0 + 3.0 * kcub * d)};
+}
+
+/// GROMOS-96 angle (angles type 2), k (kJ/mol), theta0 (rad): harmonic in cos(theta),
+///   U = k/2 (cos theta - cos theta0)^2,  dU/dcos(theta) = k (cos theta - cos theta0).   4 flops, cos.
+FARADAY_HD ScalarResult g96AngleTerm(double cosTheta, double theta0, double k) {
+  return harmonicTerm(cosTheta, cos(theta0), k);
+}
+
 /// Morse bond, D (kJ/mol), beta (1/nm), b0 (nm), with e = exp(-beta (r - b0)):
 ///   U = D (1 - e)^2,  dU/dr = 2 D beta e (1 - e).   7 flops and one exp.
 FARADAY_HD ScalarResult morseTerm(double r, double b0, double D, double beta) {
@@ -115,6 +135,27 @@ FARADAY_HD AngleGeometry angleGeometry(const Vec3& a, const Vec3& b) {
     g.gk = cross(n, b) * (1.0 / (norm2(b) * nn));
   }
   return g;
+}
+
+/// The cosine of the angle theta between a = x_i - x_j and b = x_k - x_j, and its gradients
+/// with respect to x_i and x_k (1/nm; that of x_j is -(gi + gk)).
+struct AngleCosineGeometry {
+  double cosTheta;
+  Vec3 gi, gk;
+};
+
+/// cos(theta) = a.b / (|a| |b|), and with the unit vectors a^ = a/|a|, b^ = b/|b|
+///   dcos/dx_i = (b^ - cos(theta) a^) / |a|,   dcos/dx_k = (a^ - cos(theta) b^) / |b|:
+/// no division by sin(theta), so the gradients are finite (and vanish) at 0 and 180 degrees.
+/// An arm of zero length leaves cos(theta) = 1 and the gradients 0 (as angleGeometry's theta =
+/// 0). About 35 flops and two sqrt.
+FARADAY_HD AngleCosineGeometry angleCosineGeometry(const Vec3& a, const Vec3& b) {
+  const double aa = norm2(a), bb = norm2(b);
+  if (!(aa > 0.0 && bb > 0.0)) return {1.0, Vec3{}, Vec3{}};
+  const double ia = 1.0 / sqrt(aa), ib = 1.0 / sqrt(bb);
+  const Vec3 ua = a * ia, ub = b * ib;
+  const double c = dot(ua, ub);
+  return {c, (ub - ua * c) * ia, (ua - ub * c) * ib};
 }
 
 /// The dihedral angle phi (rad, in [-pi, pi]) of atoms i-j-k-l and its gradients (1/nm).

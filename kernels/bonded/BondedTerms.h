@@ -27,8 +27,11 @@ struct ExclusionPair {
 /// energy belongs to a Coulomb column).
 enum BondedSlot : int {
   kBondSlot = 0,
+  kG96BondSlot,
   kMorseSlot,
+  kCubicBondSlot,
   kAngleSlot,
+  kG96AngleSlot,
   kUreyBradleySlot,
   kProperDihSlot,
   kRbDihSlot,
@@ -59,8 +62,11 @@ struct TermForces {
 /// Atoms per term.
 template <typename Term> inline constexpr int kTermAtoms = 0;
 template <> inline constexpr int kTermAtoms<HarmonicBond> = 2;
+template <> inline constexpr int kTermAtoms<G96Bond> = 2;
 template <> inline constexpr int kTermAtoms<MorseBond> = 2;
+template <> inline constexpr int kTermAtoms<CubicBond> = 2;
 template <> inline constexpr int kTermAtoms<HarmonicAngle> = 3;
+template <> inline constexpr int kTermAtoms<G96Angle> = 3;
 template <> inline constexpr int kTermAtoms<UreyBradleyAngle> = 3;
 template <> inline constexpr int kTermAtoms<PeriodicTorsion> = 4;
 template <> inline constexpr int kTermAtoms<RbTorsion> = 4;
@@ -115,12 +121,35 @@ FARADAY_HD void distanceForces(const Vec3& x0, const Vec3& x1, double dUdr, doub
   f0 -= f;
 }
 
-/// Forces of U(theta) of the angle x0-x1-x2.
-FARADAY_HD void angleForces(const AngleGeometry& g, double dUdTheta, Vec3* f) {
-  const Vec3 fi = g.gi * (-dUdTheta), fk = g.gk * (-dUdTheta);
+/// Forces of U(q) of the angle x0-x1-x2, q the angle or its cosine: g holds dq/dx_0 (gi) and
+/// dq/dx_2 (gk).
+template <typename Geometry>
+FARADAY_HD void angleForces(const Geometry& g, double dUdq, Vec3* f) {
+  const Vec3 fi = g.gi * (-dUdq), fk = g.gk * (-dUdq);
   f[0] += fi;
   f[2] += fk;
   f[1] -= fi + fk;
+}
+
+/// The energy and forces of a potential U(q) of the angle x0-x1-x2 whose value U and dU/dq
+/// at q (the angle or its cosine) are `s`, with `g` the gradients of q.
+template <typename Geometry>
+FARADAY_HD TermForces<3> angleTerm(const Geometry& g, const ScalarResult& s) {
+  TermForces<3> out;
+  out.energy = s.energy;
+  angleForces(g, s.dUdq, out.f);
+  return out;
+}
+
+/// A potential U(r) of the distance x0-x1; `potential(r)` gives U and dU/dr.
+template <typename Potential>
+FARADAY_HD TermForces<2> bondTerm(const Vec3* x, const Potential& potential) {
+  TermForces<2> out;
+  const double r = sqrt(norm2(x[1] - x[0]));
+  const ScalarResult s = potential(r);
+  out.energy = s.energy;
+  distanceForces(x[0], x[1], s.dUdq, r, out.f[0], out.f[1]);
+  return out;
 }
 
 /// The dihedral of x[0..3] (IUPAC, rad) and its gradients.
@@ -157,30 +186,30 @@ FARADAY_HD void pairForces(const Vec3& x0, const Vec3& x1, double fOverR, Vec3& 
 // ---- Each term from the relative positions x[] of its atoms ----
 
 FARADAY_HD TermForces<2> evaluateTerm(const HarmonicBond& t, const Vec3* x, const BondedView&) {
-  TermForces<2> out;
-  const double r = sqrt(norm2(x[1] - x[0]));
-  const ScalarResult s = harmonicTerm(r, t.b0, t.kb);
-  out.energy = s.energy;
-  bonded::distanceForces(x[0], x[1], s.dUdq, r, out.f[0], out.f[1]);
-  return out;
+  return bonded::bondTerm(x, [&](double r) { return harmonicTerm(r, t.b0, t.kb); });
+}
+
+FARADAY_HD TermForces<2> evaluateTerm(const G96Bond& t, const Vec3* x, const BondedView&) {
+  return bonded::bondTerm(x, [&](double r) { return g96BondTerm(r, t.b0, t.kb); });
 }
 
 FARADAY_HD TermForces<2> evaluateTerm(const MorseBond& t, const Vec3* x, const BondedView&) {
-  TermForces<2> out;
-  const double r = sqrt(norm2(x[1] - x[0]));
-  const ScalarResult s = morseTerm(r, t.b0, t.D, t.beta);
-  out.energy = s.energy;
-  bonded::distanceForces(x[0], x[1], s.dUdq, r, out.f[0], out.f[1]);
-  return out;
+  return bonded::bondTerm(x, [&](double r) { return morseTerm(r, t.b0, t.D, t.beta); });
+}
+
+FARADAY_HD TermForces<2> evaluateTerm(const CubicBond& t, const Vec3* x, const BondedView&) {
+  return bonded::bondTerm(x, [&](double r) { return cubicBondTerm(r, t.b0, t.kb, t.kcub); });
 }
 
 FARADAY_HD TermForces<3> evaluateTerm(const HarmonicAngle& t, const Vec3* x, const BondedView&) {
-  TermForces<3> out;
   const AngleGeometry g = angleGeometry(x[0] - x[1], x[2] - x[1]);
-  const ScalarResult s = harmonicTerm(g.theta, t.theta0, t.kTheta);
-  out.energy = s.energy;
-  bonded::angleForces(g, s.dUdq, out.f);
-  return out;
+  return bonded::angleTerm(g, harmonicTerm(g.theta, t.theta0, t.kTheta));
+}
+
+/// GROMOS-96 angle: harmonic in the cosine, with the cosine's own gradients.
+FARADAY_HD TermForces<3> evaluateTerm(const G96Angle& t, const Vec3* x, const BondedView&) {
+  const AngleCosineGeometry g = angleCosineGeometry(x[0] - x[1], x[2] - x[1]);
+  return bonded::angleTerm(g, g96AngleTerm(g.cosTheta, t.theta0, t.kTheta));
 }
 
 /// Urey-Bradley: the harmonic angle plus the harmonic 1-3 bond between x0 and x2.

@@ -55,8 +55,11 @@ BondedEnergies CpuBonded::compute(const std::vector<Vec3>& positions, const Box&
     return out;
   }
   addTerms(t.bonds, kBondSlot, -1, a);
+  addTerms(t.g96Bonds, kG96BondSlot, -1, a);
   addTerms(t.morseBonds, kMorseSlot, -1, a);
+  addTerms(t.cubicBonds, kCubicBondSlot, -1, a);
   addTerms(t.angles, kAngleSlot, -1, a);
+  addTerms(t.g96Angles, kG96AngleSlot, -1, a);
   addTerms(t.ureyBradleys, kUreyBradleySlot, -1, a);
   addTerms(t.properDihedrals, kProperDihSlot, -1, a);
   addTerms(t.rbDihedrals, kRbDihSlot, -1, a);

@@ -94,28 +94,39 @@ __device__ __forceinline__ void termOnThread(const Term* terms, int count, int t
 
 /// The term arrays of one launch: array k owns blocks firstBlock[k] .. firstBlock[k + 1).
 struct TermArrays {
-  static constexpr int kArrays = 12;
+  static constexpr int kArrays = 15;
+  static constexpr int kExclusions = kArrays - 1;  ///< the exclusion correction's pairs, last
   const void* terms[kArrays];
   int count[kArrays];
   int firstBlock[kArrays + 1];
 };
 
-/// The order of the arrays in TermArrays, with their Term types and energy slots.
+/// Term i of array k of `t`, whose terms are of type Term.
+template <typename Term, bool kEnergy>
+__device__ __forceinline__ void termInArray(const TermArrays& t, int k, int i, int slot, int slot2, const TermArgs& a) {
+  termOnThread<Term, kEnergy>(static_cast<const Term*>(t.terms[k]), t.count[k], i, slot, slot2, a);
+}
+
+/// The order of the arrays in TermArrays, with their Term types and energy slots (the order of
+/// CudaBonded::enqueue's `set` calls).
 template <bool kEnergy>
 __device__ __forceinline__ void termOfArray(int k, const TermArrays& t, int i, const TermArgs& a) {
   switch (k) {
-    case 0: termOnThread<HarmonicBond, kEnergy>(static_cast<const HarmonicBond*>(t.terms[0]), t.count[0], i, kBondSlot, -1, a); break;
-    case 1: termOnThread<MorseBond, kEnergy>(static_cast<const MorseBond*>(t.terms[1]), t.count[1], i, kMorseSlot, -1, a); break;
-    case 2: termOnThread<HarmonicAngle, kEnergy>(static_cast<const HarmonicAngle*>(t.terms[2]), t.count[2], i, kAngleSlot, -1, a); break;
-    case 3: termOnThread<UreyBradleyAngle, kEnergy>(static_cast<const UreyBradleyAngle*>(t.terms[3]), t.count[3], i, kUreyBradleySlot, -1, a); break;
-    case 4: termOnThread<PeriodicTorsion, kEnergy>(static_cast<const PeriodicTorsion*>(t.terms[4]), t.count[4], i, kProperDihSlot, -1, a); break;
-    case 5: termOnThread<RbTorsion, kEnergy>(static_cast<const RbTorsion*>(t.terms[5]), t.count[5], i, kRbDihSlot, -1, a); break;
-    case 6: termOnThread<HarmonicImproper, kEnergy>(static_cast<const HarmonicImproper*>(t.terms[6]), t.count[6], i, kImproperDihSlot, -1, a); break;
-    case 7: termOnThread<PeriodicTorsion, kEnergy>(static_cast<const PeriodicTorsion*>(t.terms[7]), t.count[7], i, kPeriodicImproperDihSlot, -1, a); break;
-    case 8: termOnThread<CmapTorsion, kEnergy>(static_cast<const CmapTorsion*>(t.terms[8]), t.count[8], i, kCmapSlot, -1, a); break;
-    case 9: termOnThread<Pair14, kEnergy>(static_cast<const Pair14*>(t.terms[9]), t.count[9], i, kLj14Slot, kCoulomb14Slot, a); break;
-    case 10: termOnThread<PositionRestraint, kEnergy>(static_cast<const PositionRestraint*>(t.terms[10]), t.count[10], i, kPositionRestraintSlot, -1, a); break;
-    default: termOnThread<ExclusionPair, kEnergy>(static_cast<const ExclusionPair*>(t.terms[11]), t.count[11], i, kExclusionCorrectionSlot, -1, a); break;
+    case 0: termInArray<HarmonicBond, kEnergy>(t, k, i, kBondSlot, -1, a); break;
+    case 1: termInArray<G96Bond, kEnergy>(t, k, i, kG96BondSlot, -1, a); break;
+    case 2: termInArray<MorseBond, kEnergy>(t, k, i, kMorseSlot, -1, a); break;
+    case 3: termInArray<CubicBond, kEnergy>(t, k, i, kCubicBondSlot, -1, a); break;
+    case 4: termInArray<HarmonicAngle, kEnergy>(t, k, i, kAngleSlot, -1, a); break;
+    case 5: termInArray<G96Angle, kEnergy>(t, k, i, kG96AngleSlot, -1, a); break;
+    case 6: termInArray<UreyBradleyAngle, kEnergy>(t, k, i, kUreyBradleySlot, -1, a); break;
+    case 7: termInArray<PeriodicTorsion, kEnergy>(t, k, i, kProperDihSlot, -1, a); break;
+    case 8: termInArray<RbTorsion, kEnergy>(t, k, i, kRbDihSlot, -1, a); break;
+    case 9: termInArray<HarmonicImproper, kEnergy>(t, k, i, kImproperDihSlot, -1, a); break;
+    case 10: termInArray<PeriodicTorsion, kEnergy>(t, k, i, kPeriodicImproperDihSlot, -1, a); break;
+    case 11: termInArray<CmapTorsion, kEnergy>(t, k, i, kCmapSlot, -1, a); break;
+    case 12: termInArray<Pair14, kEnergy>(t, k, i, kLj14Slot, kCoulomb14Slot, a); break;
+    case 13: termInArray<PositionRestraint, kEnergy>(t, k, i, kPositionRestraintSlot, -1, a); break;
+    default: termInArray<ExclusionPair, kEnergy>(t, TermArrays::kExclusions, i, kExclusionCorrectionSlot, -1, a); break;
   }
 }
 
@@ -154,8 +165,11 @@ CudaBonded::CudaBonded(const Topology& t, const std::vector<double>& charges, co
   checkBondedTopology(t, charges.size());
   const CmapTable cmap(t.cmapGrids);
   bonds_ = deviceCopy("bonds", t.bonds);
+  g96Bonds_ = deviceCopy("G96 bonds", t.g96Bonds);
   morseBonds_ = deviceCopy("Morse bonds", t.morseBonds);
+  cubicBonds_ = deviceCopy("cubic bonds", t.cubicBonds);
   angles_ = deviceCopy("angles", t.angles);
+  g96Angles_ = deviceCopy("G96 angles", t.g96Angles);
   ureyBradleys_ = deviceCopy("Urey-Bradley angles", t.ureyBradleys);
   properDihedrals_ = deviceCopy("proper dihedrals", t.properDihedrals);
   periodicImpropers_ = deviceCopy("periodic impropers", t.periodicImpropers);
@@ -179,9 +193,10 @@ CudaBonded::CudaBonded(const Topology& t, const std::vector<double>& charges, co
 }
 
 bool CudaBonded::empty() const {
-  return bonds_.size() + morseBonds_.size() + angles_.size() + ureyBradleys_.size() + properDihedrals_.size() +
-             periodicImpropers_.size() + rbDihedrals_.size() + impropers_.size() + cmaps_.size() + pairs14_.size() +
-             positionRestraints_.size() + exclusions_.size() ==
+  return bonds_.size() + g96Bonds_.size() + morseBonds_.size() + cubicBonds_.size() + angles_.size() +
+             g96Angles_.size() + ureyBradleys_.size() + properDihedrals_.size() + periodicImpropers_.size() +
+             rbDihedrals_.size() + impropers_.size() + cmaps_.size() + pairs14_.size() + positionRestraints_.size() +
+             exclusions_.size() ==
          0;
 }
 
@@ -207,11 +222,13 @@ void CudaBonded::enqueue(cudaStream_t stream, bool energies, const double4_32a* 
     arrays.terms[k] = buffer.data();
     arrays.count[k] = int(buffer.size());
   };
-  set(0, bonds_), set(1, morseBonds_), set(2, angles_), set(3, ureyBradleys_), set(4, properDihedrals_);
-  set(5, rbDihedrals_), set(6, impropers_), set(7, periodicImpropers_), set(8, cmaps_), set(9, pairs14_);
-  set(10, positionRestraints_), set(11, exclusions_);
-  if (parts & kExclusionCorrectionPart) launchTerms(stream, energies, arrays, 11, 12, a);
-  if (parts & kBondedTermsPart) launchTerms(stream, energies, arrays, 0, 11, a);
+  set(0, bonds_), set(1, g96Bonds_), set(2, morseBonds_), set(3, cubicBonds_), set(4, angles_);
+  set(5, g96Angles_), set(6, ureyBradleys_), set(7, properDihedrals_), set(8, rbDihedrals_), set(9, impropers_);
+  set(10, periodicImpropers_), set(11, cmaps_), set(12, pairs14_), set(13, positionRestraints_);
+  set(TermArrays::kExclusions, exclusions_);
+  constexpr int kX = TermArrays::kExclusions;
+  if (parts & kExclusionCorrectionPart) launchTerms(stream, energies, arrays, kX, kX + 1, a);
+  if (parts & kBondedTermsPart) launchTerms(stream, energies, arrays, 0, kX, a);
 }
 
 namespace {

@@ -52,8 +52,11 @@ class CudaBonded {
 
  private:
   DeviceBuffer<HarmonicBond> bonds_;
+  DeviceBuffer<G96Bond> g96Bonds_;
   DeviceBuffer<MorseBond> morseBonds_;
+  DeviceBuffer<CubicBond> cubicBonds_;
   DeviceBuffer<HarmonicAngle> angles_;
+  DeviceBuffer<G96Angle> g96Angles_;
   DeviceBuffer<UreyBradleyAngle> ureyBradleys_;
   DeviceBuffer<PeriodicTorsion> properDihedrals_, periodicImpropers_;
   DeviceBuffer<RbTorsion> rbDihedrals_;

@@ -18,7 +18,9 @@ SlotGroups hydrogenSlotGroups(const System& system) {
     join(s.oxygen, s.oxygen + 2);
   }
   for (const HarmonicBond& b : t.bonds) join(b.i, b.j);
+  for (const G96Bond& b : t.g96Bonds) join(b.i, b.j);
   for (const MorseBond& b : t.morseBonds) join(b.i, b.j);
+  for (const CubicBond& b : t.cubicBonds) join(b.i, b.j);
   for (const Constraint& c : t.constraints) join(c.i, c.j);
 
   SlotGroups g;

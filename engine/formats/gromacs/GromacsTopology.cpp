@@ -32,8 +32,11 @@ void appendMolecule(Topology& t, const Topology& m, int offset, const std::map<i
   const auto s3 = [](auto& x, int o) { x.i += o, x.j += o, x.k += o; };
   const auto s4 = [](auto& x, int o) { x.i += o, x.j += o, x.k += o, x.l += o; };
   appendShifted(t.bonds, m.bonds, offset, s2);
+  appendShifted(t.g96Bonds, m.g96Bonds, offset, s2);
   appendShifted(t.morseBonds, m.morseBonds, offset, s2);
+  appendShifted(t.cubicBonds, m.cubicBonds, offset, s2);
   appendShifted(t.angles, m.angles, offset, s3);
+  appendShifted(t.g96Angles, m.g96Angles, offset, s3);
   appendShifted(t.ureyBradleys, m.ureyBradleys, offset, s3);
   appendShifted(t.properDihedrals, m.properDihedrals, offset, s4);
   appendShifted(t.periodicImpropers, m.periodicImpropers, offset, s4);

@@ -81,9 +81,12 @@ bool isMoleculeSection(TopSection section) {
 const TopFunctionInfo& functionInfo(TopFunction function) {
   static const std::map<TopFunction, TopFunctionInfo> infos{
       {TopFunction::Bond, {2, 2, 2, "harmonic bond"}},
+      {TopFunction::G96Bond, {2, 2, 2, "GROMOS-96 bond"}},
       {TopFunction::Morse, {2, 3, 3, "Morse bond"}},
+      {TopFunction::CubicBond, {2, 3, 0, "cubic bond"}},
       {TopFunction::Connection, {2, 0, 0, "connection"}},
       {TopFunction::Angle, {3, 2, 2, "harmonic angle"}},
+      {TopFunction::G96Angle, {3, 2, 2, "GROMOS-96 angle"}},
       {TopFunction::UreyBradley, {3, 4, 4, "Urey-Bradley angle"}},
       {TopFunction::ProperDihedral, {4, 3, 3, "proper dihedral"}},
       {TopFunction::ImproperDihedral, {4, 2, 2, "harmonic improper dihedral"}},
@@ -106,12 +109,15 @@ std::optional<TopFunction> topFunction(TopSection section, long type) {
     case TopSection::Bonds:
     case TopSection::BondTypes:
       if (type == 1) return TopFunction::Bond;
+      if (type == 2) return TopFunction::G96Bond;
       if (type == 3) return TopFunction::Morse;
+      if (type == 4) return TopFunction::CubicBond;
       if (type == 5) return TopFunction::Connection;
       return std::nullopt;
     case TopSection::Angles:
     case TopSection::AngleTypes:
       if (type == 1) return TopFunction::Angle;
+      if (type == 2) return TopFunction::G96Angle;
       if (type == 5) return TopFunction::UreyBradley;
       return std::nullopt;
     case TopSection::Dihedrals:

@@ -52,9 +52,12 @@ bool isMoleculeSection(TopSection section);
 /// The interaction functions Faraday reads, each a GROMACS (directive, function type).
 enum class TopFunction {
   Bond,              ///< bonds 1: b0 (nm), kb (kJ/mol/nm^2)
+  G96Bond,           ///< bonds 2: b0 (nm), kb (kJ/mol/nm^4)
   Morse,             ///< bonds 3: b0 (nm), D (kJ/mol), beta (1/nm)
+  CubicBond,         ///< bonds 4: b0 (nm), kb (kJ/mol/nm^2), kcub (1/nm)
   Connection,        ///< bonds 5: no parameters, exclusions only
   Angle,             ///< angles 1: theta0 (deg), k (kJ/mol/rad^2)
+  G96Angle,          ///< angles 2: theta0 (deg), k (kJ/mol)
   UreyBradley,       ///< angles 5: theta0 (deg), k (kJ/mol/rad^2), r13 (nm), kUB (kJ/mol/nm^2)
   ProperDihedral,    ///< dihedrals 1 and 9: phi0 (deg), k (kJ/mol), multiplicity
   ImproperDihedral,  ///< dihedrals 2: xi0 (deg), k (kJ/mol/rad^2)

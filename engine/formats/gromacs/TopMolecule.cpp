@@ -159,10 +159,15 @@ void addBonded(TopMoleculeType& m, const Interaction& in, const std::vector<doub
   const auto& a = in.atoms;
   switch (in.function) {
     case TopFunction::Bond: t.bonds.push_back({a[0], a[1], p[0], p[1]}); break;
+    case TopFunction::G96Bond: t.g96Bonds.push_back({a[0], a[1], p[0], p[1]}); break;
     case TopFunction::Morse: t.morseBonds.push_back({a[0], a[1], p[0], p[1], p[2]}); break;
+    case TopFunction::CubicBond: t.cubicBonds.push_back({a[0], a[1], p[0], p[1], p[2]}); break;
     case TopFunction::Connection: break;
     case TopFunction::Angle:
       if (!allZero(p)) t.angles.push_back({a[0], a[1], a[2], p[0] * kDegToRad, p[1]});
+      break;
+    case TopFunction::G96Angle:
+      if (!allZero(p)) t.g96Angles.push_back({a[0], a[1], a[2], p[0] * kDegToRad, p[1]});
       break;
     case TopFunction::UreyBradley:
       if (!allZero(p)) t.ureyBradleys.push_back({a[0], a[1], a[2], p[0] * kDegToRad, p[1], p[2], p[3]});
@@ -198,7 +203,8 @@ void addBonded(TopMoleculeType& m, const Interaction& in, const std::vector<doub
       break;
     default: throw f.error("internal: not a bonded function");
   }
-  if (in.function == TopFunction::Bond || in.function == TopFunction::Morse || in.function == TopFunction::Connection ||
+  if (in.function == TopFunction::Bond || in.function == TopFunction::G96Bond || in.function == TopFunction::Morse ||
+      in.function == TopFunction::CubicBond || in.function == TopFunction::Connection ||
       in.function == TopFunction::Constraint) {
     m.bondGraph.emplace_back(a[0], a[1]);
   } else if (in.function == TopFunction::Settle) {
