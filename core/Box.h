@@ -112,6 +112,14 @@ struct Box {
     r.c = {0, 0, 1 / c.z};
     return r;
   }
+  /// The distances between neighbouring lattice planes of the three families: the planes
+  /// spanned by (b, c), by (a, c) and by (a, b), i.e. 1/|a*|, 1/|b*|, 1/|c*|. A displacement
+  /// of length r changes fractional coordinate d by at most r / planeSpacings()[d]. Written
+  /// as a_x / sqrt(1 + t^2 ...) so that a rectangular box gives its edges exactly.
+  Vec3 planeSpacings() const {
+    const double t1 = b.x / b.y, t2 = (b.y * c.x - b.x * c.y) / (b.y * c.z), t3 = c.y / c.z;
+    return {a.x / std::sqrt(1 + t1 * t1 + t2 * t2), b.y / std::sqrt(1 + t3 * t3), c.z};
+  }
   /// Fractional coordinates (a*.r, b*.r, c*.r).
   Vec3 fractional(Vec3 r) const { return reciprocal().fractional(r); }
   Vec3 fromFractional(Vec3 f) const { return a * f.x + b * f.y + c * f.z; }

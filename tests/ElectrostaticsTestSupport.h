@@ -185,12 +185,13 @@ inline double rms(const std::vector<Vec3>& f) {
   return std::sqrt(s / double(f.size()));
 }
 
-/// PME parameters for a box: grid from the spacing (nm) rounded up to an FFT-friendly size.
+/// PME parameters for a box: grid from the spacing (nm) along each box vector rounded up to
+/// an FFT-friendly size.
 inline PmeParams pmeParams(double beta, int order, double spacing, const Box& box) {
   PmeParams p;
   p.beta = beta;
   p.order = order;
-  const Vec3 L = box.diagonal();
+  const Vec3 L = box.edgeLengths();
   for (int d = 0; d < 3; ++d) p.grid[d] = nextFftSize(int(std::ceil(L[d] / spacing - 1e-9)));
   return p;
 }

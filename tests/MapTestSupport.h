@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -28,6 +29,7 @@
 #include "kernels/dcs/Dcs.h"
 #include "kernels/dcs/DcsPair.h"
 #include "kernels/dcs/PmeMap.h"
+#include "kernels/dcs/ShearedBox.h"
 #include "kernels/pme/CpuPme.h"
 #include "kernels/pme/Electrostatics.h"
 #include "tests/ElectrostaticsTestSupport.h"
@@ -210,34 +212,69 @@ inline std::vector<Vec3> latticePoints(const Lattice& l) {
 /// the pme maps: sum_images k_C q_i erf(beta d)/d. That image sum is the point-charge Ewald
 /// potential (which does not depend on its splitting parameter) minus
 /// sum_images k_C q_i erfc(beta d)/d. The first is evaluated by a plain Ewald sum with a
-/// sharp split (beta' = 6/rc', rc' = 0.48 of the shortest edge: erfc(6) = 2e-17; k space
+/// sharp split (beta' = 6/rc', rc' = 0.96 Box::maxCutoff, 0.48 of the shortest edge of a
+/// rectangular box: erfc(6) = 2e-17; k space
 /// to 1e-14), the second by a direct double loop over the atoms and every image within
-/// 6.5/beta of the point (erfc(6.5) = 4e-20). Double precision throughout; no grid.
+/// 6.5/beta of the point (erfc(6.5) = 4e-20). Double precision throughout; no grid. Any
+/// box in reduced form.
 inline std::vector<double> gaussianPotentialAt(const std::vector<Vec3>& points, const std::vector<Vec3>& positions,
                                                const std::vector<double>& charges, const Box& box, double beta) {
-  const double rcSharp = 0.48 * box.smallestHeight();
+  const double rcSharp = 0.96 * box.maxCutoff();
   const EwaldPotential pointCharges =
       ewaldPotentialAt(points, positions, charges, box, 6.0 / rcSharp, rcSharp, 1e-14);
   const double reach = 6.5 / beta;
-  const Vec3 L = box.diagonal();
+  const Vec3 spacing = box.planeSpacings();
+  const dcs::ShearedBox cell = dcs::shearedBoxOf(box);
+  const auto intoCell = [&](Vec3 r) {
+    double x[3] = {r.x, r.y, r.z}, t[3];
+    cell.wrapIntoCell(x, t);
+    return Vec3{x[0], x[1], x[2]};
+  };
   int images[3];
-  for (int d = 0; d < 3; ++d) images[d] = int(std::ceil(reach / L[d]));
+  for (int d = 0; d < 3; ++d) images[d] = int(std::ceil(reach / spacing[d]));
   std::vector<double> phi(points.size());
 #pragma omp parallel for schedule(dynamic, 8)
   for (long long p = 0; p < (long long)points.size(); ++p) {
     double smooth = 0;
-    const Vec3 point = box.wrap(points[p]);  // both in [0, L): |n| <= images[d] reaches every image within `reach`
+    // Both in the cell (fractional coordinates in [0, 1)): |n| <= images[d] reaches every
+    // image within `reach`.
+    const Vec3 point = intoCell(points[p]);
     for (std::size_t a = 0; a < positions.size(); ++a)
       for (int nx = -images[0]; nx <= images[0]; ++nx)
         for (int ny = -images[1]; ny <= images[1]; ++ny)
           for (int nz = -images[2]; nz <= images[2]; ++nz) {
-            const Vec3 d = point - box.wrap(positions[a]) - Vec3{nx * L.x, ny * L.y, nz * L.z};
+            const Vec3 d = point - intoCell(positions[a]) - (box.a * double(nx) + box.b * double(ny) + box.c * double(nz));
             const double r = std::sqrt(norm2(d));
             if (r < reach && r >= dcs::kMinDistance) smooth += charges[a] * std::erfc(beta * r) / r;
           }
     phi[p] = pointCharges.total(std::size_t(p)) - units::kCoulomb * smooth;
   }
   return phi;
+}
+
+/// The GPU PME map (CudaPmeMap, options `o`) of two frames, `s` then `moved`, on `l` in `box`:
+/// its relative RMS difference from the CPU map of the same frames, and whether a second GPU
+/// map of them has the same bits.
+struct GpuPmeMapCheck {
+  double relRmsVsCpu = 0;
+  bool repeatable = false;
+};
+inline GpuPmeMapCheck gpuPmeMapOfTwoFrames(const Lattice& l, const MapOptions& o, const Ions& s, const Ions& moved,
+                                           const Box& box) {
+  std::vector<double> cpu;
+  CpuPmeMap cpuMap(o);
+  cpuMap.addFrame(l, s.positions, s.charges, box, cpu);
+  cpuMap.addFrame(l, moved.positions, moved.charges, box, cpu);
+  CudaPmeMap gpu(l, o), again(l, o);
+  for (CudaPmeMap* g : {&gpu, &again}) {
+    g->addFrame(s.positions, s.charges, box);
+    g->addFrame(moved.positions, moved.charges, box);
+  }
+  const std::vector<double> a = gpu.sum(), b = again.sum();
+  GpuPmeMapCheck check;
+  check.relRmsVsCpu = relRms(a, cpu);
+  check.repeatable = a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  return check;
 }
 
 /// A configuration file of ions for `faraday map` with map.method = pme.
@@ -248,10 +285,11 @@ struct MapCase {
   std::vector<std::vector<Vec3>> frames;
 };
 
-inline MapCase writeMapCase(const std::string& name, const std::string& platform) {
+/// The case's files for `ions` in `box` (any box in reduced form).
+inline MapCase writeMapCase(const std::string& name, const std::string& platform, const Box& box, const Ions& ions) {
   MapCase c;
   c.dir = pmeMapTempDir(name);
-  const Ions ions = test::randomIons(80, 2.4, 33);
+  c.box = box;
   Coordinates co;
   co.title = "ions";
   co.box = c.box;
@@ -280,6 +318,11 @@ inline MapCase writeMapCase(const std::string& name, const std::string& platform
       << "\n\n[output]\ndirectory = out\n\n"
          "[map]\nmethod = pme\nspacing = 0.2\ntrajectory = ions.dcd\nfile = ions.dx\nunits = kJ/mol/e\n";
   return c;
+}
+
+/// 80 random ions in a 2.4 nm cube, in the box 2.6 x 2.5 x 2.4 nm.
+inline MapCase writeMapCase(const std::string& name, const std::string& platform) {
+  return writeMapCase(name, platform, Box::rectangular(2.6, 2.5, 2.4), test::randomIons(80, 2.4, 33));
 }
 
 /// The case's ions as a System (one atom type; the map reporter reads charges and box).

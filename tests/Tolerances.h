@@ -126,11 +126,16 @@ inline constexpr double kGmxDumpRelative = 6e-6;
 /// PDB coordinates go nm -> Angstrom (x10) -> text -> x0.1: two roundings of values
 /// below 100 nm, each < 1 ulp (~1.4e-14 nm); 1e-12 nm leaves a wide margin.
 inline constexpr double kPdbRoundTrip = 1e-12;
-
-}  // namespace faraday::tol
+/// A box through CRYST1 (0.001 A, 0.01 degree) vs the .gro's, nm per component: half a step
+/// is 5e-5 nm, or 8.7e-5 rad (3.1e-4 nm at 3.5 nm) per angle, up to three per component: 1e-3.
+inline constexpr double kCryst1BoxNm = 1e-3;
+/// A box through the DCD cell (lengths, angle cosines in double, acos/asin and cos on the
+/// way back), nm per component: a few ulp of 3.5 nm vectors (~1e-15); 1e-12 nm.
+inline constexpr double kDcdCellRoundTrip = 1e-12;
+/// MDAnalysis's box vectors from float32 dimensions (6e-8 each, float cos/sin/sqrt): ~3e-7; 1e-6.
+inline constexpr double kMdanalysisBoxVectorRel = 1e-6;
 
 // ---- PME, Ewald and B-splines ----
-namespace faraday::tol {
 /// B-spline weights in float vs double: O(1) values after ~30 float operations,
 /// float epsilon 6e-8; 1e-6 absolute leaves a factor ~15 of margin.
 inline constexpr double kBSplineFloat = 1e-6;
@@ -184,10 +189,7 @@ inline constexpr double kCoulombShiftDriftReduction = 0.25;
 /// this melt; 1e-3 catches a wrong force (which gives O(1e-2) or worse).
 inline constexpr double kNveFluctuationOverKinetic = 1e-3;
 
-}  // namespace faraday::tol
-
 // ---- GPU PME ----
-namespace faraday::tol {
 /// GPU PME vs CpuPme, same beta, grid and order. The GPU forms fractional coordinates in
 /// double (uploaded as 32-bit fixed point, 2.3e-10 of the box edge), then works in float:
 /// spline weights (rel. ~1e-7), grid sums of ~order^3 x 0.06 atoms per point (float
@@ -223,10 +225,7 @@ inline constexpr double kCudaPmeFixedPointGridUnits = 2e-7;
 /// times below kCudaPmeForceRms, so that a lost or doubled plane (~1e-2) cannot pass.
 inline constexpr double kSlabPmeVsOneGpu = 1e-6;
 
-}  // namespace faraday::tol
-
 // ---- Potential maps (DCS) -------------------------------------------------------------
-namespace faraday::tol {
 /// GPU map (float pair math, rsqrtf) vs the CPU double reference, relative RMS over the
 /// lattice: the accuracy target of the map kernels. Float coordinates (rounding ~3e-7 nm
 /// at 5 nm) and rsqrtf (2 ulp) give ~1e-6 per term; the per-point sums are folded into
@@ -249,11 +248,11 @@ inline constexpr double kDcsFloatPointRel = 2e-5;
 inline constexpr double kDxRoundTripRel = 1e-8;
 /// MRC mode 2 stores float32: relative rounding 6e-8 per value.
 inline constexpr double kMrcRoundTripRel = 1e-7;
-
-}  // namespace faraday::tol
+/// VMD's map axes from the MRC cell (float32: 7e-8 rad at 70 degrees) vs the steps, relative:
+/// z3 = sqrt(1 - z1^2 - z2^2) amplifies an angle error by 1/z3 (< 2 here): ~3e-7; 1e-6.
+inline constexpr double kMrcCellAxesRel = 1e-6;
 
 // ---- PME potential maps ---------------------------------------------------------------
-namespace faraday::tol {
 /// CPU PME map vs the plain Ewald potential at random points (error over the RMS of the
 /// Ewald reciprocal potential), as a multiple of the measured reciprocal PME force error
 /// (RMS |F_PME - F_Ewald| / RMS |F_Ewald|) with the same beta, grid and order. The map
@@ -302,10 +301,7 @@ inline constexpr double kPmePotDefaultVsGaussianSum = 1e-3;
 /// lattice at the same settings (its float rounding stays near 1e-12 for pmepot).
 inline constexpr double kPmePotTightVsGaussianSum = 1e-6;
 
-}  // namespace faraday::tol
-
 // ---- All pairs (open boundaries) and the typed pair force ------------------------------------
-namespace faraday::tol {
 /// The typed pair force in float against double, relative to |c1|/r^3 + (c2/r)^c3 (forces)
 /// or the sum of the terms' magnitudes (energies), so that the cancellation of an attractive
 /// c1 against the repulsion does not count: r^2 is rounded (6e-8 relative), 1/sqrt and

@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "engine/formats/PdbFile.h"
+#include "engine/formats/TextParse.h"
 #include "engine/run/Checkpoint.h"
 #include "engine/run/Runaway.h"
 #include "tests/EngineTestSupport.h"
@@ -116,11 +118,26 @@ TEST_F(BadInput, NonPositiveBox) {
   EXPECT_HAS(runExpectingError().err, groAt(111) + "non-positive box length");
 }
 
-TEST_F(BadInput, TriclinicBox) {
+/// A box whose first vector leaves the x axis cannot be brought to the reduced triclinic form.
+TEST_F(BadInput, BoxThatCannotBeReduced) {
   std::vector<std::string> v = lines(gro);
-  v.back() = "   1.72260   1.72260   1.72260   0.00000   0.00000   0.50000   0.00000   0.00000   0.00000";
+  v.back() = "   1.72260   1.72260   1.72260   0.50000   0.00000   0.00000   0.00000   0.00000   0.00000";
   gro = joinLines(v);
-  EXPECT_HAS(runExpectingError().err, groAt(111) + "triclinic box: only rectangular boxes are supported");
+  EXPECT_HAS(runExpectingError().err, groAt(111) + "box '" + trimmed(v.back()) +
+                                          "' cannot be brought to the reduced triclinic form: v1(y), v1(z) and v2(z) "
+                                          "must be 0");
+}
+
+/// PDB CRYST1 angles that no cell has (alpha > beta + gamma): one line naming the record.
+TEST_F(BadInput, Cryst1AnglesOfNoCell) {
+  writeText(dir / "argon.gro", gro);
+  std::string pdb = pdbText(readGro(dir / "argon.gro"));
+  pdb.replace(pdb.find("CRYST1") + 33, 21, " 150.00  30.00  30.00");
+  writeText(dir / "argon.pdb", pdb);
+  config.replace(config.find("coordinates = argon.gro"), 23, "coordinates = argon.pdb");
+  gro.clear();
+  EXPECT_HAS(runExpectingError().err, (dir / "argon.pdb").string() + ":" + std::to_string(lineOf(pdb, "CRYST1")) +
+                                          ": CRYST1 alpha 150, beta 30, gamma 30 degrees describe no cell");
 }
 
 TEST_F(BadInput, BoxTooLargeForItsVolume) {

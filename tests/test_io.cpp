@@ -11,6 +11,7 @@
 #include "core/Error.h"
 #include "engine/formats/GroFile.h"
 #include "engine/formats/PdbFile.h"
+#include "engine/formats/TextParse.h"
 #include "engine/setup/SystemSetup.h"
 #include "core/Units.h"
 #include "tests/EngineTestSupport.h"
@@ -85,21 +86,41 @@ TEST(GroFile, HigherPrecisionIsReadFromTheDecimalPoints) {
   EXPECT_GT(worst, tolerance);
 }
 
-TEST(GroFile, TriclinicBoxIsRefusedButAZeroOffDiagonalBoxIsAccepted) {
+/// Nine box numbers: zero off-diagonals give the rectangular box, others the triclinic one
+/// (brought to the reduced form); a first vector off the x axis is one error naming the line.
+TEST(GroFile, NineBoxNumbersAreTheTriclinicBoxInReducedForm) {
   TempDir dir;
   std::vector<std::string> v = lines(groText(sampleCoordinates(3, 1000, false, 3)));
   v.back() = "   4.10000   4.20000   4.30000   0.00000   0.00000   0.00000   0.00000   0.00000   0.00000";
   writeText(dir / "z.gro", joinLines(v));
+  EXPECT_TRUE(readGro(dir / "z.gro").box.isRectangular());
   EXPECT_DOUBLE_EQ(readGro(dir / "z.gro").box.diagonal().z, 4.3);
-  v.back() = "   4.10000   4.20000   4.30000   0.00000   0.00000   1.00000   0.00000   0.00000   0.00000";
+  // c_y = 2.5 > b_y / 2: c - b (b as given, so c_x = 1 - 3); b_x = 3 > a_x / 2: b - a.
+  v.back() = "   4.10000   4.20000   4.30000   0.00000   0.00000   3.00000   0.00000   1.00000   2.50000";
   writeText(dir / "t.gro", joinLines(v));
-  try {
-    readGro(dir / "t.gro");
-    FAIL() << "triclinic box accepted";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(":6: triclinic box: only rectangular boxes are supported"), std::string::npos)
-        << e.what();
-  }
+  const Box box = readGro(dir / "t.gro").box;
+  EXPECT_TRUE(box.isReducedForm());
+  EXPECT_EQ(box.a, (Vec3{4.1, 0, 0}));
+  EXPECT_NEAR(box.b.x, 3.0 - 4.1, 1e-15);
+  EXPECT_EQ(box.b.y, 4.2);
+  EXPECT_NEAR(box.c.x, 1.0 - 3.0, 1e-15);
+  EXPECT_NEAR(box.c.y, 2.5 - 4.2, 1e-15);
+  EXPECT_EQ(box.c.z, 4.3);
+  v.back() = "   4.10000   4.20000   4.30000   0.00000   0.00000   1.00000   0.20000   0.00000   0.00000";
+  writeText(dir / "r.gro", joinLines(v));
+  EXPECT_HAS(errorOf([&] { readGro(dir / "r.gro"); }),
+             ":6: box '" + trimmed(v.back()) + "' cannot be brought to the reduced triclinic form: v1(y), v1(z) and "
+             "v2(z) must be 0");
+}
+
+/// A triclinic box is written as GROMACS writes it: nine numbers, v1(x) v2(y) v3(z) v1(y)
+/// v1(z) v2(x) v2(z) v3(x) v3(y); a rectangular one as three.
+TEST(GroFile, TriclinicBoxIsWrittenAsNineNumbers) {
+  Coordinates c = sampleCoordinates(3, 1000, false, 4);
+  EXPECT_EQ(lines(groText(c)).back(), "   4.10000   4.20000   4.30000");
+  c.box = Box::fromVectors({4.1, 0, 0}, {1.5, 4.2, 0}, {-2.0, 1.25, 4.3});
+  EXPECT_EQ(lines(groText(c)).back(),
+            "   4.10000   4.20000   4.30000   0.00000   0.00000   1.50000   0.00000  -2.00000   1.25000");
 }
 
 TEST(PdbFile, RoundTripKeepsNamesPositionsAndBox) {
@@ -116,16 +137,30 @@ TEST(PdbFile, RoundTripKeepsNamesPositionsAndBox) {
   EXPECT_EQ(readCoordinates(dir / "a.pdb").size(), c.size());
 }
 
-TEST(PdbFile, NonRectangularOrMissingCryst1IsAnError) {
+/// CRYST1 with angles gives the triclinic box (a along x, b in the xy plane); angles of no
+/// cell, or no CRYST1 at all, are an error naming the file.
+TEST(PdbFile, Cryst1AnglesGiveATriclinicBoxAndMissingCryst1IsAnError) {
   TempDir dir;
   std::string text = pdbText(sampleCoordinates(3, 1000, false, 5));
   const std::string cryst = text.substr(text.find("CRYST1"), 55);
   std::string skewed = cryst;
-  skewed.replace(33, 7, "  60.00");
+  skewed.replace(33, 7, "  60.00");  // alpha: the angle between b and c
   std::string bad = text;
   bad.replace(bad.find(cryst), cryst.size(), skewed);
   writeText(dir / "s.pdb", bad);
-  EXPECT_THROW(readPdb(dir / "s.pdb"), Error);
+  // c = 4.3 nm at 60 degrees from b = 4.2 nm has c_y = 2.15 > b_y / 2: the reduced form
+  // holds c - b, the same lattice.
+  const Box box = readPdb(dir / "s.pdb").box;
+  EXPECT_TRUE(box.isReducedForm());
+  EXPECT_NEAR(box.c.y, 4.3 * 0.5 - 4.2, 1e-12);
+  EXPECT_NEAR(Box::fromVectors(box.a, box.b, box.c + box.b).angles().x, 60.0, 1e-12);
+  EXPECT_NEAR(box.angles().y, 90.0, 1e-12);
+  EXPECT_NEAR(box.angles().z, 90.0, 1e-12);
+  skewed.replace(33, 21, " 150.00  30.00  30.00");
+  bad = text;
+  bad.replace(bad.find(cryst), cryst.size(), skewed);
+  writeText(dir / "c.pdb", bad);
+  EXPECT_HAS(errorOf([&] { readPdb(dir / "c.pdb"); }), "CRYST1 alpha 150, beta 30, gamma 30 degrees describe no cell");
   std::string nobox = text;
   nobox.erase(nobox.find("CRYST1"), nobox.find('\n', nobox.find("CRYST1")) - nobox.find("CRYST1") + 1);
   writeText(dir / "n.pdb", nobox);
@@ -235,8 +270,8 @@ TEST(DcdFile, HeaderHasTheCharmmLayoutThatVmdAndMdanalysisRead) {
   EXPECT_EQ(i32(268), 5);   // atom count
   const std::size_t frame = 276;
   EXPECT_EQ(i32(frame), 48);
-  // A, gamma, B, beta, alpha, C in Angstrom and degrees.
-  const double expected[6] = {20, 90, 30, 90, 90, 40};
+  // A, cos gamma, B, cos beta, cos alpha, C in Angstrom and angle cosines.
+  const double expected[6] = {20, 0, 30, 0, 0, 40};
   for (int k = 0; k < 6; ++k) EXPECT_EQ(f64(frame + 4 + 8 * std::size_t(k)), expected[k]) << k;
   EXPECT_EQ(i32(frame + 52), 48);
   EXPECT_EQ(i32(frame + 56), 20);  // X record: 5 floats
@@ -286,7 +321,7 @@ TEST(DcdFile, NonFiniteCoordinatesAreRejectedNamingFrameAndAtom) {
   EXPECT_NE(nan.find((dir / "t.dcd").string() + ": frame 2 of 4, atom 5: non-finite y coordinate"), std::string::npos)
       << nan;
   const std::string cell = errorOf([&] { reader.readFrame(3, frame); });
-  EXPECT_NE(cell.find("frame 4 of 4: the unit cell is not a box of positive finite edges"), std::string::npos) << cell;
+  EXPECT_NE(cell.find("frame 4 of 4: the unit cell cannot be brought to the reduced triclinic form"), std::string::npos) << cell;
 }
 
 /// A DCD that ends inside a frame (a killed writer) is an error naming the file and the frame;

@@ -165,20 +165,26 @@ TEST(XtcFile, NonFiniteCoordinatesAreRefusedNamingFrameAndAtom) {
              "cannot write the frame of step 4294967296: XTC stores steps in 32 bits");
 }
 
-/// An all-zero box means none (as GROMACS writes for vacuum); a triclinic one is refused.
-TEST(XtcFile, TheBoxIsOptionalButMustBeRectangular) {
+/// An all-zero box means none (as GROMACS writes for vacuum); a triclinic one is read as
+/// written (its rows, in float), one not in the orientation of the reduced form is refused.
+TEST(XtcFile, TheBoxIsOptionalAndMayBeTriclinic) {
   TempDir dir;
+  const Box triclinic{{2, 0, 0}, {0.5, 2, 0}, {-0.75, 0.25, 2}};
   {
     XtcWriter writer(dir / "b.xtc", 12, 1000);
     writer.writeFrame(waterLike(12, 0, 2, 1), Box{}, 0, 0);
-    writer.writeFrame(waterLike(12, 0, 2, 2), Box{{2, 0, 0}, {0.5, 2, 0}, {0, 0, 2}}, 10, 0.02);
+    writer.writeFrame(waterLike(12, 0, 2, 2), triclinic, 10, 0.02);
+    writer.writeFrame(waterLike(12, 0, 2, 3), Box{{2, 0.5, 0}, {0, 2, 0}, {0, 0, 2}}, 20, 0.04);
   }
   XtcReader reader(dir / "b.xtc", 12);
   TrajectoryFrame frame;
   reader.readFrame(0, frame);
   EXPECT_FALSE(frame.hasBox);
-  EXPECT_HAS(errorOf([&] { reader.readFrame(1, frame); }),
-             "b.xtc: frame 2 of 2: the box is triclinic; only rectangular boxes are supported");
+  reader.readFrame(1, frame);
+  ASSERT_TRUE(frame.hasBox);
+  EXPECT_EQ(frame.box, triclinic);  // every component is a float
+  EXPECT_HAS(errorOf([&] { reader.readFrame(2, frame); }),
+             "b.xtc: frame 3 of 3: the unit cell cannot be brought to the reduced triclinic form");
 }
 
 }  // namespace

@@ -214,6 +214,10 @@ std::vector<double> cudaPotentialMap(DcsKernel kernel, DcsAccumulation accumulat
                                      const MapOptions& o, DcsKernelStats* stats, int repeats,
                                      const DcsGatherTuning* study) {
   checkInputs(l, pos, q, o);
+  // The study's kernels take an orthogonal lattice in a rectangular box; the production map
+  // (CudaMapAccumulator, and the cutoff-binned kernel here) takes any lattice and box.
+  if (kernel != DcsKernel::CutoffBinned && (!l.isOrthogonal() || (o.periodic && !o.box.isRectangular())))
+    throw Error("benchmark map kernels: an orthogonal lattice and a rectangular box only");
   CudaStream stream;
   Events ev;
   DeviceBuffer<double> map("potential map", l.size());

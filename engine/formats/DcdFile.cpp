@@ -43,6 +43,29 @@ void expectMarker(std::FILE* f, std::int32_t expected, const std::filesystem::pa
                     std::to_string(m) + ", expected " + std::to_string(expected) + ")");
 }
 
+/// The unit cell record [A, cos gamma, B, cos beta, cos alpha, C] (Angstrom) of `box`.
+void dcdUnitCellOf(const Box& box, double cell[6]) {
+  const Vec3 L = box.edgeLengths();
+  const auto cosine = [](Vec3 u, Vec3 v, double lu, double lv) { return dot(u, v) / (lu * lv); };
+  cell[0] = L.x * units::kAngstromPerNm;
+  cell[1] = cosine(box.a, box.b, L.x, L.y);
+  cell[2] = L.y * units::kAngstromPerNm;
+  cell[3] = cosine(box.a, box.c, L.x, L.z);
+  cell[4] = cosine(box.b, box.c, L.y, L.z);
+  cell[5] = L.z * units::kAngstromPerNm;
+}
+
+/// The box of a unit cell record [A, gamma, B, beta, alpha, C] (Angstrom) as VMD's dcdplugin
+/// and MDAnalysis read it: the angle entries are cosines when all three lie in [-1, 1]
+/// (CHARMM, NAMD > 2.5, OpenMM, VMD), else degrees (NAMD 2.5). Not yet reduced.
+Box boxOfDcdUnitCell(const double cell[6]) {
+  const bool cosines = std::fabs(cell[1]) <= 1 && std::fabs(cell[3]) <= 1 && std::fabs(cell[4]) <= 1;
+  const auto degrees = [&](double v) { return cosines ? 90.0 - std::asin(v) * (180.0 / units::kPi) : v; };
+  const double s = 1.0 / units::kAngstromPerNm;
+  return Box::fromLengthsAngles(cell[0] * s, cell[2] * s, cell[5] * s, degrees(cell[4]), degrees(cell[3]),
+                                degrees(cell[1]));
+}
+
 std::uint32_t byteSwapped(std::uint32_t v) {
   return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
 }
@@ -150,8 +173,8 @@ void DcdWriter::updateHeaderCounts() {
 void DcdWriter::writeFrame(const std::vector<Vec3>& positions, const Box& box) {
   if (positions.size() != atoms_) throw fileError(path_.string(), 0, "frame with the wrong number of atoms");
   std::fseek(file_, 0, SEEK_END);
-  const Vec3 L = box.diagonal() * units::kAngstromPerNm;
-  const double cell[6] = {L.x, 90.0, L.y, 90.0, 90.0, L.z};  // A, gamma, B, beta, alpha, C
+  double cell[6];
+  dcdUnitCellOf(box, cell);
   putRecord(file_, cell, sizeof cell, path_);
   buffer_.resize(atoms_);
   for (int k = 0; k < 3; ++k) {
@@ -238,8 +261,7 @@ void DcdReader::readFrame(long long index, TrajectoryFrame& frame) {
     double cell[6];
     if (std::fread(cell, sizeof cell, 1, file_) != 1) throw fileError(path_.string(), 0, "truncated unit cell record");
     expectMarker(file_, 48, path_, "a unit cell record");
-    const double s = 1.0 / units::kAngstromPerNm;
-    frame.box = Box::rectangular(cell[0] * s, cell[2] * s, cell[5] * s);
+    frame.box = boxOfDcdUnitCell(cell);
   }
   frame.positions.resize(atoms_);
   buffer_.resize(atoms_);

@@ -14,7 +14,8 @@ namespace faraday {
 /// little-endian, Fortran record markers, an 84-byte header record (CORD, NSET, ISTART,
 /// NSAVC, the time step in AKMA units, the unit-cell flag, CHARMM version 24), a title
 /// record, the atom count, then per frame a 6-double unit cell record
-/// [A, gamma, B, beta, alpha, C] (Angstrom, degrees) and X, Y, Z float32 records (Angstrom).
+/// [A, cos gamma, B, cos beta, cos alpha, C] (Angstrom; the angle cosines as CHARMM, NAMD > 2.5,
+/// OpenMM and VMD write them) and X, Y, Z float32 records (Angstrom).
 class DcdWriter : public TrajectoryWriter {
  public:
   /// Creates `file` for `atoms` atoms; the first frame is step `firstStep`, then one frame
@@ -56,7 +57,9 @@ class DcdWriter : public TrajectoryWriter {
 };
 
 /// Reads a DCD written by DcdWriter (or CHARMM/NAMD/OpenMM): frame by frame. A frame's step
-/// is ISTART + index * NSAVC, its time the step times the header's time step.
+/// is ISTART + index * NSAVC, its time the step times the header's time step. The unit cell's
+/// angle entries are read as cosines when all three lie in [-1, 1], else as degrees (NAMD
+/// 2.5), as VMD and MDAnalysis read them; the box is brought to the reduced form.
 class DcdReader : public TrajectoryReader {
  public:
   /// Opens `file`; when `expectedAtoms` >= 0 the atom count must match (error names the file).

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <vector>
 
 #include "engine/formats/AtomicFile.h"
 #include "core/Error.h"
@@ -90,7 +92,7 @@ Box readBoxLine(const LineFile& f, std::size_t index, long long atoms) {
   const std::vector<std::string> parts = splitWhitespace(line);
   const std::string hint = " after " + std::to_string(atoms) + " atoms (is the atom count on line 2 right?)";
   if (parts.size() != 3 && parts.size() != 9)
-    throw fileError(f.name, number, "expected the box line 'lx ly lz' (nm)" + hint + ", got '" + line + "'");
+    throw fileError(f.name, number, "expected the box line 'lx ly lz' or its nine triclinic numbers (nm)" + hint + ", got '" + line + "'");
   std::vector<double> v;
   for (const std::string& p : parts) {
     double x = 0;
@@ -98,13 +100,17 @@ Box readBoxLine(const LineFile& f, std::size_t index, long long atoms) {
     if (!std::isfinite(x)) throw fileError(f.name, number, "non-finite value '" + p + "' in the box line");
     v.push_back(x);
   }
-  for (std::size_t k = 3; k < v.size(); ++k)
-    if (v[k] != 0) throw fileError(f.name, number, "triclinic box: only rectangular boxes are supported");
   if (!(v[0] > 0 && v[1] > 0 && v[2] > 0))
     throw fileError(f.name, number, "non-positive box length in '" + trimmed(line) + "' (box lengths must be > 0 nm)");
-  const Box box = Box::rectangular(v[0], v[1], v[2]);
-  if (!box.isValid()) throw fileError(f.name, number, "box '" + trimmed(line) + "' too large: its volume overflows");
-  return box;
+  // v1(x) v2(y) v3(z) [v1(y) v1(z) v2(x) v2(z) v3(x) v3(y)]
+  v.resize(9, 0.0);
+  const Vec3 a{v[0], v[3], v[4]}, b{v[5], v[1], v[6]}, c{v[7], v[8], v[2]};
+  if (a.y != 0 || a.z != 0 || b.z != 0)
+    throw fileError(f.name, number, "box '" + trimmed(line) + "' cannot be brought to the reduced triclinic form: "
+                    "v1(y), v1(z) and v2(z) must be 0 (the first vector along x, the second in the xy plane)");
+  const std::optional<Box> box = Box::reduce(a, b, c);
+  if (!box || !box->isValid()) throw fileError(f.name, number, "box '" + trimmed(line) + "' too large: its volume overflows");
+  return *box;
 }
 
 void checkNothingAfter(const LineFile& f, std::size_t boxIndex, long long atoms) {
@@ -157,11 +163,16 @@ std::string groText(const Coordinates& c, int decimals) {
     out += line;
     out += '\n';
   }
-  const Vec3 L = c.box.diagonal();
+  // v1(x) v2(y) v3(z), then for a triclinic box v1(y) v1(z) v2(x) v2(z) v3(x) v3(y).
+  const Box& b = c.box;
   const int boxDecimals = decimals > 5 ? decimals : 5;
-  std::snprintf(line, sizeof line, "%*.*f%*.*f%*.*f\n", boxDecimals + 5, boxDecimals, L.x, boxDecimals + 5, boxDecimals,
-                L.y, boxDecimals + 5, boxDecimals, L.z);
-  out += line;
+  std::vector<double> numbers = {b.a.x, b.b.y, b.c.z};
+  if (!b.isRectangular()) numbers.insert(numbers.end(), {b.a.y, b.a.z, b.b.x, b.b.z, b.c.x, b.c.y});
+  for (double v : numbers) {
+    std::snprintf(line, sizeof line, "%*.*f", boxDecimals + 5, boxDecimals, v);
+    out += line;
+  }
+  out += '\n';
   return out;
 }
 

@@ -70,12 +70,11 @@ void writeOpenDx(const std::filesystem::path& file, const Lattice& l, const std:
     out << line;
     std::snprintf(line, sizeof line, "origin %.9e %.9e %.9e\n", A * l.origin.x, A * l.origin.y, A * l.origin.z);
     out << line;
-    std::snprintf(line, sizeof line, "delta %.9e %.9e %.9e\n", A * l.spacing.x, 0.0, 0.0);
-    out << line;
-    std::snprintf(line, sizeof line, "delta %.9e %.9e %.9e\n", 0.0, A * l.spacing.y, 0.0);
-    out << line;
-    std::snprintf(line, sizeof line, "delta %.9e %.9e %.9e\n", 0.0, 0.0, A * l.spacing.z);
-    out << line;
+    // The step vectors: non-orthogonal delta lines for a lattice along a triclinic cell.
+    for (const Vec3& d : {l.stepX(), l.stepY(), l.stepZ()}) {
+      std::snprintf(line, sizeof line, "delta %.9e %.9e %.9e\n", A * d.x, A * d.y, A * d.z);
+      out << line;
+    }
     std::snprintf(line, sizeof line, "object 2 class gridconnections counts %d %d %d\n", l.nx, l.ny, l.nz);
     out << line;
     std::snprintf(line, sizeof line, "object 3 class array type double rank 0 items %zu data follows\n", l.size());
@@ -114,10 +113,14 @@ void writeMrc(const std::filesystem::path& file, const Lattice& l, const std::ve
   iw[7] = l.nx;  // MX, MY, MZ: sampling = the grid itself
   iw[8] = l.ny;
   iw[9] = l.nz;
-  fw[10] = A * float(l.spacing.x * l.nx);  // cell lengths, Angstrom
-  fw[11] = A * float(l.spacing.y * l.ny);
-  fw[12] = A * float(l.spacing.z * l.nz);
-  fw[13] = fw[14] = fw[15] = 90.f;
+  // The cell the lattice tiles (MX u, MY v, MZ w): lengths in Angstrom and the angles alpha,
+  // beta, gamma, with u along x and v in the xy plane (the CCP4 convention).
+  const Box cell = l.cell();
+  const Vec3 lengths = cell.edgeLengths(), angles = cell.angles();
+  for (int d = 0; d < 3; ++d) {
+    fw[10 + d] = A * float(lengths[d]);
+    fw[13 + d] = float(angles[d]);
+  }
   iw[16] = 1;  // MAPC, MAPR, MAPS: x, y, z
   iw[17] = 2;
   iw[18] = 3;

@@ -24,12 +24,14 @@ void checkMapFormat(const std::filesystem::path& file);
 /// "%.8e", three to a line, the last value of the lattice ending its line.
 std::string dxDataText(const Lattice& lattice, const std::vector<double>& values, std::size_t first,
                        std::size_t last);
-/// OpenDX as APBS writes it: gridpositions counts, origin and deltas in Angstrom, values
+/// OpenDX as APBS writes it: gridpositions counts, origin and deltas (the lattice's step
+/// vectors, not orthogonal for a lattice along a triclinic cell) in Angstrom, values
 /// `type double`, 3 per line with z fastest, then the field components. `values` are in
 /// the lattice's x-fastest order, already in the output unit.
 void writeOpenDx(const std::filesystem::path& file, const Lattice& lattice, const std::vector<double>& values,
                  const std::string& comment);
-/// MRC/CCP4 mode 2 (float32): 1024-byte header (cell in Angstrom, axes x,y,z, origin in
+/// MRC/CCP4 mode 2 (float32): 1024-byte header (the lattice's cell: lengths in Angstrom and
+/// angles in degrees, the first step along x and the second in the xy plane; axes x,y,z, origin in
 /// Angstrom, "MAP " word, little-endian machine stamp), then the values x fastest.
 void writeMrc(const std::filesystem::path& file, const Lattice& lattice, const std::vector<double>& values);
 /// Chooses the format by extension: .dx -> OpenDX; .mrc, .ccp4, .map -> MRC. Else Error naming map.file.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "engine/formats/AtomicFile.h"
 #include "core/Error.h"
@@ -27,17 +28,25 @@ Box readCryst1(const LineFile& f, std::size_t index) {
   const double a = pdbNumber(f, index, 7, 15, "CRYST1 a");
   const double b = pdbNumber(f, index, 16, 24, "CRYST1 b");
   const double c = pdbNumber(f, index, 25, 33, "CRYST1 c");
-  const double angles[3] = {pdbNumber(f, index, 34, 40, "CRYST1 alpha"), pdbNumber(f, index, 41, 47, "CRYST1 beta"),
-                            pdbNumber(f, index, 48, 54, "CRYST1 gamma")};
-  for (double angle : angles)
-    if (std::fabs(angle - 90.0) > 1e-3)
-      throw fileError(f.name, f.number(index), "CRYST1 angles must be 90 degrees: only rectangular boxes are supported");
+  const double alpha = pdbNumber(f, index, 34, 40, "CRYST1 alpha"), beta = pdbNumber(f, index, 41, 47, "CRYST1 beta"),
+               gamma = pdbNumber(f, index, 48, 54, "CRYST1 gamma");
   if (!(a > 0 && b > 0 && c > 0))
     throw fileError(f.name, f.number(index), "non-positive box length in CRYST1 (box lengths must be > 0)");
+  char angles[96];
+  std::snprintf(angles, sizeof angles, "alpha %g, beta %g, gamma %g degrees", alpha, beta, gamma);
+  for (double angle : {alpha, beta, gamma})
+    if (!(angle > 0 && angle < 180))
+      throw fileError(f.name, f.number(index), std::string("CRYST1 angles must lie between 0 and 180 degrees (") +
+                                                   angles + ")");
   const double s = 1.0 / units::kAngstromPerNm;
-  const Box box = Box::rectangular(a * s, b * s, c * s);
-  if (!box.isValid()) throw fileError(f.name, f.number(index), "CRYST1 box too large: its volume overflows");
-  return box;
+  const Box cell = Box::fromLengthsAngles(a * s, b * s, c * s, alpha, beta, gamma);
+  if (!(cell.c.z > 0))
+    throw fileError(f.name, f.number(index), std::string("CRYST1 ") + angles +
+                                                 " describe no cell (the three edges would lie in one plane), so the "
+                                                 "box cannot be brought to the reduced triclinic form");
+  const std::optional<Box> box = Box::reduce(cell.a, cell.b, cell.c);
+  if (!box || !box->isValid()) throw fileError(f.name, f.number(index), "CRYST1 box too large: its volume overflows");
+  return *box;
 }
 
 void readAtomRecord(const LineFile& f, std::size_t index, Coordinates& c) {
@@ -84,9 +93,9 @@ std::string pdbText(const Coordinates& c) {
   std::string out;
   char line[128];
   if (!c.title.empty()) out += "TITLE     " + c.title.substr(0, 70) + "\n";
-  const Vec3 L = c.box.diagonal() * units::kAngstromPerNm;
-  std::snprintf(line, sizeof line, "CRYST1%9.3f%9.3f%9.3f%7.2f%7.2f%7.2f P 1           1\n", L.x, L.y, L.z, 90.0,
-                90.0, 90.0);
+  const Vec3 L = c.box.edgeLengths() * units::kAngstromPerNm, angles = c.box.angles();
+  std::snprintf(line, sizeof line, "CRYST1%9.3f%9.3f%9.3f%7.2f%7.2f%7.2f P 1           1\n", L.x, L.y, L.z, angles.x,
+                angles.y, angles.z);
   out += line;
   for (std::size_t i = 0; i < c.size(); ++i) {
     const Vec3 r = c.positions[i] * units::kAngstromPerNm;

@@ -23,13 +23,16 @@ TrajectoryFormat knownTrajectoryFormat(const std::filesystem::path& file) {
   return *format;
 }
 
-void checkFrameValues(const std::filesystem::path& file, long long index, long long frames,
-                      const TrajectoryFrame& frame) {
+void checkFrameValues(const std::filesystem::path& file, long long index, long long frames, TrajectoryFrame& frame) {
   const std::string where = "frame " + std::to_string(index + 1) + " of " + std::to_string(frames);
-  if (frame.hasBox && !frame.box.isRectangular())
-    throw fileError(file.string(), 0, where + ": the box is triclinic; only rectangular boxes are supported (frames count from 1)");
-  if (frame.hasBox && !frame.box.isValid())
-    throw fileError(file.string(), 0, where + ": the unit cell is not a box of positive finite edges (frames count from 1)");
+  if (frame.hasBox) {
+    const std::optional<Box> reduced = Box::reduce(frame.box.a, frame.box.b, frame.box.c);
+    if (!reduced || !reduced->isValid())
+      throw fileError(file.string(), 0, where + ": the unit cell cannot be brought to the reduced triclinic form (a "
+                                                "along x, b in the xy plane, positive finite a_x, b_y and c_z; frames "
+                                                "count from 1)");
+    frame.box = *reduced;
+  }
   for (std::size_t i = 0; i < frame.positions.size(); ++i)
     for (int k = 0; k < 3; ++k)
       if (!std::isfinite(frame.positions[i][k]))

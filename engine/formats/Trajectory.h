@@ -38,7 +38,8 @@ class TrajectoryReader {
   virtual long long frames() const = 0;
   /// Reads frame `index` (0-based) into `frame`. Throws Error naming the file and the frame
   /// (counted from 1) for a frame that cannot be read, a non-finite coordinate (naming the
-  /// atom) or a unit cell that is not a rectangular box.
+  /// atom) or a unit cell that cannot be brought to the reduced triclinic form; the frame's
+  /// box is in that form.
   virtual void readFrame(long long index, TrajectoryFrame& frame) = 0;
 };
 
@@ -50,10 +51,10 @@ class TrajectoryWriter {
   virtual void write(const State& state) = 0;
 };
 
-/// Throws Error naming the file, the frame and the atom (all from 1) when a coordinate of
-/// `frame` (frame `index` of `frames`) is not finite, or its box is not a valid box.
-void checkFrameValues(const std::filesystem::path& file, long long index, long long frames,
-                      const TrajectoryFrame& frame);
+/// Brings the box of `frame` (frame `index` of `frames`) to the reduced triclinic form, and
+/// throws Error naming the file, the frame and the atom (all from 1) when that cannot be done
+/// or a coordinate is not finite.
+void checkFrameValues(const std::filesystem::path& file, long long index, long long frames, TrajectoryFrame& frame);
 
 /// The Error for a trajectory that has `atoms` atoms where the system has `expectedAtoms`.
 Error atomCountError(const std::filesystem::path& file, std::size_t atoms, long long expectedAtoms);

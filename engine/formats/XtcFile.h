@@ -38,7 +38,7 @@ class XtcWriter : public TrajectoryWriter {
   static long long framesToKeep(const std::filesystem::path& file, std::size_t atoms, long long interval,
                                 long long lastStep);
 
-  /// Appends one frame: positions nm, a rectangular box, the step and time (ps); flushed at
+  /// Appends one frame: positions nm, the box (its three vectors as rows), the step and time (ps); flushed at
   /// once. Throws Error naming the file and step for a coordinate it cannot store (not
   /// finite, or beyond 2^31 / precision nm) or a step beyond 32 bits.
   void writeFrame(const std::vector<Vec3>& positions, const Box& box, long long step, double time);

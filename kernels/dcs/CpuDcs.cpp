@@ -18,18 +18,17 @@ void checkMapOptions(const MapOptions& o) {
     if (!o.periodic) fail("a PME map must be periodic");
     if (!(o.pme.beta > 0) || !std::isfinite(o.pme.beta)) fail("beta must be a positive number of 1/nm");
   }
+  const std::string half = o.box.isValid() ? std::string("half ") + o.box.maxCutoffMeaning() + " (" +
+                                                 std::to_string(o.box.maxCutoff()) + " nm)"
+                                           : "";
   if (o.method == MapMethod::Pme) {
     if (!(o.ewaldCutoff > 0)) fail("the real-space cutoff must be > 0 nm");
-    if (o.box.isValid() && !(o.ewaldCutoff < 0.5 * o.box.smallestHeight()))
-      fail("the real-space cutoff must be below half the shortest box edge (" +
-           std::to_string(0.5 * o.box.smallestHeight()) + " nm)");
+    if (o.box.isValid() && !(o.ewaldCutoff < o.box.maxCutoff())) fail("the real-space cutoff must be below " + half);
   }
-  if (o.periodic && !o.box.isValid()) fail("a periodic map needs a valid rectangular box");
+  if (o.periodic && !o.box.isValid()) fail("a periodic map needs a box in reduced triclinic form");
   if (o.method == MapMethod::Cutoff) {
     if (!(o.cutoff > 0) || !std::isfinite(o.cutoff)) fail("the cutoff must be a positive number of nm");
-    if (o.periodic && !(o.cutoff < 0.5 * o.box.smallestHeight()))
-      fail("the cutoff must be below half the shortest box edge (" + std::to_string(0.5 * o.box.smallestHeight()) +
-           " nm) for a periodic map");
+    if (o.periodic && !(o.cutoff < o.box.maxCutoff())) fail("the cutoff must be below " + half + " for a periodic map");
   }
   if (o.binCapacity < 1) fail("bin capacity must be >= 1");
 }
@@ -64,17 +63,42 @@ void cpuDirectMap(const Lattice& lattice, const std::vector<Vec3>& positions, co
       }
 }
 
+namespace {
+
+/// The fractional coordinates (a*.r, b*.r, c*.r) that the lattice's points span, from its
+/// eight corners (the point set is a parallelepiped): lo and hi per axis.
+void latticeFractionalRange(const Lattice& l, const Box& box, Vec3& lo, Vec3& hi) {
+  lo = Vec3{INFINITY, INFINITY, INFINITY};
+  hi = -lo;
+  for (int c = 0; c < 8; ++c) {
+    const Vec3 f = box.fractional(l.point(c & 1 ? l.nx - 1 : 0, c & 2 ? l.ny - 1 : 0, c & 4 ? l.nz - 1 : 0));
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = std::min(lo[d], f[d]);
+      hi[d] = std::max(hi[d], f[d]);
+    }
+  }
+}
+
+}  // namespace
+
 void cpuCutoffMap(const Lattice& lattice, const std::vector<Vec3>& positions, const std::vector<double>& charges,
                   const MapOptions& options, std::vector<double>& map) {
   checkSizes(lattice, positions, charges, map);
   const double rc = options.cutoff, rc2 = rc * rc, inv_rc2 = 1.0 / rc2;
   const bool periodic = options.periodic;
-  const Vec3 L = periodic ? options.box.diagonal() : Vec3{0, 0, 0};
-  const int images = periodic ? 1 : 0;  // atoms wrapped into the box; images -1..1 reach every point within rc
+  const Box box = periodic ? options.box : Box{};  // the image shifts (none when not periodic)
   std::vector<Vec3> atoms(positions);
   if (periodic)
-    for (Vec3& r : atoms) r = options.box.wrap(r);
-  const Vec3 o = lattice.origin, h = lattice.spacing;
+    for (Vec3& r : atoms) r = box.wrap(r);
+  // Images n a + m b + l c of an atom reach a point within rc only when its fractional
+  // coordinates plus (n, m, l) lie within rc / planeSpacing of those the lattice spans.
+  Vec3 fLo{0, 0, 0}, fHi{0, 0, 0}, reach{0, 0, 0};
+  if (periodic) {
+    latticeFractionalRange(lattice, box, fLo, fHi);
+    const Vec3 spacing = box.planeSpacings();
+    for (int d = 0; d < 3; ++d) reach[d] = rc / spacing[d] + 1e-9;
+  }
+  const Vec3 o = lattice.origin, h = lattice.spacing, t = lattice.tilt;
   // Index range of points along one axis within `reach` of coordinate c: [lo, hi] clipped.
   auto range = [](double c, double reach, double origin, double step, int count, int& lo, int& hi) {
     lo = std::max(0, int(std::ceil((c - reach - origin) / step)));
@@ -82,29 +106,39 @@ void cpuCutoffMap(const Lattice& lattice, const std::vector<Vec3>& positions, co
   };
 #pragma omp parallel for schedule(dynamic)
   for (int k = 0; k < lattice.nz; ++k) {
-    const double z = o.z + k * h.z;
+    // Slice k: z fixed; its rows start at y = o.y + k w_y, and row j at x = o.x + j v_x + k w_x.
+    const double z = o.z + k * h.z, rowY = o.y + k * t.z, sliceX = o.x + k * t.y;
     for (std::size_t a = 0; a < atoms.size(); ++a) {
       const double q = charges[a];
       if (q == 0.0) continue;
-      for (int sz = -images; sz <= images; ++sz) {
-        const double dz = z - (atoms[a].z + sz * L.z);
+      int first[3] = {0, 0, 0}, last[3] = {0, 0, 0};
+      if (periodic) {
+        const Vec3 f = box.fractional(atoms[a]);
+        for (int d = 0; d < 3; ++d) {
+          first[d] = int(std::ceil(fLo[d] - reach[d] - f[d]));
+          last[d] = int(std::floor(fHi[d] + reach[d] - f[d]));
+        }
+      }
+      for (int sz = first[2]; sz <= last[2]; ++sz) {
+        const double dz = z - (atoms[a].z + sz * box.c.z);
         const double ryz2 = rc2 - dz * dz;
         if (ryz2 <= 0) continue;
-        for (int sy = -images; sy <= images; ++sy) {
-          const double ay = atoms[a].y + sy * L.y;
+        for (int sy = first[1]; sy <= last[1]; ++sy) {
+          const double ay = atoms[a].y + sy * box.b.y + sz * box.c.y;
           int j0, j1;
-          range(ay, std::sqrt(ryz2), o.y, h.y, lattice.ny, j0, j1);
+          range(ay, std::sqrt(ryz2), rowY, h.y, lattice.ny, j0, j1);
           for (int j = j0; j <= j1; ++j) {
-            const double dy = o.y + j * h.y - ay;
+            const double dy = rowY + j * h.y - ay;
             const double rx2 = ryz2 - dy * dy;
             if (rx2 <= 0) continue;
-            for (int sx = -images; sx <= images; ++sx) {
-              const double ax = atoms[a].x + sx * L.x;
+            const double rowX = sliceX + j * t.x;
+            for (int sx = first[0]; sx <= last[0]; ++sx) {
+              const double ax = atoms[a].x + sx * box.a.x + sy * box.b.x + sz * box.c.x;
               int i0, i1;
-              range(ax, std::sqrt(rx2), o.x, h.x, lattice.nx, i0, i1);
+              range(ax, std::sqrt(rx2), rowX, h.x, lattice.nx, i0, i1);
               double* row = &map[lattice.index(0, j, k)];
               for (int i = i0; i <= i1; ++i) {
-                const double dx = o.x + i * h.x - ax;
+                const double dx = rowX + i * h.x - ax;
                 const double r2 = dx * dx + dy * dy + dz * dz;
                 row[i] += units::kCoulomb * dcs::cutoffTerm(q, r2, 1.0 / std::sqrt(r2), inv_rc2);
               }

@@ -8,6 +8,7 @@
 #include "core/Units.h"
 #include "kernels/dcs/PmeMap.h"
 #include "kernels/dcs/PmeMapDetail.h"
+#include "kernels/dcs/ShearedBox.h"
 #include "kernels/pme/CpuPme.h"
 
 namespace faraday {
@@ -30,10 +31,10 @@ double netCharge(const std::vector<double>& charges) {
   return q;
 }
 void checkBox(const MapOptions& o, const Box& box) {
-  if (!box.isValid()) throw Error("pme potential map: needs a valid rectangular box");
-  if (o.method == MapMethod::Pme && !(o.ewaldCutoff < 0.5 * box.smallestHeight()))
-    throw Error("pme potential map: the real-space cutoff " + std::to_string(o.ewaldCutoff) +
-                " nm must be below half the shortest box edge (" + std::to_string(0.5 * box.smallestHeight()) + " nm)");
+  if (!box.isValid()) throw Error("pme potential map: needs a box in reduced triclinic form");
+  if (o.method == MapMethod::Pme && !(o.ewaldCutoff < box.maxCutoff()))
+    throw Error("pme potential map: the real-space cutoff " + std::to_string(o.ewaldCutoff) + " nm must be below half " +
+                box.maxCutoffMeaning() + " (" + std::to_string(box.maxCutoff()) + " nm)");
 }
 }  // namespace
 
@@ -57,10 +58,9 @@ void CpuPmeMap::potentialAt(const std::vector<Vec3>& points, const std::vector<V
     std::vector<Vec3> forces(positions.size());
     pme_->compute(positions, charges, box, forces, nullptr);
   }
-  const Vec3 L = box.diagonal();
   pmemap::GridView grid{{options_.pme.grid[0], options_.pme.grid[1], options_.pme.grid[2]},
                         options_.pme.order,
-                        {L.x, L.y, L.z},
+                        dcs::shearedBoxOf(box),
                         pme_->realGrid().data()};
   const bool realSpace = options_.method == MapMethod::Pme;  // pmepot: the smooth part alone
   pmemap::CellView cells;
@@ -102,7 +102,7 @@ void cpuPmeMap(const Lattice& lattice, const std::vector<Vec3>& positions, const
 EwaldPotential ewaldPotentialAt(const std::vector<Vec3>& points, const std::vector<Vec3>& positions,
                                 const std::vector<double>& charges, const Box& box, double beta, double cutoff,
                                 double kspaceRtol) {
-  if (!box.isValid()) throw Error("ewaldPotentialAt: needs a valid rectangular box");
+  if (!box.isValid()) throw Error("ewaldPotentialAt: needs a box in reduced triclinic form");
   const std::size_t np = points.size(), na = positions.size();
   EwaldPotential out;
   out.real.assign(np, 0.0);
@@ -120,8 +120,10 @@ EwaldPotential ewaldPotentialAt(const std::vector<Vec3>& points, const std::vect
     }
     out.real[p] = units::kCoulomb * s;
   }
-  // Half space of k vectors (weight 2) with |m| <= m_cut.
-  const Vec3 L = box.diagonal();
+  // Half space of k vectors (weight 2) with |m| <= m_cut, m = kx a* + ky b* + kz c*: the index
+  // along each box vector is m . edge, at most m_cut |edge|.
+  const Vec3 L = box.edgeLengths();
+  const ReciprocalBox recip = box.reciprocal();
   const double mcut = beta * std::sqrt(-std::log(kspaceRtol)) / units::kPi;
   int kmax[3];
   for (int d = 0; d < 3; ++d) kmax[d] = int(std::ceil(mcut * L[d]));
@@ -135,7 +137,7 @@ EwaldPotential ewaldPotentialAt(const std::vector<Vec3>& points, const std::vect
     for (int ky = -kmax[1]; ky <= kmax[1]; ++ky)
       for (int kz = -kmax[2]; kz <= kmax[2]; ++kz) {
         if (kx == 0 && (ky < 0 || (ky == 0 && kz <= 0))) continue;
-        const Vec3 m{kx / L.x, ky / L.y, kz / L.z};
+        const Vec3 m = recip.a * double(kx) + recip.b * double(ky) + recip.c * double(kz);
         const double m2 = norm2(m);
         if (m2 > mcut * mcut) continue;
         terms.push_back({m, 2.0 * std::exp(-units::kPi * units::kPi * m2 / (beta * beta)) / m2, {0.0, 0.0}});

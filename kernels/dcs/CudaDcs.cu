@@ -25,15 +25,25 @@ void runProductionGather(const Lattice& l, const MapOptions& o, const float4* re
                          const float4* nearRow, std::size_t nearCount, cudaMemcpyKind kind, double* map,
                          DeviceBuffer<double>& scratch, cudaStream_t s) {
   const PeriodicBox box = boxOf(o);
+  const bool tilted = tiltedImage(o);
   using Acc = BlockedDoubleAccumulator;
   runGatherChunks(
       regular, regularCount, nearRow, nearCount, kind, s,
       [&](int n) {
-        o.periodic ? launchProductionTiles<true, Acc>(l, box, n, map, scratch, s)
-                   : launchProductionTiles<false, Acc>(l, box, n, map, scratch, s);
+        if (tilted)
+          launchProductionTiles<true, Acc, true>(l, box, n, map, scratch, s);
+        else if (o.periodic)
+          launchProductionTiles<true, Acc>(l, box, n, map, scratch, s);
+        else
+          launchProductionTiles<false, Acc>(l, box, n, map, scratch, s);
       },
       [&](int n) {
-        o.periodic ? launchNearRow<true, Acc>(l, box, n, map, s) : launchNearRow<false, Acc>(l, box, n, map, s);
+        if (tilted)
+          launchNearRow<true, Acc, true>(l, box, n, map, s);
+        else if (o.periodic)
+          launchNearRow<true, Acc>(l, box, n, map, s);
+        else
+          launchNearRow<false, Acc>(l, box, n, map, s);
       });
 }
 
@@ -42,24 +52,33 @@ struct PackArgs {
   const double4_32a* pos;  // per slot, nm
   const double* charge;    // per slot, e
   bool periodic;
-  double L[3], origin[3], spacing[3];  // nm
+  double box[6];           // a_x, b_x, b_y, c_x, c_y, c_z (nm)
+  double origin[3];        // nm
+  dcs::NearTest near;
 };
 
-/// One thread per slot: the atom as packAtoms makes it on the host (wrapped when periodic,
-/// relative to the lattice origin, float4 {x, y, z, q}) and the list splitNearRowAtoms puts
-/// it in (an uncharged atom in neither).
+/// One thread per slot: the atom as packAtoms makes it on the host (wrapped into the brick
+/// when periodic, as Box::wrap: c, then b, then a; relative to the lattice origin, float4 {x,
+/// y, z, q}) and the list splitNearRowAtoms puts it in (an uncharged atom in neither).
 __global__ void packDeviceAtoms(PackArgs a, float4* packed, unsigned char* regular, unsigned char* nearRow) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= a.n) return;
   const double4_32a p = a.pos[s];
   double r[3] = {p.x, p.y, p.z};
-  if (a.periodic)
-    for (int d = 0; d < 3; ++d) r[d] -= a.L[d] * floor(r[d] / a.L[d]);
+  if (a.periodic) {
+    double k = floor(r[2] / a.box[5]);
+    r[0] -= a.box[3] * k;
+    r[1] -= a.box[4] * k;
+    r[2] -= a.box[5] * k;
+    k = floor(r[1] / a.box[2]);
+    r[0] -= a.box[1] * k;
+    r[1] -= a.box[2] * k;
+    r[0] -= a.box[0] * floor(r[0] / a.box[0]);
+  }
   const float4 f = make_float4(float(r[0] - a.origin[0]), float(r[1] - a.origin[1]), float(r[2] - a.origin[2]),
                                float(a.charge[s]));
   packed[s] = f;
-  const bool near = dcs::nearLatticePlane(f.y, a.spacing[1], a.L[1], a.periodic) &&
-                    dcs::nearLatticePlane(f.z, a.spacing[2], a.L[2], a.periodic);
+  const bool near = dcs::nearLatticeRow(a.near, f.y, f.z);
   regular[s] = f.w != 0.f && !near;
   nearRow[s] = f.w != 0.f && near;
 }
@@ -156,12 +175,10 @@ void CudaMapAccumulator::addFrame(const DeviceFrame& frame, const Box& box, Time
   a.pos = reinterpret_cast<const double4_32a*>(frame.positions);
   a.charge = frame.charges;
   a.periodic = o.periodic;
-  const Vec3 L = o.box.diagonal();
-  for (int d = 0; d < 3; ++d) {
-    a.L[d] = L[d];
-    a.origin[d] = m.lattice.origin[d];
-    a.spacing[d] = m.lattice.spacing[d];
-  }
+  const double cell[6] = {o.box.a.x, o.box.b.x, o.box.b.y, o.box.c.x, o.box.c.y, o.box.c.z};
+  for (int d = 0; d < 6; ++d) a.box[d] = cell[d];
+  for (int d = 0; d < 3; ++d) a.origin[d] = m.lattice.origin[d];
+  a.near = nearTestOf(m.lattice, o.box, o.periodic);
   packDeviceAtoms<<<(frame.n + 255) / 256, 256, 0, frameStream>>>(a, m.packed.data(), m.isRegular.data(),
                                                                    m.isNearRow.data());
   FARADAY_CUDA_CHECK_LAUNCH("packDeviceAtoms");

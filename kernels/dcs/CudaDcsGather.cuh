@@ -50,9 +50,12 @@ struct BlockedDoubleAccumulator {
   __device__ double total() const { return d + double(s); }
 };
 
+/// The periodic box as the kernels read it: the diagonal a_x, b_y, c_z, its inverse and the
+/// tilts b_x, c_x, c_y (all zero when not periodic).
 struct PeriodicBox {
   float L[3];     // nm
   float invL[3];  // 1/nm
+  float bx, cx, cy;  // nm
 };
 
 template <bool kPeriodic>
@@ -61,34 +64,58 @@ __device__ inline float minimumImage(float d, float L, float invL) {
   return d;
 }
 
+/// The minimum image of the displacements from `atom` to a row of points at (y, z) (x varies
+/// along the row): dy and dz, and the atom's x with the shifts by c and b that the image
+/// takes (Box::minimumImage's order: c, then b; the shift by a is per point,
+/// minimumImage<kPeriodic>(x - ax)). kTilted: a triclinic box (3 more FP32 operations per
+/// atom and row); else each axis is rounded on its own.
+template <bool kPeriodic, bool kTilted>
+__device__ inline void rowImage(const PeriodicBox& box, float y, float z, const float4& atom, float& dy, float& dz,
+                                float& ax) {
+  if constexpr (kTilted) {
+    static_assert(kPeriodic, "a tilted image needs a periodic box");
+    dz = z - atom.z;
+    const float sz = rintf(dz * box.invL[2]);
+    dz -= box.L[2] * sz;
+    dy = (y - atom.y) - box.cy * sz;
+    const float sy = rintf(dy * box.invL[1]);
+    dy -= box.L[1] * sy;
+    ax = atom.x + box.cx * sz + box.bx * sy;
+  } else {
+    dy = minimumImage<kPeriodic>(y - atom.y, box.L[1], box.invL[1]);
+    dz = minimumImage<kPeriodic>(z - atom.z, box.L[2], box.invL[2]);
+    ax = atom.x;
+  }
+}
+
 // ---- (b, c, d) gather: thread per lattice point(s), atoms from constant memory -------
 /// kCoarsen points per thread along x; kCoalesced puts them blockDim.x apart (a warp
 /// writes 32 consecutive doubles per point index), else adjacent. Per atom and thread:
 /// 1 constant read (broadcast), dy, dz, dy^2+dz^2 once, then per point 1 sub, 1 fma,
 /// 1 rsqrt, 1 mul-add (plus 2 ops for the minimum image when periodic).
 template <int kCoarsen, bool kCoalesced, bool kPeriodic, class Acc, int kMinBlocks = 1, bool kPerPairTest = false,
-          int kFold = 32>
+          int kFold = 32, bool kTilted = false>
 __global__ void __launch_bounds__(128, kMinBlocks) gatherKernel(LatticeDims g, PeriodicBox box, int nAtoms, double* map) {
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
   const int k = blockIdx.z;
   const int i0 = kCoalesced ? blockIdx.x * blockDim.x * kCoarsen + threadIdx.x
                             : (blockIdx.x * blockDim.x + threadIdx.x) * kCoarsen;
   const int step = kCoalesced ? blockDim.x : 1;
-  const float y = j * g.hy, z = k * g.hz;
+  const float y = j * g.hy + k * g.tzy, z = k * g.hz, rowX = j * g.tyx + k * g.tzx;
   float x[kCoarsen];
 #pragma unroll
-  for (int c = 0; c < kCoarsen; ++c) x[c] = (i0 + c * step) * g.hx;
+  for (int c = 0; c < kCoarsen; ++c) x[c] = (i0 + c * step) * g.hx + rowX;
   Acc acc[kCoarsen];
   for (int a0 = 0; a0 < nAtoms; a0 += kFold) {
 #pragma unroll 4
     for (int a = a0; a < a0 + kFold; ++a) {
       const float4 atom = c_atoms[a];
-      const float dy = minimumImage<kPeriodic>(y - atom.y, box.L[1], box.invL[1]);
-      const float dz = minimumImage<kPeriodic>(z - atom.z, box.L[2], box.invL[2]);
+      float dy, dz, ax;
+      rowImage<kPeriodic, kTilted>(box, y, z, atom, dy, dz, ax);
       const float dyz2 = fmaf(dy, dy, dz * dz);
 #pragma unroll
       for (int c = 0; c < kCoarsen; ++c) {
-        const float dx = minimumImage<kPeriodic>(x[c] - atom.x, box.L[0], box.invL[0]);
+        const float dx = minimumImage<kPeriodic>(x[c] - ax, box.L[0], box.invL[0]);
         const float r2 = fmaf(dx, dx, dyz2);
         // kPerPairTest: the near-atom test of directTerm on every pair (compare + select).
         // Without it the chunk must hold only atoms farther than kMinDistance from every
@@ -132,7 +159,7 @@ struct TileGrid {
   int atomsPerPart;    // a multiple of kFold
 };
 
-template <int kCoarsen, bool kPeriodic, class Acc, int kMinBlocks, int kFold, int kUnroll>
+template <int kCoarsen, bool kPeriodic, class Acc, int kMinBlocks, int kFold, int kUnroll, bool kTilted = false>
 __global__ void __launch_bounds__(128, kMinBlocks)
     tileKernel(LatticeDims g, PeriodicBox box, int nAtoms, TileGrid t, double* map, double* scratch) {
   // Shifts and masks only (no integer division): the atom range stays in uniform
@@ -148,23 +175,25 @@ __global__ void __launch_bounds__(128, kMinBlocks)
   const int tx = tile % t.tilesX, ty = (tile / t.tilesX) % t.tilesY, k = tile / (t.tilesX * t.tilesY);
   const int j = ty * blockDim.y + threadIdx.y;
   const int i0 = tx * 32 * kCoarsen + threadIdx.x;
-  // Point coordinates rounded once here (__fmul_rn: not contracted into the loop's
-  // subtractions), so the loop needs no spacing: dx, dy, dz are single FADDs.
-  const float y = __fmul_rn(float(j), g.hy), z = __fmul_rn(float(k), g.hz);
+  // Point coordinates rounded once here (__fmul_rn, __fadd_rn: not contracted into the loop's
+  // subtractions), so the loop needs no spacing: dx, dy, dz are single FADDs. The row's tilt
+  // terms are zero on an orthogonal lattice, where adding them changes no bit.
+  const float y = __fadd_rn(__fmul_rn(float(j), g.hy), __fmul_rn(float(k), g.tzy)), z = __fmul_rn(float(k), g.hz);
+  const float rowX = __fadd_rn(__fmul_rn(float(j), g.tyx), __fmul_rn(float(k), g.tzx));
   float x[kCoarsen];
 #pragma unroll
-  for (int c = 0; c < kCoarsen; ++c) x[c] = __fmul_rn(float(i0 + 32 * c), g.hx);
+  for (int c = 0; c < kCoarsen; ++c) x[c] = __fadd_rn(__fmul_rn(float(i0 + 32 * c), g.hx), rowX);
   Acc acc[kCoarsen];
   for (int a0 = aBegin; a0 < aEnd; a0 += kFold) {
 #pragma unroll kUnroll
     for (int a = a0; a < a0 + kFold; ++a) {
       const float4 atom = c_atoms[a];
-      const float dy = minimumImage<kPeriodic>(y - atom.y, box.L[1], box.invL[1]);
-      const float dz = minimumImage<kPeriodic>(z - atom.z, box.L[2], box.invL[2]);
+      float dy, dz, ax;
+      rowImage<kPeriodic, kTilted>(box, y, z, atom, dy, dz, ax);
       const float dyz2 = fmaf(dy, dy, dz * dz);
 #pragma unroll
       for (int c = 0; c < kCoarsen; ++c) {
-        const float dx = minimumImage<kPeriodic>(x[c] - atom.x, box.L[0], box.invL[0]);
+        const float dx = minimumImage<kPeriodic>(x[c] - ax, box.L[0], box.invL[0]);
         // The chunk holds only atoms farther than kMinDistance from every lattice row
         // (splitNearRowAtoms): r >= kMinDistance for every pair, no test needed.
         acc[c].add(atom.w * dcs::fastRsqrt(fmaf(dx, dx, dyz2)));
@@ -218,8 +247,16 @@ PeriodicBox boxOf(const MapOptions& o) {
     p.L[d] = o.periodic ? float(L[d]) : 0.f;
     p.invL[d] = o.periodic ? float(1.0 / L[d]) : 0.f;
   }
+  if (o.periodic) {
+    p.bx = float(o.box.b.x);
+    p.cx = float(o.box.c.x);
+    p.cy = float(o.box.c.y);
+  }
   return p;
 }
+
+/// Whether the periodic direct kernels take the tilted minimum image (a triclinic box).
+[[maybe_unused]] bool tiltedImage(const MapOptions& o) { return o.periodic && !o.box.isRectangular(); }
 
 /// Atoms relative to the lattice origin as float4 {x, y, z, q}, padded to kAtomBlock.
 std::vector<float4> packAtoms(const Lattice& l, const std::vector<Vec3>& pos, const std::vector<double>& q,
@@ -235,26 +272,27 @@ std::vector<float4> packAtoms(const Lattice& l, const std::vector<Vec3>& pos, co
 }
 
 template <int C, bool kCoalesced, bool kPeriodic, class Acc, int kMinBlocks = 1, bool kPerPairTest = false,
-          int kFold = 32>
+          int kFold = 32, bool kTilted = false>
 void launchGather(const Lattice& l, const PeriodicBox& box, int nAtoms, double* map, cudaStream_t s) {
   const dim3 block(32, 4);
   const int pointsPerBlockX = 32 * C;
   const dim3 grid((l.nx + pointsPerBlockX - 1) / pointsPerBlockX, (l.ny + 3) / 4, l.nz);
-  gatherKernel<C, kCoalesced, kPeriodic, Acc, kMinBlocks, kPerPairTest, kFold><<<grid, block, 0, s>>>(dimsOf(l), box, nAtoms, map);
+  gatherKernel<C, kCoalesced, kPeriodic, Acc, kMinBlocks, kPerPairTest, kFold, kTilted>
+      <<<grid, block, 0, s>>>(dimsOf(l), box, nAtoms, map);
   FARADAY_CUDA_CHECK_LAUNCH("gatherKernel");
 }
 
 /// The tile kernel on `s`, with the last partial wave split (`splitTail`) when it would
 /// leave most of the GPU idle: the T mod R tail tiles are split into
 /// parts blocks each, the largest power of 2 <= min(8, R / tail tiles, atom blocks).
-template <int C, bool kPeriodic, class Acc, int MB, int kFold, int kUnroll>
+template <int C, bool kPeriodic, class Acc, int MB, int kFold, int kUnroll, bool kTilted = false>
 void launchTiles(const Lattice& l, const PeriodicBox& box, int nAtoms, double* map, DeviceBuffer<double>& scratch,
                  cudaStream_t s, bool splitTail) {
   static const int resident = [] {
     int sms = 0, perSm = 0;
     FARADAY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     FARADAY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &perSm, tileKernel<C, kPeriodic, Acc, MB, kFold, kUnroll>, 128, 0));
+        &perSm, tileKernel<C, kPeriodic, Acc, MB, kFold, kUnroll, kTilted>, 128, 0));
     return std::max(1, sms * perSm);
   }();
   TileGrid t{};
@@ -272,8 +310,8 @@ void launchTiles(const Lattice& l, const PeriodicBox& box, int nAtoms, double* m
   t.atomsPerPart = ((atomBlocks + parts - 1) / parts) * kFold;
   const int blocks = t.fullTiles + (parts > 1 ? parts * tail : 0);
   if (parts > 1) scratch.resize(std::max<std::size_t>(scratch.size(), std::size_t(parts) * tail * 128 * C));
-  tileKernel<C, kPeriodic, Acc, MB, kFold, kUnroll><<<blocks, dim3(32, 4), 0, s>>>(dimsOf(l), box, nAtoms, t, map,
-                                                                                  scratch.data());
+  tileKernel<C, kPeriodic, Acc, MB, kFold, kUnroll, kTilted>
+      <<<blocks, dim3(32, 4), 0, s>>>(dimsOf(l), box, nAtoms, t, map, scratch.data());
   FARADAY_CUDA_CHECK_LAUNCH("tileKernel");
   if (parts > 1) {
     const std::size_t slots = std::size_t(tail) * 128 * C;
@@ -301,23 +339,23 @@ static_assert(kAtomBlock % kProductionFold == 0, "the fold must divide the atom 
 /// The coalesced tile kernel in its production shape for the lattice's row length: 16
 /// points per thread cover 512 points per tile row; shorter rows waste fewer threads with 8
 /// (256 per tile row) or 4 (128).
-template <bool kPeriodic, class Acc>
+template <bool kPeriodic, class Acc, bool kTilted = false>
 void launchProductionTiles(const Lattice& l, const PeriodicBox& box, int n, double* map,
                            DeviceBuffer<double>& scratch, cudaStream_t s) {
   if (l.nx > 32 * kMidCoarsening)
-    launchTiles<kProductionCoarsening, kPeriodic, Acc, kProductionMinBlocks, kProductionFold, kProductionUnroll>(
-        l, box, n, map, scratch, s, kProductionSplitTail);
+    launchTiles<kProductionCoarsening, kPeriodic, Acc, kProductionMinBlocks, kProductionFold, kProductionUnroll,
+                kTilted>(l, box, n, map, scratch, s, kProductionSplitTail);
   else if (l.nx > 32 * 4)
-    launchTiles<kMidCoarsening, kPeriodic, Acc, kMidMinBlocks, kProductionFold, kMidUnroll>(l, box, n, map, scratch,
-                                                                                           s, kProductionSplitTail);
+    launchTiles<kMidCoarsening, kPeriodic, Acc, kMidMinBlocks, kProductionFold, kMidUnroll, kTilted>(
+        l, box, n, map, scratch, s, kProductionSplitTail);
   else
-    launchTiles<4, kPeriodic, Acc, 1, kProductionFold, 4>(l, box, n, map, scratch, s, kProductionSplitTail);
+    launchTiles<4, kPeriodic, Acc, 1, kProductionFold, 4, kTilted>(l, box, n, map, scratch, s, kProductionSplitTail);
 }
 
 /// The atoms near a lattice row: one point per thread with the per-pair near-atom test.
-template <bool kPeriodic, class Acc>
+template <bool kPeriodic, class Acc, bool kTilted = false>
 void launchNearRow(const Lattice& l, const PeriodicBox& box, int n, double* map, cudaStream_t s) {
-  launchGather<1, false, kPeriodic, Acc, 1, true>(l, box, n, map, s);
+  launchGather<1, false, kPeriodic, Acc, 1, true, 32, kTilted>(l, box, n, map, s);
 }
 
 /// Splits packed atoms (relative to the lattice origin) into those that can never come
@@ -327,13 +365,12 @@ void launchNearRow(const Lattice& l, const PeriodicBox& box, int n, double* map,
 /// atoms are dropped. Each list is padded to kAtomBlock.
 void splitNearRowAtoms(const Lattice& l, const MapOptions& o, const std::vector<float4>& atoms,
                        std::vector<float4>& regular, std::vector<float4>& nearRow) {
-  const Vec3 L = o.box.diagonal();
-  auto nearPlanes = [&](double c, double h, double period) { return dcs::nearLatticePlane(c, h, period, o.periodic); };
+  const NearTest test = nearTestOf(l, o.box, o.periodic);
   regular.clear();
   nearRow.clear();
   for (const float4& a : atoms) {
     if (a.w == 0.f) continue;  // padding and uncharged atoms add nothing
-    const bool near = nearPlanes(a.y, l.spacing.y, L.y) && nearPlanes(a.z, l.spacing.z, L.z);
+    const bool near = dcs::nearLatticeRow(test, a.y, a.z);
     (near ? nearRow : regular).push_back(a);
   }
   // Padding: zero charge at the first regular atom's place, so the padding is as far from

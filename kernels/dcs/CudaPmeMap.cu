@@ -20,6 +20,7 @@
 #include "kernels/dcs/DcsPair.h"
 #include "kernels/dcs/PmeMap.h"
 #include "kernels/dcs/PmeMapDetail.h"
+#include "kernels/dcs/ShearedBox.h"
 #include "kernels/pme/BSpline.h"
 #include "kernels/pme/PmeGridGeometry.h"
 
@@ -43,7 +44,8 @@ __device__ __forceinline__ int floorDiv(int a, int b) {
   return (a % b < 0) ? q - 1 : q;
 }
 
-/// The box cut into n[d] cells per axis for the real-space sum (map.method = pme).
+/// The box cut into n[d] cells per sheared axis (ShearedBox.h) for the real-space sum
+/// (map.method = pme).
 struct CellGrid {
   int n[3] = {1, 1, 1};
   int count() const { return n[0] * n[1] * n[2]; }
@@ -51,12 +53,13 @@ struct CellGrid {
 
 /// Cells of side >= rc/2 (a warp's neighbourhood spans a few cells per axis) and >=
 /// (8 V/N)^(1/3), about 8 atoms per cell on average, so a sparse system does not make
-/// millions of empty cells.
+/// millions of empty cells; the side is measured across the cell's faces (the sheared
+/// width over the axis' stretch).
 CellGrid chooseCells(const Box& box, int atoms, double cutoff) {
-  const Vec3 L = box.diagonal();
+  const dcs::ShearedBox sheared = dcs::shearedBoxOf(box);
   const double side = std::max(0.5 * cutoff, std::cbrt(8.0 * box.volume() / double(std::max(atoms, 1))));
   CellGrid c;
-  for (int d = 0; d < 3; ++d) c.n[d] = std::max(1, int(std::floor(L[d] / side)));
+  for (int d = 0; d < 3; ++d) c.n[d] = std::max(1, int(std::floor(sheared.period(d) / (side * sheared.stretch(d)))));
   return c;
 }
 
@@ -64,8 +67,8 @@ struct PrepareArgs {
   int n;
   const double4_32a* pos;  // per slot, nm
   const double* charge;    // per slot, e
-  double L[3];
-  pmemap::Site* sites;     // out: wrapped into [0, L), per slot
+  dcs::ShearedBox box;
+  pmemap::Site* sites;     // out: wrapped into the cell, per slot
   // Cells (null cellOf: no real-space sum). cellCount is all zero on entry.
   int cells[3];
   int* cellOf;
@@ -84,14 +87,19 @@ __global__ void prepareSites(PrepareArgs a) {
   double r[3] = {p.x, p.y, p.z};
   double q = a.charge[s];
   const bool finite = isfinite(r[0]) && isfinite(r[1]) && isfinite(r[2]) && isfinite(q);
-  for (int d = 0; d < 3; ++d) r[d] = finite ? r[d] - a.L[d] * floor(r[d] / a.L[d]) : 0.0;
-  if (!finite) q = 0;
+  double t[3] = {0, 0, 0};
+  if (finite) {
+    a.box.wrapIntoCell(r, t);
+  } else {
+    r[0] = r[1] = r[2] = 0;
+    q = 0;
+  }
   a.sites[s] = pmemap::Site{r[0], r[1], r[2], q};
   if (!a.cellOf) return;
   int cell = -1, rank = 0;
   if (q != 0) {
     int c[3];
-    for (int d = 0; d < 3; ++d) c[d] = int(fmin(fmax(r[d] / a.L[d] * a.cells[d], 0.0), a.cells[d] - 1.0));
+    for (int d = 0; d < 3; ++d) c[d] = int(fmin(fmax(t[d] / a.box.period(d) * a.cells[d], 0.0), a.cells[d] - 1.0));
     cell = (c[2] * a.cells[1] + c[1]) * a.cells[0] + c[0];
     rank = atomicAdd(&a.cellCount[cell], 1);
   }
@@ -172,47 +180,49 @@ __global__ void sortCells(int cells, const int* start, pmemap::Site* sorted, int
 /// What the lattice kernel reads.
 struct PointArgs {
   int nx, ny, nz;
-  double origin[3], spacing[3];  // nm
+  double origin[3], spacing[3], tilt[3];  // nm (Lattice)
   pmemap::GridView grid;         // dE_rec/dQ(k), kJ/(mol e)
   double kCoulomb, background;   // kJ nm/(mol e^2), kJ/(mol e)
   // Real space (map.method = pme).
   int cells[3];
-  double L[3], side[3];  // box edges and cell sides, nm
-  double cutoff;         // nm
+  dcs::ShearedBox box;   // nm
+  double side[3];        // cell sides along the sheared axes, nm
+  double reach[3];       // the cutoff times each sheared axis' stretch, nm
   float rc2, beta;       // nm^2, 1/nm
   const int* cellStart;  // cells + 1
   const pmemap::Site* sites;  // in cell order, each cell by slot
 };
 
 /// sum_i q_i erfc(beta r_i)/r_i (e/nm) at this lane's point over the atoms within the cutoff,
-/// gathered by the whole warp. The warp's 8 x 4 points span the box [lo, lo + ext] (nm);
-/// p is the lane's point relative to lo. The cells within the cutoff of that box are visited
-/// in z, y, x order over their periodic images (an image shift per row segment, so no
-/// minimum-image rounding per pair; with rc < L/2 at most one image of an atom lies within
-/// rc of a point, so this is the minimum-image sum). Each lane loads one atom of a chunk of
-/// 32 relative to lo and tests it against the warp's box; the warp then walks the atoms
-/// near the box, each lane adding its term (float, summed in double). Per pair: 3 FADD, 3
-/// FMA/FMUL, rsqrt, erfc, 2 FMUL, 1 DADD, 4 shuffles.
-__device__ double realSpaceWarp(const PointArgs& a, const double lo[3], const float ext[3], const float p[3],
-                                bool valid) {
+/// gathered by the whole warp. The warp's 8 x 4 points span the box [lo, lo + ext] (nm) and
+/// the sheared coordinates [tlo, thi]; p is the lane's point relative to lo. The cells
+/// within the cutoff of those points (sheared coordinates within the cutoff's reach) are
+/// visited in z, y, x order over their periodic images (an image shift by whole box vectors
+/// per row segment, so no minimum-image rounding per pair; with rc below Box::maxCutoff at
+/// most one image of an atom lies within rc of a point, so this is the minimum-image sum).
+/// Each lane loads one atom of a chunk of 32 relative to lo and tests it against the warp's
+/// box; the warp then walks the atoms near the box, each lane adding its term (float, summed
+/// in double). Per pair: 3 FADD, 3 FMA/FMUL, rsqrt, erfc, 2 FMUL, 1 DADD, 4 shuffles.
+__device__ double realSpaceWarp(const PointArgs& a, const double lo[3], const float ext[3], const double tlo[3],
+                                const double thi[3], const float p[3], bool valid) {
   const int lane = threadIdx.x & 31;
   int first[3], last[3];
   for (int d = 0; d < 3; ++d) {
-    first[d] = int(floor((lo[d] - a.cutoff) / a.side[d]));
-    last[d] = int(floor((lo[d] + ext[d] + a.cutoff) / a.side[d]));
+    first[d] = int(floor((tlo[d] - a.reach[d]) / a.side[d]));
+    last[d] = int(floor((thi[d] + a.reach[d]) / a.side[d]));
   }
   const float minR2 = float(dcs::kMinDistance2);
   double sum = 0;
   for (int cz = first[2]; cz <= last[2]; ++cz) {
     const int imageZ = floorDiv(cz, a.cells[2]);
-    const double shiftZ = imageZ * a.L[2] - lo[2];
+    const double shiftZ = imageZ * a.box.cz - lo[2];
     for (int cy = first[1]; cy <= last[1]; ++cy) {
       const int imageY = floorDiv(cy, a.cells[1]);
-      const double shiftY = imageY * a.L[1] - lo[1];
+      const double shiftY = imageY * a.box.by + imageZ * a.box.cy - lo[1];
       const int row = ((cz - imageZ * a.cells[2]) * a.cells[1] + (cy - imageY * a.cells[1])) * a.cells[0];
       for (int imageX = floorDiv(first[0], a.cells[0]); imageX <= floorDiv(last[0], a.cells[0]); ++imageX) {
         const int x0 = max(first[0] - imageX * a.cells[0], 0), x1 = min(last[0] - imageX * a.cells[0], a.cells[0] - 1);
-        const double shiftX = imageX * a.L[0] - lo[0];
+        const double shiftX = imageX * a.box.ax + imageY * a.box.bx + imageZ * a.box.cx - lo[0];
         const int end = a.cellStart[row + x1 + 1];
         for (int base = a.cellStart[row + x0]; base < end; base += 32) {
           float4 atom = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -259,16 +269,32 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) mapPoints(PointArgs a, do
   const bool valid = i < a.nx && j < a.ny;
   double real = 0;
   if constexpr (kRealSpace) {
-    const double lo[3] = {a.origin[0] + i0 * a.spacing[0], a.origin[1] + j0 * a.spacing[1],
-                          a.origin[2] + k * a.spacing[2]};
-    const float ext[3] = {float((min(i0 + kWarpX, a.nx) - 1 - i0) * a.spacing[0]),
-                          float((min(j0 + kWarpY, a.ny) - 1 - j0) * a.spacing[1]), 0.f};
-    const float p[3] = {float((i - i0) * a.spacing[0]), float((j - j0) * a.spacing[1]), 0.f};
-    real = realSpaceWarp(a, lo, ext, p, valid);
+    // The warp's points: the parallelogram p0 + di u + dj v (di <= ei, dj <= ej) of the
+    // lattice's steps u = (h_x, 0, 0), v = (t_yx, h_y, 0); lo is the low corner of its box.
+    const int ei = min(i0 + kWarpX, a.nx) - 1 - i0, ej = min(j0 + kWarpY, a.ny) - 1 - j0;
+    const double p0[3] = {a.origin[0] + i0 * a.spacing[0] + j0 * a.tilt[0] + k * a.tilt[1],
+                          a.origin[1] + j0 * a.spacing[1] + k * a.tilt[2], a.origin[2] + k * a.spacing[2]};
+    const double tiltX = ej * a.tilt[0], below = fmin(tiltX, 0.0);
+    const double lo[3] = {p0[0] + below, p0[1], p0[2]};
+    const float ext[3] = {float(ei * a.spacing[0] + fabs(tiltX)), float(ej * a.spacing[1]), 0.f};
+    const float p[3] = {float((i - i0) * a.spacing[0] + (j - j0) * a.tilt[0] - below), float((j - j0) * a.spacing[1]),
+                        0.f};
+    // Sheared coordinates of the parallelogram's corners: their bounds are the points'.
+    double tlo[3] = {INFINITY, INFINITY, INFINITY}, thi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int c = 0; c < 4; ++c) {
+      const int di = c & 1 ? ei : 0, dj = c & 2 ? ej : 0;
+      double t[3];
+      a.box.sheared(p0[0] + di * a.spacing[0] + dj * a.tilt[0], p0[1] + dj * a.spacing[1], p0[2], t);
+      for (int d = 0; d < 3; ++d) {
+        tlo[d] = fmin(tlo[d], t[d]);
+        thi[d] = fmax(thi[d], t[d]);
+      }
+    }
+    real = realSpaceWarp(a, lo, ext, tlo, thi, p, valid);
   }
   if (!valid) return;
-  const double px = a.origin[0] + i * a.spacing[0], py = a.origin[1] + j * a.spacing[1],
-               pz = a.origin[2] + k * a.spacing[2];
+  const double px = a.origin[0] + i * a.spacing[0] + j * a.tilt[0] + k * a.tilt[1],
+               py = a.origin[1] + j * a.spacing[1] + k * a.tilt[2], pz = a.origin[2] + k * a.spacing[2];
   sum[(std::size_t(k) * a.ny + j) * a.nx + i] +=
       a.kCoulomb * real + pmemap::interpolateGrid(a.grid, px, py, pz) + a.background;
 }
@@ -309,7 +335,7 @@ struct CudaPmeMap::Impl {
   std::size_t scanBytes = 0;
   // The map-stream part of a frame, captured for this box and atom count.
   CudaGraphExec graph;
-  Vec3 box{0, 0, 0};  // edges the graph, the cells and the influence function were made for
+  Box box{};  // the box the graph, the cells and the influence function were made for
   double netCharge = 0;
   CudaEvent prepared{cudaEventDisableTiming}, done{cudaEventDisableTiming};
   CudaEvent start, stop;  // the last frame's first and last work on the map's stream
@@ -317,24 +343,26 @@ struct CudaPmeMap::Impl {
   double deviceMs = 0;
   long long timedFrames = 0;
 
-  // eterm(m) = k_C exp(-pi^2 m^2/beta^2) B(m) / (pi V m^2) on the half-complex grid
-  // (the influence function of CpuPme::convolve), 0 at m = 0.
+  // eterm(m) = k_C exp(-pi^2 m^2/beta^2) B(m) / (pi V m^2) on the half-complex grid, with
+  // m = i a* + j b* + k c* (the influence function of CpuPme::convolve), 0 at m = 0.
   void updateInfluence(const Box& b) {
-    const Vec3 L = b.diagonal();
-    std::array<std::vector<double>, 3> f;
-    for (int d = 0; d < 3; ++d)
-      f[d] = pme::influenceFactors(pme::bsplineModuli(K[d], options.pme.order), L[d], options.pme.beta);
+    std::array<std::vector<double>, 3> moduli;
+    for (int d = 0; d < 3; ++d) moduli[d] = pme::bsplineModuli(K[d], options.pme.order);
+    const ReciprocalBox recip = b.reciprocal();
     const int kzc = K[2] / 2 + 1;
     std::vector<double> h(complexCount);
     const double pref = units::kCoulomb / (units::kPi * b.volume());
+    const double piOverBeta2 = units::kPi * units::kPi / (options.pme.beta * options.pme.beta);
     for (int ix = 0; ix < K[0]; ++ix) {
-      const double mx = (ix <= K[0] / 2 ? ix : ix - K[0]) / L.x;
+      const Vec3 ma = recip.a * double(ix <= K[0] / 2 ? ix : ix - K[0]);
       for (int iy = 0; iy < K[1]; ++iy) {
-        const double my = (iy <= K[1] / 2 ? iy : iy - K[1]) / L.y;
+        const double myi = iy <= K[1] / 2 ? iy : iy - K[1];
+        const double my = ma.y + myi * recip.b.y, mzab = ma.z + myi * recip.b.z;
         for (int iz = 0; iz < kzc; ++iz) {
-          const double mz = iz / L.z;
-          const double m2 = mx * mx + my * my + mz * mz;
-          h[(std::size_t(ix) * K[1] + iy) * kzc + iz] = m2 == 0 ? 0.0 : pref / m2 * f[0][ix] * f[1][iy] * f[2][iz];
+          const double mz = mzab + iz * recip.c.z;
+          const double m2 = ma.x * ma.x + my * my + mz * mz;
+          h[(std::size_t(ix) * K[1] + iy) * kzc + iz] =
+              m2 == 0 ? 0.0 : pref * std::exp(-piOverBeta2 * m2) / m2 * moduli[0][ix] * moduli[1][iy] * moduli[2][iz];
         }
       }
     }
@@ -346,8 +374,7 @@ struct CudaPmeMap::Impl {
   /// Buffers, cells, influence function and graph for `n` slots in box `b` (remade only
   /// when these change: once per run).
   void prepareFor(int n, const Box& b) {
-    const Vec3 L = b.diagonal();
-    if (n == atoms && L.x == box.x && L.y == box.y && L.z == box.z) return;
+    if (n == atoms && b == box) return;
     FARADAY_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     graph.reset();
     if (n != atoms) {
@@ -360,8 +387,8 @@ struct CudaPmeMap::Impl {
         sortKey.resize(n);
       }
     }
-    if (!(L.x == box.x && L.y == box.y && L.z == box.z)) updateInfluence(b);
-    box = L;
+    if (!(b == box)) updateInfluence(b);
+    box = b;
     if (realSpace) {
       cells = chooseCells(b, n, options.ewaldCutoff);
       cellCount.resize(cells.count() + 1);
@@ -375,7 +402,7 @@ struct CudaPmeMap::Impl {
   }
 
   pmemap::GridView gridView() {
-    return {{K[0], K[1], K[2]}, options.pme.order, {box.x, box.y, box.z}, realGrid.data()};
+    return {{K[0], K[1], K[2]}, options.pme.order, dcs::shearedBoxOf(box), realGrid.data()};
   }
 
   void enqueuePrepare(cudaStream_t s, const DeviceFrame& f) {
@@ -383,10 +410,8 @@ struct CudaPmeMap::Impl {
     p.n = atoms;
     p.pos = reinterpret_cast<const double4_32a*>(f.positions);
     p.charge = f.charges;
-    for (int d = 0; d < 3; ++d) {
-      p.L[d] = box[d];
-      p.cells[d] = cells.n[d];
-    }
+    p.box = dcs::shearedBoxOf(box);
+    for (int d = 0; d < 3; ++d) p.cells[d] = cells.n[d];
     p.sites = sites.data();
     if (realSpace) {
       p.cellOf = cellOf.data();
@@ -414,16 +439,18 @@ struct CudaPmeMap::Impl {
     a.nx = lattice.nx;
     a.ny = lattice.ny;
     a.nz = lattice.nz;
+    a.box = dcs::shearedBoxOf(box);
     for (int d = 0; d < 3; ++d) {
       a.origin[d] = lattice.origin[d];
       a.spacing[d] = lattice.spacing[d];
+      a.tilt[d] = lattice.tilt[d];
       a.cells[d] = cells.n[d];
-      a.L[d] = box[d];
-      a.side[d] = box[d] / cells.n[d];
+      a.side[d] = a.box.period(d) / cells.n[d];
+      a.reach[d] = options.ewaldCutoff * a.box.stretch(d);
     }
     a.grid = grid;
     a.kCoulomb = units::kCoulomb;
-    a.background = ewaldBackgroundPotential(options.pme.beta, netCharge, box.x * box.y * box.z);
+    a.background = ewaldBackgroundPotential(options.pme.beta, netCharge, box.volume());
     const dim3 blocks((lattice.nx + kWarpX - 1) / kWarpX, (lattice.ny + kWarpY - 1) / kWarpY,
                       (lattice.nz + kWarpsPerBlock - 1) / kWarpsPerBlock);
     if (!realSpace) {
@@ -440,7 +467,6 @@ struct CudaPmeMap::Impl {
     FARADAY_CUDA_CHECK_LAUNCH("scatterSites");
     sortCells<<<blocksFor(nCells, kThreads), kThreads, 0, s>>>(nCells, cellStart.data(), sorted.data(), sortKey.data());
     FARADAY_CUDA_CHECK_LAUNCH("sortCells");
-    a.cutoff = options.ewaldCutoff;
     a.rc2 = float(options.ewaldCutoff * options.ewaldCutoff);
     a.beta = float(options.pme.beta);
     a.cellStart = cellStart.data();
@@ -460,10 +486,10 @@ struct CudaPmeMap::Impl {
   }
 
   void addFrame(const DeviceFrame& f, const Box& b) {
-    if (!b.isValid()) throw Error("pme potential map: needs a valid rectangular box");
-    if (realSpace && !(options.ewaldCutoff < 0.5 * b.smallestHeight()))
-      throw Error("pme potential map: the real-space cutoff must be below half the shortest box edge (" +
-                  std::to_string(0.5 * b.smallestHeight()) + " nm)");
+    if (!b.isValid()) throw Error("pme potential map: needs a box in reduced triclinic form");
+    if (realSpace && !(options.ewaldCutoff < b.maxCutoff()))
+      throw Error(std::string("pme potential map: the real-space cutoff must be below half ") + b.maxCutoffMeaning() +
+                  " (" + std::to_string(b.maxCutoff()) + " nm)");
     if (!f.valid()) throw Error("pme potential map: the frame has no device positions and charges");
     prepareFor(f.n, b);
     netCharge = f.netCharge;

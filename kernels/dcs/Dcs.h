@@ -16,10 +16,12 @@ namespace faraday {
 
 struct MapOptions {
   MapMethod method = MapMethod::Direct;
-  /// Minimum image per pair (rectangular `box`). Direct: each atom contributes its image
-  /// nearest to the lattice point, a sum over the one minimum-image cell (not an Ewald
-  /// sum; costs ~3 extra flops per pair for x, y and z are hoisted per row). Cutoff: all
-  /// images within the cutoff (the cutoff must be below half the shortest box edge).
+  /// Minimum image per pair in `box` (reduced triclinic form; shifts by c, b, a as
+  /// Box::minimumImage). Direct: each atom contributes its image in the brick |x| <= a_x/2,
+  /// |y| <= b_y/2, |z| <= c_z/2 around the lattice point (the nearest one when it is closer
+  /// than half the smallest diagonal element), a sum over the one minimum-image cell (not an
+  /// Ewald sum; costs ~3 extra flops per pair, for y and z are hoisted per row). Cutoff: all
+  /// images within the cutoff (the cutoff must be below Box::maxCutoff()).
   bool periodic = false;
   Box box;                ///< nm (periodic only)
   double cutoff = 1.2;    ///< nm (method = cutoff)

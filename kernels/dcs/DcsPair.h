@@ -4,6 +4,7 @@
 // CUDA kernels. Potential in kJ/(mol e) once multiplied by units::kCoulomb; these
 // return q / r (e/nm) without the constant.
 #include "core/HostDevice.h"
+#include "kernels/dcs/ShearedBox.h"
 
 namespace faraday::dcs {
 
@@ -14,19 +15,55 @@ namespace faraday::dcs {
 inline constexpr double kMinDistance = 1e-4;
 inline constexpr double kMinDistance2 = kMinDistance * kMinDistance;
 
-/// Whether coordinate c (nm, relative to the lattice origin) lies within 2 kMinDistance of
-/// a lattice plane of spacing h along one axis, for the coordinate itself and, when
-/// periodic, its images one period away. An atom near planes on the axes a kernel does not
-/// test could come within kMinDistance of a lattice point (float rounding included), so it
-/// goes to the path that applies the near-atom test.
-FARADAY_HD bool nearLatticePlane(double c, double h, double period, bool periodic) {
-  const double margin = 2 * kMinDistance;
-  const int images = periodic ? 1 : 0;
-  for (int n = -images; n <= images; ++n) {
-    const double v = c + n * period;
-    if (fabs(v - nearbyint(v / h) * h) < margin) return true;
+/// What the near-atom tests of the GPU kernels need: the lattice's step vectors as a sheared
+/// box (lattice point (i, j, k) at sheared coordinates (i h_x, j h_y, k h_z)), the margin per
+/// sheared axis (2 kMinDistance times the axis' stretch: the rounding of float coordinates
+/// included) and, for a periodic map, the box (whose images are tested).
+struct NearTest {
+  ShearedBox lattice;
+  double h[3];       ///< nm
+  double margin[3];  ///< nm, along the lattice's sheared axes
+  ShearedBox box;    ///< the periodic box (unused when not periodic)
+  bool periodic;
+};
+
+/// Whether sheared coordinate t lies within `margin` of a lattice plane t = n h.
+FARADAY_HD bool nearPlane(double t, double h, double margin) { return fabs(t - nearbyint(t / h) * h) < margin; }
+
+/// Whether an atom at (x, y, z) (nm, relative to the lattice origin), or, when periodic, one
+/// of the images of its representative in the cell (ShearedBox::wrapIntoCell) one box vector
+/// away, could come within kMinDistance of a lattice point, or with `rowsOnly` of a lattice
+/// row (a line of points along x; x is not used). An atom near no row cannot come that close
+/// to any point, so it needs no per-pair test in the gather kernels. (A lattice over the cell
+/// lies within those images.)
+FARADAY_HD bool nearLattice(const NearTest& n, double x, double y, double z, bool rowsOnly) {
+  const int images = n.periodic ? 1 : 0;
+  if (n.periodic) {
+    double r[3] = {x, y, z}, t[3];
+    n.box.wrapIntoCell(r, t);
+    x = r[0];
+    y = r[1];
+    z = r[2];
+  }
+  for (int mz = -images; mz <= images; ++mz) {
+    const double zi = z + mz * n.box.cz;
+    if (!nearPlane(zi, n.h[2], n.margin[2])) continue;
+    for (int my = -images; my <= images; ++my) {
+      const double yi = y + my * n.box.by + mz * n.box.cy;
+      const double ty = yi - n.lattice.syz * zi;
+      if (!nearPlane(ty, n.h[1], n.margin[1])) continue;
+      if (rowsOnly) return true;
+      for (int mx = -images; mx <= images; ++mx) {
+        const double xi = x + mx * n.box.ax + my * n.box.bx + mz * n.box.cx;
+        if (nearPlane(xi - n.lattice.sxy * ty - n.lattice.sxz * zi, n.h[0], n.margin[0])) return true;
+      }
+    }
   }
   return false;
+}
+FARADAY_HD bool nearLatticeRow(const NearTest& n, double y, double z) { return nearLattice(n, 0, y, z, true); }
+FARADAY_HD bool nearLatticePoint(const NearTest& n, double x, double y, double z) {
+  return nearLattice(n, x, y, z, false);
 }
 
 /// Direct term q / r for r^2 = r2 (nm^2), rinv = 1/r, q in e; 0 when r < kMinDistance.

@@ -41,8 +41,8 @@ double pointsAlong(double length, double spacing) {
 
 Lattice Lattice::fromBox(const Box& box, double spacing) {
   checkLatticeSpacing(spacing);
-  if (!box.isValid()) throw Error("potential map: extent = box needs a valid rectangular box");
-  const Vec3 L = box.diagonal();
+  if (!box.isValid()) throw Error("potential map: extent = box needs a box in reduced triclinic form");
+  const Vec3 L = box.edgeLengths();  // the diagonal, exactly, for a rectangular box
   const double n[3] = {pointsAlong(L.x, spacing), pointsAlong(L.y, spacing), pointsAlong(L.z, spacing)};
   checkLatticeMemory(n[0], n[1], n[2], 2 * sizeof(double));
   Lattice lat;
@@ -50,7 +50,8 @@ Lattice Lattice::fromBox(const Box& box, double spacing) {
   lat.nx = int(n[0]);
   lat.ny = int(n[1]);
   lat.nz = int(n[2]);
-  lat.spacing = {L.x / lat.nx, L.y / lat.ny, L.z / lat.nz};
+  lat.spacing = {box.a.x / lat.nx, box.b.y / lat.ny, box.c.z / lat.nz};
+  lat.tilt = {box.b.x / lat.ny, box.c.x / lat.nz, box.c.y / lat.nz};
   return lat;
 }
 

@@ -2,8 +2,9 @@
 // Potential maps by smooth PME (map.method = pme): the electrostatic potential that the
 // run's Ewald electrostatics implies at every lattice point, as VMD's PMEpot computes it.
 //
-// For a periodic system of charges q_i at r_i in a rectangular box of volume V, the Ewald
-// potential at a point r (kJ/(mol e)) is
+// For a periodic system of charges q_i at r_i in a box of volume V (reduced triclinic form,
+// reciprocal vectors m = k_a a* + k_b b* + k_c c*), the Ewald potential at a point r
+// (kJ/(mol e)) is
 //   phi(r) = k_C sum_i q_i erfc(beta |r - r_i|)/|r - r_i|      (minimum image, |.| < rc)
 //          + k_C/(pi V) sum_{m != 0} exp(-pi^2 m^2/beta^2)/m^2 Re[S(m) exp(-2 pi i m.r)]
 //          - k_C pi Q / (V beta^2),

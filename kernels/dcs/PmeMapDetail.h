@@ -11,6 +11,7 @@
 #include "core/HostDevice.h"
 #include "core/Vec3.h"
 #include "kernels/dcs/DcsPair.h"
+#include "kernels/dcs/ShearedBox.h"
 #include "kernels/pme/BSpline.h"
 
 namespace faraday::pmemap {
@@ -20,73 +21,82 @@ struct alignas(32) Site {
   double x, y, z, q;
 };
 
-/// Atoms sorted into cells of side >= the real-space cutoff (at least one cell per axis);
-/// the atoms of cell (cx, cy, cz), c = (cz n_y + cy) n_x + cx, are sites[start[c] ..
-/// start[c + 1]), in input order.
+/// Atoms sorted into cells of the box's sheared coordinates (ShearedBox.h) of width >= the
+/// real-space cutoff times the axis' stretch (so a point's neighbours within the cutoff lie in
+/// the cells next to its own; at least one cell per axis); the atoms of cell (cx, cy, cz),
+/// c = (cz n_y + cy) n_x + cx, are sites[start[c] .. start[c + 1]), in input order.
 struct CellView {
-  double L[3];    ///< box edges, nm
-  int n[3];       ///< cells per axis
-  double rc2;     ///< cutoff^2, nm^2
-  double beta;    ///< 1/nm
+  dcs::ShearedBox box;  ///< nm
+  int n[3];             ///< cells per axis
+  double rc2;           ///< cutoff^2, nm^2
+  double beta;          ///< 1/nm
   const int* start;
   const Site* sites;
 };
 
-/// Host: builds the sorted sites and cell starts for `box` (skips q = 0).
-inline void buildCells(const std::vector<Vec3>& positions, const std::vector<double>& charges, const Box& box,
-                       double cutoff, double beta, CellView& view, std::vector<int>& start,
-                       std::vector<Site>& sites) {
-  const Vec3 L = box.diagonal();
-  for (int d = 0; d < 3; ++d) {
-    view.L[d] = L[d];
-    const int n = int(floor(L[d] / cutoff));
-    view.n[d] = n < 1 ? 1 : n;
-  }
-  view.rc2 = cutoff * cutoff;
-  view.beta = beta;
-  const int cells = view.n[0] * view.n[1] * view.n[2];
-  std::vector<int> cellOf(positions.size(), -1);
-  start.assign(cells + 1, 0);
-  for (std::size_t a = 0; a < positions.size(); ++a) {
-    if (charges[a] == 0.0) continue;
-    const Vec3 r = box.wrap(positions[a]);
-    int c[3];
-    for (int d = 0; d < 3; ++d) {
-      c[d] = int(r[d] / L[d] * view.n[d]);
-      if (c[d] >= view.n[d]) c[d] = view.n[d] - 1;
-      if (c[d] < 0) c[d] = 0;
-    }
-    cellOf[a] = (c[2] * view.n[1] + c[1]) * view.n[0] + c[0];
-    ++start[cellOf[a] + 1];
-  }
-  for (int c = 0; c < cells; ++c) start[c + 1] += start[c];
-  sites.resize(start[cells]);
-  std::vector<int> fill(start.begin(), start.end() - 1);
-  for (std::size_t a = 0; a < positions.size(); ++a) {
-    if (cellOf[a] < 0) continue;
-    const Vec3 r = box.wrap(positions[a]);
-    sites[fill[cellOf[a]]++] = Site{r.x, r.y, r.z, charges[a]};
-  }
-  view.start = start.data();
-  view.sites = sites.data();
+/// Cells per sheared axis d of `box` for a cutoff: the cell width period(d) / n is at least
+/// cutoff stretch(d).
+inline int cellsAlong(const dcs::ShearedBox& box, int d, double cutoff) {
+  const int n = int(floor(box.period(d) / (cutoff * box.stretch(d))));
+  return n < 1 ? 1 : n;
 }
 
-/// Cell index along one axis of a coordinate x (nm), wrapped into [0, n).
-FARADAY_HD int cellIndex(double x, double L, int n) {
-  double s = x / L;
+/// Cell index along one axis of a sheared coordinate t (nm) of period L, wrapped into [0, n).
+FARADAY_HD int cellIndex(double t, double L, int n) {
+  double s = t / L;
   s -= floor(s);
   int c = int(s * n);
   return c >= n ? n - 1 : (c < 0 ? 0 : c);
 }
 
+/// Cell index of a sheared coordinate t already wrapped into [0, L] (L itself, from rounding,
+/// goes to the last cell).
+FARADAY_HD int cellOfWrapped(double t, double L, int n) {
+  const int c = int(t / L * n);
+  return c >= n ? n - 1 : (c < 0 ? 0 : c);
+}
+
+/// Host: builds the sorted sites (wrapped into the cell) and cell starts for `box` (skips q = 0).
+inline void buildCells(const std::vector<Vec3>& positions, const std::vector<double>& charges, const Box& box,
+                       double cutoff, double beta, CellView& view, std::vector<int>& start,
+                       std::vector<Site>& sites) {
+  view.box = dcs::shearedBoxOf(box);
+  for (int d = 0; d < 3; ++d) view.n[d] = cellsAlong(view.box, d, cutoff);
+  view.rc2 = cutoff * cutoff;
+  view.beta = beta;
+  const int cells = view.n[0] * view.n[1] * view.n[2];
+  std::vector<int> cellOf(positions.size(), -1);
+  std::vector<Site> wrapped(positions.size());
+  start.assign(cells + 1, 0);
+  for (std::size_t a = 0; a < positions.size(); ++a) {
+    if (charges[a] == 0.0) continue;
+    double r[3] = {positions[a].x, positions[a].y, positions[a].z}, t[3];
+    view.box.wrapIntoCell(r, t);
+    int c[3];
+    for (int d = 0; d < 3; ++d) c[d] = cellOfWrapped(t[d], view.box.period(d), view.n[d]);
+    cellOf[a] = (c[2] * view.n[1] + c[1]) * view.n[0] + c[0];
+    wrapped[a] = Site{r[0], r[1], r[2], charges[a]};
+    ++start[cellOf[a] + 1];
+  }
+  for (int c = 0; c < cells; ++c) start[c + 1] += start[c];
+  sites.resize(start[cells]);
+  std::vector<int> fill(start.begin(), start.end() - 1);
+  for (std::size_t a = 0; a < positions.size(); ++a)
+    if (cellOf[a] >= 0) sites[fill[cellOf[a]]++] = wrapped[a];
+  view.start = start.data();
+  view.sites = sites.data();
+}
+
 /// sum_i q_i erfc(beta r_i)/r_i (e/nm; times k_C for kJ/(mol e)) over the atoms within the
-/// cutoff of point p (nm), minimum image (cutoff < half the shortest edge). With >= 3
-/// cells on an axis the neighbour cells are c-1, c, c+1 (cell side >= cutoff); with fewer,
-/// every cell of that axis once. Cells in z, y, x order, atoms in cell order.
+/// cutoff of point p (nm), minimum image (cutoff below half the smallest diagonal element,
+/// Box::maxCutoff). With >= 3 cells on an axis the neighbour cells are c-1, c, c+1; with
+/// fewer, every cell of that axis once. Cells in z, y, x order, atoms in cell order.
 FARADAY_HD double realSpaceSum(const CellView& v, double px, double py, double pz) {
-  const int cx = cellIndex(px, v.L[0], v.n[0]);
-  const int cy = cellIndex(py, v.L[1], v.n[1]);
-  const int cz = cellIndex(pz, v.L[2], v.n[2]);
+  double t[3];
+  v.box.sheared(px, py, pz, t);
+  const int cx = cellIndex(t[0], v.box.ax, v.n[0]);
+  const int cy = cellIndex(t[1], v.box.by, v.n[1]);
+  const int cz = cellIndex(t[2], v.box.cz, v.n[2]);
   const int mx = v.n[0] >= 3 ? 3 : v.n[0], my = v.n[1] >= 3 ? 3 : v.n[1], mz = v.n[2] >= 3 ? 3 : v.n[2];
   double sum = 0;
   for (int c = 0; c < mz; ++c) {
@@ -98,11 +108,9 @@ FARADAY_HD double realSpaceSum(const CellView& v, double px, double py, double p
         const int cell = (z * v.n[1] + y) * v.n[0] + x;
         for (int s = v.start[cell]; s < v.start[cell + 1]; ++s) {
           const Site at = v.sites[s];
-          double dx = px - at.x, dy = py - at.y, dz = pz - at.z;
-          dx -= v.L[0] * rint(dx / v.L[0]);
-          dy -= v.L[1] * rint(dy / v.L[1]);
-          dz -= v.L[2] * rint(dz / v.L[2]);
-          const double r2 = dx * dx + dy * dy + dz * dz;
+          double d[3] = {px - at.x, py - at.y, pz - at.z};
+          v.box.minimumImage(d);
+          const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
           if (r2 >= v.rc2 || r2 < dcs::kMinDistance2) continue;
           const double r = sqrt(r2);
           sum += at.q * erfc(v.beta * r) / r;
@@ -113,20 +121,24 @@ FARADAY_HD double realSpaceSum(const CellView& v, double px, double py, double p
   return sum;
 }
 
-/// The reciprocal potential grid dE_rec/dQ(k) (kJ/(mol e)), x slowest, z fastest.
+/// The reciprocal potential grid dE_rec/dQ(k) (kJ/(mol e)), x slowest, z fastest, of the
+/// box `box`: grid point (k_x, k_y, k_z) sits at fractional coordinates k / K.
 struct GridView {
   int K[3];
   int order;
-  double L[3];  ///< nm
+  dcs::ShearedBox box;  ///< nm
   const double* grid;
 };
 
 /// For point p (nm): per dimension the first grid index of the spline support and the
-/// order weights theta (BSpline.h convention), from the point's fractional coordinate.
+/// order weights theta (BSpline.h convention), from the point's fractional coordinate
+/// t_d / period(d) (sheared coordinates: x / L exactly in a rectangular box).
 FARADAY_HD void splineSupport(const GridView& g, const double p[3], double theta[3][pme::kMaxSplineOrder],
                               int first[3]) {
+  double t[3];
+  g.box.sheared(p[0], p[1], p[2], t);
   for (int d = 0; d < 3; ++d) {
-    double s = p[d] / g.L[d];
+    double s = t[d] / g.box.period(d);
     s -= floor(s);
     double w;
     pme::splitGridCoordinate<double>(s * g.K[d], g.K[d], g.order, first[d], w);
