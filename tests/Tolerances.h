@@ -127,10 +127,7 @@ inline constexpr double kGmxDumpRelative = 6e-6;
 /// below 100 nm, each < 1 ulp (~1.4e-14 nm); 1e-12 nm leaves a wide margin.
 inline constexpr double kPdbRoundTrip = 1e-12;
 
-}  // namespace faraday::tol
-
 // ---- PME, Ewald and B-splines ----
-namespace faraday::tol {
 /// B-spline weights in float vs double: O(1) values after ~30 float operations,
 /// float epsilon 6e-8; 1e-6 absolute leaves a factor ~15 of margin.
 inline constexpr double kBSplineFloat = 1e-6;
@@ -184,10 +181,7 @@ inline constexpr double kCoulombShiftDriftReduction = 0.25;
 /// this melt; 1e-3 catches a wrong force (which gives O(1e-2) or worse).
 inline constexpr double kNveFluctuationOverKinetic = 1e-3;
 
-}  // namespace faraday::tol
-
 // ---- GPU PME ----
-namespace faraday::tol {
 /// GPU PME vs CpuPme, same beta, grid and order. The GPU forms fractional coordinates in
 /// double (uploaded as 32-bit fixed point, 2.3e-10 of the box edge), then works in float:
 /// spline weights (rel. ~1e-7), grid sums of ~order^3 x 0.06 atoms per point (float
@@ -223,10 +217,7 @@ inline constexpr double kCudaPmeFixedPointGridUnits = 2e-7;
 /// times below kCudaPmeForceRms, so that a lost or doubled plane (~1e-2) cannot pass.
 inline constexpr double kSlabPmeVsOneGpu = 1e-6;
 
-}  // namespace faraday::tol
-
 // ---- Potential maps (DCS) -------------------------------------------------------------
-namespace faraday::tol {
 /// GPU map (float pair math, rsqrtf) vs the CPU double reference, relative RMS over the
 /// lattice: the accuracy target of the map kernels. Float coordinates (rounding ~3e-7 nm
 /// at 5 nm) and rsqrtf (2 ulp) give ~1e-6 per term; the per-point sums are folded into
@@ -250,10 +241,7 @@ inline constexpr double kDxRoundTripRel = 1e-8;
 /// MRC mode 2 stores float32: relative rounding 6e-8 per value.
 inline constexpr double kMrcRoundTripRel = 1e-7;
 
-}  // namespace faraday::tol
-
 // ---- PME potential maps ---------------------------------------------------------------
-namespace faraday::tol {
 /// CPU PME map vs the plain Ewald potential at random points (error over the RMS of the
 /// Ewald reciprocal potential), as a multiple of the measured reciprocal PME force error
 /// (RMS |F_PME - F_Ewald| / RMS |F_Ewald|) with the same beta, grid and order. The map
@@ -302,10 +290,7 @@ inline constexpr double kPmePotDefaultVsGaussianSum = 1e-3;
 /// lattice at the same settings (its float rounding stays near 1e-12 for pmepot).
 inline constexpr double kPmePotTightVsGaussianSum = 1e-6;
 
-}  // namespace faraday::tol
-
 // ---- All pairs (open boundaries) and the typed pair force ------------------------------------
-namespace faraday::tol {
 /// The typed pair force in float against double, relative to |c1|/r^3 + (c2/r)^c3 (forces)
 /// or the sum of the terms' magnitudes (energies), so that the cancellation of an attractive
 /// c1 against the repulsion does not count: r^2 is rounded (6e-8 relative), 1/sqrt and
@@ -366,11 +351,10 @@ inline constexpr double kGroVirialRatio = 1e-6;
 /// far below what a reading error gives (an ion missing or twice, a residue charged wrong:
 /// 0.1 e and more).
 inline constexpr double kGromppNetCharge = 1e-3;
-
-}  // namespace faraday::tol
+/// A charge or mass against `gmx dump`'s of the .tpr, relative: half the sixth digit it prints.
+inline constexpr double kTprDumpRelative = 5e-6;
 
 // ---- Bonded terms ---------------------------------------------------------------------
-namespace faraday::tol {
 /// A bonded energy or force against its value worked out by hand (double, a few operations
 /// on O(1..1e3) numbers): 1e-12 relative to max(1, |value|).
 inline constexpr double kBondedByHand = 1e-12;
@@ -495,10 +479,23 @@ inline constexpr double kGpuExclusionCorrectionRel = 1e-6;
 /// the cutoff): ~2e-6 of them, so 1e-5. The net forces' relative RMS is printed beside it.
 inline constexpr double kGromacsGpuForceOverTerms = 1e-5;
 
-}  // namespace faraday::tol
+// ---- Virtual sites --------------------------------------------------------------------
+/// Spread forces against central differences (step h, nm) of a ~400 kJ/mol site energy, relative
+/// to max(1, |F|): rounding 1e-16 |E| / h ~ 4e-8, truncation h^2 |E'''| / 6 < 1e-8; a wrong spread O(1).
+inline constexpr double kVirtualSiteFiniteDifferenceStep = 1e-6;
+inline constexpr double kVirtualSiteFiniteDifferenceForce = 1e-6;
+/// GPU against CPU, both in double: site positions (nm; fused multiply-adds, 1e-16 of ~5 nm per
+/// operation), spread forces (kJ/mol/nm; each of a few contributions rounded to 2^-32 fixed
+/// point, 2.3e-10) and the spread virial (kJ/mol; 9 sums of 2^-24 steps over ~20 warps).
+inline constexpr double kGpuVirtualSitePositionNm = 1e-12;
+inline constexpr double kGpuVirtualSiteForce = 1e-8;
+inline constexpr double kGpuVirtualSiteVirial = 1e-5;
+/// 20 steps of TIP4P-Ew from one start, GPU against CPU (nm): the float forces' error (~1e-5 of
+/// ~1e3 kJ/mol/nm) moves a hydrogen by (n dt)^2 dF / 2m ~ 1e-5 nm; a site force spread wrong
+/// (its ~1e3 kJ/mol/nm) moves the atoms by ~1e-2 nm.
+inline constexpr double kGpuSiteWaterPositionNm = 1e-4;
 
 // ---- Constraints ----------------------------------------------------------------------
-namespace faraday::tol {
 /// SETTLE's lengths (relative), momentum and torque (relative to sum m |delta|): positions near
 /// 8 nm are rounded to 1.8e-15 nm, 1.8e-14 of a 0.1 nm bond, and the frame's ~50 operations
 /// on O(0.1 nm) values add a few 1e-17 nm each (measured 1.1e-14 and below); 1e-12.
