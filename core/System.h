@@ -47,10 +47,12 @@ struct System {
 };
 
 /// Whether particle i is a hydrogen: by the topology's atomic number where it is known
-/// (> 0), else by a mass below 1.5 amu or an atom name starting with H.
+/// (> 0), else by a mass below 1.5 amu or an atom name starting with H; a massless particle
+/// (a virtual site) never is.
 inline bool isHydrogen(const System& system, std::size_t i) {
   const std::vector<int>& z = system.topology.atomicNumber;
   if (i < z.size() && z[i] > 0) return z[i] == 1;
+  if (system.mass[i] == 0) return false;
   return system.mass[i] < 1.5 || (i < system.atomName.size() && !system.atomName[i].empty() && system.atomName[i][0] == 'H');
 }
 

@@ -137,6 +137,53 @@ struct Settle {
   double dHH;  ///< nm
 };
 
+/// The construction of a virtual site (GROMACS's [ virtual_sitesN ] function types). Each
+/// site sits at its first constructing atom i plus an offset built from the minimum-image
+/// vectors x_ij = x_j - x_i, x_ik, x_il (formulas in kernels/vsites/VirtualSiteMath.h):
+enum class VirtualSiteType : int {
+  One,       ///< virtual_sites1 1: on atom i
+  Two,       ///< virtual_sites2 1 ("2"): a x_ij
+  TwoFD,     ///< virtual_sites2 2 ("2fd"): a x_ij / |x_ij|, a in nm
+  Three,     ///< virtual_sites3 1 ("3"): a x_ij + b x_ik
+  ThreeFD,   ///< virtual_sites3 2 ("3fd"): b r / |r|, r = x_ij + a x_jk, b in nm
+  ThreeFAD,  ///< virtual_sites3 3 ("3fad"): at d nm from i, at angle theta to x_ij in plane ijk
+  ThreeOut,  ///< virtual_sites3 4 ("3out"): a x_ij + b x_ik + c (x_ij x x_ik), c in 1/nm
+  FourFDN,   ///< virtual_sites4 2 ("4fdn"): c n, n the unit normal of (a x_ik - x_ij) x (b x_il - x_ij)
+  Weighted,  ///< virtual_sitesn 1, 2, 3 (COG, COM, COW): sum of w_k x_k, the weights summing to 1
+};
+
+/// One virtual site: particle `site`, at the place `type` and `p` give its constructing atoms
+/// VirtualSites::atoms[first .. first + count) (i, j, k, l in this order). Parameters as
+/// GROMACS keeps them after grompp: p = {a} (2, 2fd), {a, b} (3, 3fd), {d cos theta,
+/// d sin theta} (3fad, from the line's theta in degrees and d in nm), {a, b, c} (3out, 4fdn).
+struct VirtualSite {
+  int site = 0;
+  VirtualSiteType type = VirtualSiteType::One;
+  int first = 0, count = 0;
+  double p[3] = {0, 0, 0};
+};
+
+/// The virtual sites of a system: massless particles placed from other particles' positions
+/// after every position update, whose forces are spread onto those particles. Sites built
+/// from sites come after them: level k holds the sites whose constructing particles are
+/// atoms or sites of levels below k, sites[levels[k] .. levels[k + 1]); sites are built level
+/// by level upwards and their forces spread downwards.
+struct VirtualSites {
+  std::vector<VirtualSite> sites;
+  std::vector<int> atoms;        ///< the constructing particles of every site, end to end
+  std::vector<double> weights;   ///< per entry of `atoms`: Weighted's normalised weight, else 0
+  std::vector<int> levels;       ///< level starts into `sites`, and its size at the end
+
+  bool empty() const { return sites.empty(); }
+  std::size_t size() const { return sites.size(); }
+  /// Per particle of a system of `particles`: 1 for a virtual site.
+  std::vector<char> mask(std::size_t particles) const {
+    std::vector<char> m(particles, 0);
+    for (const VirtualSite& s : sites) m[std::size_t(s.site)] = 1;
+    return m;
+  }
+};
+
 /// One molecule of the system: atoms first .. first + count - 1.
 struct Molecule {
   int first = 0;
@@ -179,6 +226,7 @@ struct Topology {
 
   std::vector<Constraint> constraints;
   std::vector<Settle> settles;
+  VirtualSites virtualSites;
 
   bool hasExclusions() const { return !exclusions.empty(); }
   bool hasConstraints() const { return !constraints.empty() || !settles.empty(); }
@@ -190,7 +238,8 @@ struct Topology {
            !positionRestraints.empty();
   }
   bool empty() const {
-    return molecules.empty() && !hasBondedTerms() && !hasExclusions() && !hasConstraints() && ljC6.empty();
+    return molecules.empty() && !hasBondedTerms() && !hasExclusions() && !hasConstraints() && ljC6.empty() &&
+           virtualSites.empty();
   }
 };
 

@@ -2,6 +2,7 @@
 // per slot. The formulas and their order of operations are the CPU integrators'.
 #include <cub/cub.cuh>
 
+#include <algorithm>
 #include <climits>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "kernels/common/Launch.h"
 #include "kernels/common/WorkShare.h"
 #include "kernels/neighbor/TileList.h"
+#include "kernels/vsites/CudaSiteBuild.cuh"
 
 namespace faraday {
 namespace {
@@ -76,7 +78,7 @@ __device__ __forceinline__ double firstHalfSlot(const DeviceAtoms& a, const Cuda
 template <bool kOwn, bool kStepKinetic>
 __global__ void __launch_bounds__(kThreads, kFirstHalfBlocksPerSm)
     firstHalfKernel(DeviceAtoms a, CudaIntegratorParams q, StepStatus* status, cudaGraphConditionalHandle handle,
-                    bool inGraph) {
+                    bool inGraph, bool decide) {
   int s = blockIdx.x * blockDim.x + threadIdx.x, end = a.n;  // the grid covers every slot
   if constexpr (kOwn) s += a.own[0], end = a.own[1];
   double4_32a x;
@@ -84,7 +86,30 @@ __global__ void __launch_bounds__(kThreads, kFirstHalfBlocksPerSm)
   if (s < end && (x = a.pos[s]).w == 0.0)  // constrained (w = 1): moved already
     kinetic = firstHalfSlot<kStepKinetic>(a, q, status, s, x);
   if constexpr (kStepKinetic) addWarpEnergy(q.stepKinetic, kinetic);
-  if constexpr (!kOwn) decideRebuild(status, handle, inGraph);
+  if constexpr (!kOwn)
+    if (decide) decideRebuild(status, handle, inGraph);  // the same on every thread of the grid
+}
+
+/// Sites [first, end) of `v` built into their slots (w kept), then wrapped and tested as moved
+/// atoms are; kDecide (the last level): the rebuild decided by the grid's last block.
+template <bool kDecide>
+__global__ void __launch_bounds__(kThreads)
+    buildSitesKernel(DeviceAtoms a, CudaIntegratorParams q, DeviceVirtualSites v, int first, int end,
+                     const int* slotOfAtom, StepStatus* status, cudaGraphConditionalHandle handle, bool inGraph) {
+  const int k = first + int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (k < end) {
+    const VirtualSite s = v.sites[k];
+    const WrapBox box = wrapBox(q);
+    const Vec3 x = cuda_sites::buildSite(v, s, a.pos, slotOfAtom, box.image);
+    const int slot = slotOfAtom[s.site];
+    double4_32a p = a.pos[slot];
+    const double4_32a ref = a.ref[slot];
+    const float charge = a.posq[slot].w;
+    p.x = x.x, p.y = x.y, p.z = x.z;
+    a.pos[slot] = p;
+    afterDrift(a, box, q.halfBuffer2, status, slot, p, ref, charge);
+  }
+  if constexpr (kDecide) decideRebuild(status, handle, inGraph);
 }
 
 __global__ void __launch_bounds__(kThreads)
@@ -142,7 +167,7 @@ __global__ void __launch_bounds__(kThreads) secondHalfKernel(DeviceAtoms a, Cuda
       a.vel[s] = v;
       if (isBad(f, x, v)) atomicMin(&status->firstBad, a.atom[s]);
     }
-    if constexpr (kKinetic) ke = 0.5 * (v.x * v.x + v.y * v.y + v.z * v.z) / v.w;
+    if constexpr (kKinetic) ke = v.w > 0 ? 0.5 * (v.x * v.x + v.y * v.y + v.z * v.z) / v.w : 0.0;  // sites: 1/m = 0
   }
   if constexpr (kKinetic) {
     const double sum = Reduce(scratch).Sum(ke);
@@ -168,19 +193,38 @@ int kineticBlocks(int n) { return blocksFor(n, kThreads); }
 int updateBlocks(const DeviceAtoms& atoms) { return blocksFor(atoms.n, kThreads); }
 
 void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
-                     StepStatus* status, const unsigned long long* conditionHandle) {
+                     StepStatus* status, const unsigned long long* conditionHandle, bool decideRebuild) {
   const cudaGraphConditionalHandle handle = conditionHandle ? *conditionHandle : 0ull;
   const int blocks = updateBlocks(atoms);
-  const bool inGraph = conditionHandle != nullptr;
+  const bool inGraph = conditionHandle != nullptr, d = decideRebuild;
   if (atoms.own && params.stepKinetic)
-    firstHalfKernel<true, true><<<blocks, kThreads, 0, stream>>>(atoms, params, status, handle, false);
+    firstHalfKernel<true, true><<<blocks, kThreads, 0, stream>>>(atoms, params, status, handle, false, d);
   else if (atoms.own)
-    firstHalfKernel<true, false><<<blocks, kThreads, 0, stream>>>(atoms, params, status, handle, false);
+    firstHalfKernel<true, false><<<blocks, kThreads, 0, stream>>>(atoms, params, status, handle, false, d);
   else if (params.stepKinetic)
-    firstHalfKernel<false, true><<<blocks, kThreads, 0, stream>>>(atoms, params, status, handle, inGraph);
+    firstHalfKernel<false, true><<<blocks, kThreads, 0, stream>>>(atoms, params, status, handle, inGraph, d);
   else
-    firstHalfKernel<false, false><<<blocks, kThreads, 0, stream>>>(atoms, params, status, handle, inGraph);
+    firstHalfKernel<false, false><<<blocks, kThreads, 0, stream>>>(atoms, params, status, handle, inGraph, d);
   FARADAY_CUDA_CHECK_LAUNCH("firstHalfKernel");
+}
+
+void launchBuildSites(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
+                      const CudaVirtualSites& sites, const int* slotOfAtom, StepStatus* status,
+                      const unsigned long long* conditionHandle) {
+  if (atoms.own) throw Error("virtual sites: the update split of several GPUs does not build them");
+  const cudaGraphConditionalHandle handle = conditionHandle ? *conditionHandle : 0ull;
+  const bool inGraph = conditionHandle != nullptr;
+  for (int level = 0; level < sites.levels(); ++level) {
+    const int first = sites.levelStart(level), end = sites.levelStart(level + 1);
+    const int blocks = std::max(1, blocksFor(end - first, kThreads));
+    if (level + 1 < sites.levels())
+      buildSitesKernel<false><<<blocks, kThreads, 0, stream>>>(atoms, params, sites.view(), first, end, slotOfAtom,
+                                                              status, handle, inGraph);
+    else
+      buildSitesKernel<true><<<blocks, kThreads, 0, stream>>>(atoms, params, sites.view(), first, end, slotOfAtom,
+                                                             status, handle, inGraph);
+    FARADAY_CUDA_CHECK_LAUNCH("buildSitesKernel");
+  }
 }
 
 void launchWrapOthers(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,

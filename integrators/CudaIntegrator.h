@@ -12,6 +12,7 @@
 #include "kernels/common/DeviceAtoms.h"
 #include "kernels/neighbor/MinimumImage.h"
 #include "kernels/pme/PmeGridGeometry.h"
+#include "kernels/vsites/CudaVirtualSites.h"
 
 namespace faraday {
 
@@ -43,8 +44,16 @@ struct CudaIntegratorParams {
 /// (pos.w = 1), whose first half the constraint kernels did before.
 /// With atoms.own (the update split) the slots of this GPU only, and the flag stays for
 /// launchWrapOthers. With params.stepKinetic, adds the midpoint kinetic energy of its slots.
+/// Without `decideRebuild` the flag stays for launchBuildSites (the virtual sites move after).
 void launchFirstHalf(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
-                     StepStatus* status, const unsigned long long* conditionHandle);
+                     StepStatus* status, const unsigned long long* conditionHandle, bool decideRebuild = true);
+/// The virtual sites built where the first half (and the constraints) put their atoms, level by
+/// level, with their wrapped float positions, PME fractions and displacement test; the last
+/// level's last block turns the rebuild flag into the graph condition, as launchFirstHalf's
+/// does without sites. `slotOfAtom`: the slot of each particle.
+void launchBuildSites(cudaStream_t stream, const DeviceAtoms& atoms, const CudaIntegratorParams& params,
+                      const CudaVirtualSites& sites, const int* slotOfAtom, StepStatus* status,
+                      const unsigned long long* conditionHandle);
 /// The update split, after the other GPUs' slots have arrived: for every slot outside
 /// atoms.own, the wrapped float positions, the PME fractions, the displacement test and the
 /// forces cleared (the other GPUs update those slots); its last block turns the rebuild flag

@@ -11,13 +11,7 @@ namespace faraday {
 CpuIntegrator::CpuIntegrator(const System& system, const IntegratorParams& params, int threads)
     : dt_(params.dt), threads_(threads > 0 ? threads : omp_get_max_threads()) {
   checkIntegratorParams(params);
-  inverseMass_.resize(system.size());
-  for (std::size_t i = 0; i < system.size(); ++i) {
-    if (!(system.mass[i] > 0))
-      throw Error("particle " + std::to_string(i) + " (" + system.types[std::size_t(system.type[i])].name +
-                  ") has mass <= 0; every [atom.NAME] needs mass > 0");
-    inverseMass_[i] = 1.0 / system.mass[i];
-  }
+  inverseMass_ = inverseMasses(system);
   if (system.topology.hasConstraints())
     constraints_ = std::make_unique<CpuConstraints>(system, params.constraintTolerance, threads_);
 }
@@ -48,12 +42,26 @@ void checkIntegratorParams(const IntegratorParams& params) {
   if (!(params.temperature >= 0)) throw Error("Langevin: the bath temperature must be >= 0 K");
 }
 
+std::vector<double> inverseMasses(const System& system) {
+  const std::vector<char> site = system.topology.virtualSites.mask(system.size());
+  std::vector<double> inverse(system.size(), 0.0);
+  for (std::size_t i = 0; i < system.size(); ++i) {
+    if (site[i]) continue;  // massless, placed by its atoms: the update leaves it alone
+    if (!(system.mass[i] > 0))
+      throw Error("particle " + std::to_string(i) + " (" + system.types[std::size_t(system.type[i])].name +
+                  ") has mass <= 0; every [atom.NAME] needs mass > 0");
+    inverse[i] = 1.0 / system.mass[i];
+  }
+  return inverse;
+}
+
 bool conservesMomentum(IntegratorType integratorType) { return integratorType == IntegratorType::Verlet; }
 
 double degreesOfFreedom(const System& system, IntegratorType integratorType) {
   const Topology& t = system.topology;
   const double constrained = double(t.constraints.size()) + 3.0 * double(t.settles.size());
-  return 3.0 * double(system.size()) - constrained - (conservesMomentum(integratorType) ? 3.0 : 0.0);
+  const double particles = double(system.size()) - double(t.virtualSites.size());
+  return 3.0 * particles - constrained - (conservesMomentum(integratorType) ? 3.0 : 0.0);
 }
 
 }  // namespace faraday

@@ -75,7 +75,11 @@ class CpuIntegrator {
 /// velocity Verlet does (pair forces sum to zero), Langevin does not (friction and noise act
 /// on every particle, so the centre of mass is thermostatted too).
 bool conservesMomentum(IntegratorType integratorType);
-/// Degrees of freedom of the kinetic temperature, counted in this one place: 3N, minus one
+/// 1/m of every particle (1/amu), 0 for the virtual sites, which the integrators leave to be
+/// built from their atoms; Error for another particle of mass <= 0.
+std::vector<double> inverseMasses(const System& system);
+/// Degrees of freedom of the kinetic temperature, counted in this one place: 3N over the N
+/// particles that are no virtual sites, minus one
 /// per distance constraint and three per rigid water of the topology, minus 3 when the
 /// integrator conserves momentum (its initial velocities then have no centre-of-mass
 /// motion, which stays zero: constraint forces are internal).

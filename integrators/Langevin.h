@@ -36,8 +36,11 @@ inline double langevinNoiseVariance(const IntegratorParams& params) {
 /// frequency w cold by a factor 1 - (w dt / 2)^2 (a C=O stretch 25% low at 4 fs), while the
 /// velocities after O sample kT exactly at any time step; the projection removes the noise
 /// that O puts along the constraints, which the constrained drift leaves half of (integrators/
-/// NOTES.md). Per particle, for host and device: 1/2 |v|^2 / m^-1.
-FARADAY_HD double langevinMidpointKinetic(Vec3 v, double inverseMass) { return 0.5 * norm2(v) / inverseMass; }
+/// NOTES.md). Per particle, for host and device: 1/2 |v|^2 / m^-1 (0 for a massless virtual
+/// site, m^-1 = 0).
+FARADAY_HD double langevinMidpointKinetic(Vec3 v, double inverseMass) {
+  return inverseMass > 0 ? 0.5 * norm2(v) / inverseMass : 0.0;
+}
 
 /// Langevin dynamics by BAOAB (Leimkuhler & Matthews 2013), accurate configurational
 /// sampling at large time steps:

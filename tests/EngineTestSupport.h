@@ -187,6 +187,25 @@ inline CommandResult runFaraday(const fs::path& folder, const std::vector<std::s
   return r;
 }
 
+/// `faraday run` of conf.gro and topol.top in `folder`: 2 steps of 0.5 fs on the CPU into out/.
+inline CommandResult runTopologySteps(const fs::path& folder) {
+  writeText(folder / "sim.cfg", "[system]\ncoordinates = conf.gro\ntopology = topol.top\n[integrator]\ndt = 0.0005\n"
+                                "[run]\nsteps = 2\nplatform = cpu\nthreads = 1\nprogress_interval = 0\n"
+                                "[output]\ndirectory = out\n");
+  return runFaraday(folder, {"run", "sim.cfg"});
+}
+
+/// A refused run of `faraday` in `folder`: a non-zero exit, one error line naming `where` and
+/// saying `what`, and no output folder `out` made.
+inline void expectRefusedRun(const CommandResult& r, const fs::path& folder, const std::string& where,
+                             const std::string& what) {
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find(where), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(what), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(folder / "out")) << "an output folder was made";
+}
+
 /// Starts `faraday ARGS` in `folder` as a child process (stdout/stderr to files); returns its
 /// pid. `beforeExec`, when given, runs in the child just before the executable starts (e.g. to
 /// set a resource limit).

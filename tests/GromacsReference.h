@@ -61,15 +61,17 @@ inline double numberField(const std::string& json, const std::string& key) {
   return 0;
 }
 
-/// A float64 .npy file's data (NumPy format 1.0).
-inline std::vector<double> npyDoubles(const std::filesystem::path& file) {
+/// The data of a .npy file (NumPy format 1.0) of little-endian T (float64: double, int32: int).
+template <typename T>
+inline std::vector<T> npyValues(const std::filesystem::path& file) {
   const std::string bytes = readText(file);
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return {};
   const std::size_t length = std::uint8_t(bytes[8]) | std::size_t(std::uint8_t(bytes[9])) << 8;
-  std::vector<double> data((bytes.size() - 10 - length) / 8);
-  std::memcpy(data.data(), bytes.data() + 10 + length, data.size() * 8);
+  std::vector<T> data((bytes.size() - 10 - length) / sizeof(T));
+  std::memcpy(data.data(), bytes.data() + 10 + length, data.size() * sizeof(T));
   return data;
 }
+inline std::vector<double> npyDoubles(const std::filesystem::path& file) { return npyValues<double>(file); }
 
 }  // namespace gromacs_reference_detail
 

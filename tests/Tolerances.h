@@ -362,11 +362,10 @@ inline constexpr double kGroVirialRatio = 1e-6;
 /// far below what a reading error gives (an ion missing or twice, a residue charged wrong:
 /// 0.1 e and more).
 inline constexpr double kGromppNetCharge = 1e-3;
-
-}  // namespace faraday::tol
+/// A charge or mass against `gmx dump`'s of the .tpr, relative: half the sixth digit it prints.
+inline constexpr double kTprDumpRelative = 5e-6;
 
 // ---- Bonded terms ---------------------------------------------------------------------
-namespace faraday::tol {
 /// A bonded energy or force against its value worked out by hand (double, a few operations
 /// on O(1..1e3) numbers): 1e-12 relative to max(1, |value|).
 inline constexpr double kBondedByHand = 1e-12;
@@ -491,10 +490,23 @@ inline constexpr double kGpuExclusionCorrectionRel = 1e-6;
 /// the cutoff): ~2e-6 of them, so 1e-5. The net forces' relative RMS is printed beside it.
 inline constexpr double kGromacsGpuForceOverTerms = 1e-5;
 
-}  // namespace faraday::tol
+// ---- Virtual sites --------------------------------------------------------------------
+/// Spread forces against central differences (step h, nm) of a ~400 kJ/mol site energy, relative
+/// to max(1, |F|): rounding 1e-16 |E| / h ~ 4e-8, truncation h^2 |E'''| / 6 < 1e-8; a wrong spread O(1).
+inline constexpr double kVirtualSiteFiniteDifferenceStep = 1e-6;
+inline constexpr double kVirtualSiteFiniteDifferenceForce = 1e-6;
+/// GPU against CPU, both in double: site positions (nm; fused multiply-adds, 1e-16 of ~5 nm per
+/// operation), spread forces (kJ/mol/nm; each of a few contributions rounded to 2^-32 fixed
+/// point, 2.3e-10) and the spread virial (kJ/mol; 9 sums of 2^-24 steps over ~20 warps).
+inline constexpr double kGpuVirtualSitePositionNm = 1e-12;
+inline constexpr double kGpuVirtualSiteForce = 1e-8;
+inline constexpr double kGpuVirtualSiteVirial = 1e-5;
+/// 20 steps of TIP4P-Ew from one start, GPU against CPU (nm): the float forces' error (~1e-5 of
+/// ~1e3 kJ/mol/nm) moves a hydrogen by (n dt)^2 dF / 2m ~ 1e-5 nm; a site force spread wrong
+/// (its ~1e3 kJ/mol/nm) moves the atoms by ~1e-2 nm.
+inline constexpr double kGpuSiteWaterPositionNm = 1e-4;
 
 // ---- Constraints ----------------------------------------------------------------------
-namespace faraday::tol {
 /// SETTLE's lengths (relative), momentum and torque (relative to sum m |delta|): positions near
 /// 8 nm are rounded to 1.8e-15 nm, 1.8e-14 of a 0.1 nm bond, and the frame's ~50 operations
 /// on O(0.1 nm) values add a few 1e-17 nm each (measured 1.1e-14 and below); 1e-12.

@@ -69,6 +69,15 @@ inline std::string topologyError(const std::vector<std::pair<std::string, std::s
   return errorOf([&] { readGromacsTopology(dir / files.front().first, defines, {}); });
 }
 
+/// The error of topology `text` (as t.top) names t.top, the line marked "; HERE", and `what`.
+inline void expectErrorAt(const std::string& text, const std::string& what) {
+  const long line = lineOf(text, "; HERE");
+  ASSERT_GT(line, 0) << "no marked line in the input";
+  const std::string e = topologyError({{"t.top", text}});
+  EXPECT_NE(e.find("t.top:" + std::to_string(line) + ": "), std::string::npos) << "error: " << e;
+  EXPECT_NE(e.find(what), std::string::npos) << "error: " << e;
+}
+
 /// Sets an environment variable for the lifetime of the object, then restores it.
 class ScopedEnv {
  public:

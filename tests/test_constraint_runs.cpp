@@ -16,6 +16,7 @@
 #include "tests/ConstraintTestSystems.h"
 #include "tests/EngineTestSupport.h"
 #include "tests/GromacsReference.h"
+#include "tests/NveRuns.h"
 #include "tests/PeptideRuns.h"
 #include "tests/Tolerances.h"
 
@@ -144,31 +145,10 @@ TEST(ConstraintRunsGpu, RigidSpceWaterConservesEnergy) {
   c.system.defines = "";
   c.electrostatics.grid = {0, 0, 0};
   c.electrostatics.fourierSpacing = 0.12;
-  c.integrator.type = IntegratorType::Langevin;
   c.integrator.dt = 0.002;
-  c.integrator.temperature = 300;
-  c.integrator.friction = 5;
-  faraday::Setup setup = buildSetup(c);
+  const faraday::Setup setup = buildSetup(c);
   ASSERT_EQ(setup.system.topology.settles.size(), 884u);
-  constrainInitialState(c, setup.system, setup.state, 300);
-  State state;
-  {
-    auto warm = makeBackend(c, setup.system, nullptr);
-    warm->setState(setup.state, {});
-    warm->computeForces();
-    for (int s = 0; s < 2500; ++s) warm->advance(false);
-    warm->getState(state);
-  }
-  c.integrator.type = IntegratorType::Verlet;
-  auto backend = makeBackend(c, setup.system, nullptr);
-  backend->setState(state, {});
-  backend->computeForces();
-  std::vector<double> total;
-  for (int s = 1; s <= 5000; ++s) {
-    backend->advance(s % 10 == 0);
-    if (s % 10 == 0) total.push_back(backend->energies().potential() + backend->kineticEnergy());
-  }
-  const double drift = slope(total) / (10 * c.integrator.dt) / double(setup.system.size());
+  const double drift = nveDriftPerAtom(c, setup, 2500, 5000, 10);
   std::printf("[ info ] rigid SPC/E NVE on the GPU, 10 ps at 2 fs: drift %.3g kJ/mol/ps per atom\n", drift);
   EXPECT_LT(std::fabs(drift), tol::kRigidWaterNveDriftPerAtom);
 }

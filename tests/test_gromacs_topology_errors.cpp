@@ -16,15 +16,6 @@ std::string withMolecule(const std::string& body, const std::string& molecules =
          body + "[ system ]\nS\n[ molecules ]\n" + molecules;
 }
 
-/// The error of topology `text` (as t.top) names t.top, the line marked "; HERE", and `what`.
-void expectErrorAt(const std::string& text, const std::string& what) {
-  const long line = lineOf(text, "; HERE");
-  ASSERT_GT(line, 0) << "no marked line in the input";
-  const std::string e = topologyError({{"t.top", text}});
-  EXPECT_NE(e.find("t.top:" + std::to_string(line) + ": "), std::string::npos) << "error: " << e;
-  EXPECT_NE(e.find(what), std::string::npos) << "error: " << e;
-}
-
 TEST(GromacsTopologyErrors, UnknownAtomType) {
   expectErrorAt(std::string(kSmallForceField) + "[ moleculetype ]\nX 3\n[ atoms ]\n1 Q 1 R Q1 1 ; HERE\n",
                 "unknown atom type 'Q'");
@@ -56,7 +47,7 @@ TEST(GromacsTopologyErrors, DirectivesOutOfPlace) {
   expectErrorAt(withMolecule("[ molecules ] ; HERE\nMOL 1\n"), "before [ system ]");
   expectErrorAt(withMolecule("[ defaults ] ; HERE\n"), "a second [ defaults ]");
   expectErrorAt(withMolecule("[ pairtypes ] ; HERE\n"), "after a [ moleculetype ]");
-  expectErrorAt(withMolecule("[ bonds ]\n1 2\n[ virtual_sites3 ] ; HERE\n"), "[ virtual_sites3 ] is not supported");
+  expectErrorAt(withMolecule("[ bonds ]\n1 2\n[ polarization ] ; HERE\n"), "[ polarization ] is not supported");
   expectErrorAt(withMolecule("[ bnds ] ; HERE\n"), "unknown directive [ bnds ]");
 }
 

@@ -45,6 +45,7 @@ const std::vector<FolderRule> kKernelFolders = {
     {"kernels/pme", {"core", "kernels/common"}},
     {"kernels/dcs", {"core", "kernels/common", "kernels/pme"}},
     {"kernels/multigpu", {"core", "kernels/common"}},
+    {"kernels/vsites", {"core", "kernels/common", "kernels/neighbor"}},
 };
 
 /// File formats at the bottom; the configuration on them; the setup and the backends on the

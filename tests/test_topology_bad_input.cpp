@@ -45,18 +45,11 @@ class TopologyBadInput : public ::testing::Test {
   CommandResult run(const WaterFiles& f) {
     writeText(dir / "topol.top", f.top());
     writeText(dir / "conf.gro", f.gro());
-    writeText(dir / "sim.cfg", "[system]\ncoordinates = conf.gro\ntopology = topol.top\n[integrator]\ndt = 0.0005\n"
-                               "[run]\nsteps = 2\nplatform = cpu\nthreads = 1\nprogress_interval = 0\n"
-                               "[output]\ndirectory = out\n");
-    return runFaraday(dir.path(), {"run", "sim.cfg"});
+    return runTopologySteps(dir.path());
   }
   /// One error line naming `where` and saying `what`, a non-zero exit, no output folder.
   void expectRefused(const CommandResult& r, const std::string& where, const std::string& what) {
-    EXPECT_NE(r.exitCode, 0);
-    EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
-    EXPECT_NE(r.err.find(where), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find(what), std::string::npos) << r.err;
-    EXPECT_FALSE(fs::exists(dir / "out")) << "an output folder was made";
+    expectRefusedRun(r, dir.path(), where, what);
   }
   TempDir dir;
 };

@@ -11,7 +11,8 @@ Per system:
     pairs; PME's reciprocal force and the position restraints do not): with restraints, the
     net force minus the restraint forces (recomputed from posre.itp, restraint.gro and conf.gro,
     whose energy must equal "Position Rest.") is what must be small;
-  - the virial tensor is symmetric (the potential does not change under a rotation).
+  - the virial tensor is symmetric (the potential does not change under a rotation), but for
+    rigid water's constraint virial.
 With --direct, LJ (SR) and Coulomb (SR) are summed pair by pair from tpr/*.npy and conf.gro
 as reference.json's term_notes say, and an Ewald sum in reciprocal space is compared with
 GROMACS's PME on the finer grid of pme_convergence: this shows what each GROMACS term contains.
@@ -127,7 +128,11 @@ def direct_terms(ref, x, box, top):
     lj = float(np.sum(c12 / rk ** 12 - c6 / rk ** 6 - (c12 / rc ** 12 - c6 / rc ** 6)))
     qq = COULOMB * q[i] * q[j]
     real = float(np.sum(qq[keep] * (erfc(beta * rk) / rk - math.erfc(beta * rc) / rc)))
-    exclusion = float(np.sum(-qq[excluded] * (1.0 - erfc(beta * r[excluded])) / r[excluded]))
+    # (a virtual site on its atom, r = 0: -qq erf(beta r)/r -> -qq 2 beta/sqrt(pi))
+    re_ = r[excluded]
+    safe = np.where(re_ > 0, re_, 1.0)
+    erf_over_r = np.where(re_ > 0, (1.0 - erfc(beta * safe)) / safe, 2 * beta / math.sqrt(math.pi))
+    exclusion = float(np.sum(-qq[excluded] * erf_over_r))
     self_term = -COULOMB * beta / math.sqrt(math.pi) * float(np.sum(q * q))
     return {"LJ (SR)": lj, "Coulomb (SR)": real + exclusion + self_term,
             "Coul. recip.": ewald_reciprocal(x, q, box, beta)}
@@ -196,9 +201,12 @@ def check_system(folder, direct):
     chk.check(float(np.linalg.norm(net)) < bound,
               f"net force {np.linalg.norm(net):.4g} kJ/mol/nm, more than 3 sqrt(N) sigma = {bound:.4g}")
 
+    # The virial is symmetric, but for the constraint virial of rigid water (GROMACS's comes from
+    # its first leap-frog step).
     vir = ref["virial_kJ_mol"]
     worst = max(abs(vir[f"Vir-{a}{b}"] - vir[f"Vir-{b}{a}"]) for a, b in ("XY", "XZ", "YZ"))
-    chk.check(worst <= 1e-9 * max(abs(v) for v in vir.values()), f"virial not symmetric: {worst:g} kJ/mol")
+    if "Settle" not in ref["interaction_counts"]:
+        chk.check(worst <= 1e-9 * max(abs(v) for v in vir.values()), f"virial not symmetric: {worst:g} kJ/mol")
 
     report = []
     if direct:
@@ -207,9 +215,14 @@ def check_system(folder, direct):
             # Charges and C6/C12 come from gmx dump with 6 and 9 significant digits; the Ewald sum
             # is compared with GROMACS's PME on the finer grid of order 8 (the reference grid's own
             # error is printed).
+            # With virtual sites the sums take conf.gro's sites, up to 2e-6 nm from where GROMACS
+            # built them (reference.json's consistency): a charge q in a field E moves by q E dx,
+            # ~1e-3 kJ/mol a site, of both signs.
             want = fine[term] if term == "Coul. recip." else terms[term]
             diff = value - want
-            chk.check(abs(diff) <= 1e-7 * abs(want) + 1e-6, f"{term}: direct {value!r}, GROMACS {want!r}")
+            sites = ref.get("virtual_sites", 0)
+            bound = 1e-7 * abs(want) + 1e-6 + 1e-4 * math.sqrt(sites)
+            chk.check(abs(diff) <= bound, f"{term}: direct {value!r}, GROMACS {want!r}")
             line = f"{term}: direct {value:.10g}, GROMACS {want:.10g} (difference {diff:.2g})"
             if term == "Coul. recip.":
                 line += f"; reference grid {terms[term]:.10g} (PME error {terms[term] - value:.3g})"

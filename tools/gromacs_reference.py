@@ -32,8 +32,17 @@ The systems (tools/gmx_prep.py has the shared steps):
                         bonds and angles, 1-4 pairs from [ pairtypes ] with combination rule
                         1, gen-pairs no), net charge -1, in vacuum in a periodic 5.0 x 4.5 x
                         4.0 nm box
-Each system is energy-minimised (steepest descent, the same non-bonded settings, flexible
-water) and the minimised coordinates rounded to 6 decimals are the reference coordinates.
+and the systems with virtual sites:
+  tip4pew_water         515 rigid TIP4P-Ew waters (AMBER99SB-ILDN's tip4pew.itp), 2.5 nm cube
+  tip4p_oplsaa          515 rigid TIP4P waters (OPLS-AA's tip4p.itp), 2.5 nm cube
+  tip5p_oplsaa          rigid TIP5P waters (OPLS-AA's tip5p.itp, two 3out sites), 2.5 nm cube
+  opc_water             515 rigid OPC waters (systems/water/opc.itp) with AMBER99SB-ILDN's defaults
+  vsite_types           40 copies of a made-up molecule with a site of every construction
+                        GROMACS 2022 has (1, 2, 2fd, 3, 3fd, 3fad, 3out, 4fdn, COG, COM, COW and
+                        a site built from a site), placed by gmx insert-molecules, 3 nm cube
+Each system but vsite_types is energy-minimised (steepest descent, the same non-bonded
+settings, flexible water where the water is not a rigid site model) and the minimised
+coordinates rounded to 6 decimals are the reference coordinates.
 
 Settings, the same for every system (tools/gmx_prep.py NONBONDED): Verlet lists, rlist 1.2 nm
 above rcoulomb = rvdw = 1.0 nm (verlet-buffer-tolerance -1), potential-shift modifiers for LJ
@@ -41,7 +50,11 @@ and Coulomb, PME order 4 on an explicit grid of spacing <= 0.1 nm, ewald-rtol 1e
 dispersion correction, no constraints, define = -DFLEXIBLE (water with bonds and an angle).
 The single point is `gmx_d mdrun -rerun conf.gro -nt 1 -reprod` with GMX_NBNXN_EWALD_ANALYTICAL=1
 (real-space Ewald from erfc, not from tables); a second run, `mdrun` with nsteps = 0, gives the
-virial (reruns do not write it) and must agree with the rerun's energies and forces.
+virial (reruns do not write it) and must agree with the rerun's energies and forces. With
+virtual sites GROMACS builds the sites: a 0-step run of conf.gro (continuation = yes) writes
+them where their atoms put them, and the reference is a 0-step run from those built positions
+(grompp -t), which a rerun of them must repeat. (The run of conf.gro itself is no reference: its
+short-range forces take the sites where conf.gro wrote them, rounded, and its PME the built ones.)
 
 Usage:
   tools/gromacs_reference.py                          # all systems, both stages
@@ -116,6 +129,64 @@ def ewald_beta(rc, rtol):
     return beta
 
 
+def write_vst(work):
+    """The made-up molecule VST of vsite_types (vst.itp, its force field and topology) and one
+    copy of it (vst.gro, the sites where GROMACS builds them)."""
+    with open(os.path.join(work, "topol.top"), "w") as f:
+        f.write(VST_TOP + EMPTY_MOLECULES.format(title="Virtual sites of every construction"))
+    with open(os.path.join(work, "one.top"), "w") as f:
+        f.write(VST_TOP + EMPTY_MOLECULES.format(title="one VST") + "VST 1\n")
+    atoms = [(1, "VST", name) for name, _ in VST_ATOMS]
+    from gro import write_gro
+    write_gro(os.path.join(work, "raw.gro"), "one VST", atoms, [x for _, x in VST_ATOMS], [4.0, 4.0, 4.0],
+              decimals=3)
+    # The sites of the copy where a 0-step run builds them (insert-molecules copies them as they are).
+    built = zero_step_positions(work, "raw.gro", "one.top", [40, 40, 40])
+    write_gro(os.path.join(work, "vst.gro"), "one VST", atoms, built, [4.0, 4.0, 4.0], decimals=3)
+
+
+def zero_step_positions(work, gro, top, grid):
+    """The positions after a 0-step md run of gro (virtual sites built, molecules whole as mdrun
+    writes its final coordinates), N rows of 3."""
+    with open(os.path.join(work, "zero.mdp"), "w") as f:
+        f.write(reference_mdp("", grid))
+    gmx(["grompp", "-f", "zero.mdp", "-c", gro, "-p", top, "-o", "zero.tpr", "-maxwarn", 1], work)
+    gmx(["mdrun", "-s", "zero.tpr", "-deffnm", "zero", "-c", "zero.g96", "-nt", 1, "-reprod"], work)
+    gmx_prep.g96_to_gro(os.path.join(work, "zero.g96"), os.path.join(work, "zero.gro"), decimals=9)
+    return read_gro(os.path.join(work, "zero.gro"))[2]
+
+
+def prepare_vsite_types(work):
+    write_vst(work)
+    box = [3.0, 3.0, 3.0]
+    gmx(["insert-molecules", "-ci", "vst.gro", "-nmol", 40, "-box"] + box + ["-seed", 2026, "-radius", 0.2,
+                                                                         "-o", "inserted.gro"], work)
+    with open(os.path.join(work, "topol.top"), "a") as f:
+        f.write("VST 40\n")
+    # conf.gro: the inserted atoms (3 decimals) and the sites GROMACS builds from them.
+    title, atoms, _, _ = read_gro(os.path.join(work, "inserted.gro"))
+    built = zero_step_positions(work, "inserted.gro", "topol.top", grid_for(box))
+    from gro import write_gro
+    write_gro(os.path.join(work, "conf.gro"), "Virtual sites of every construction (40 VST)", atoms, built, box,
+              decimals=6)
+    return "conf.gro", box
+
+
+def prepare_site_water(work, forcefield, water, structure, extra_itp=None):
+    """Rigid site water of `water`.itp (from the force field, or `extra_itp` copied beside the
+    topology) filled into a 2.5 nm cube by gmx solvate from `structure`."""
+    include = f'#include "{forcefield}.ff/{water}.itp"' if extra_itp is None else f'#include "{water}.itp"'
+    if extra_itp:
+        shutil.copyfile(extra_itp, os.path.join(work, os.path.basename(extra_itp)))
+    with open(os.path.join(work, "topol.top"), "w") as f:
+        f.write(f"; {water} water with {forcefield}'s defaults, rigid (SETTLE) with virtual sites\n"
+                f'#include "{forcefield}.ff/forcefield.itp"\n{include}\n'
+                + EMPTY_MOLECULES.format(title=f"{water} water"))
+    box = [2.5, 2.5, 2.5]
+    gmx(["solvate", "-cs", structure, "-box"] + box + ["-o", "water.gro", "-p", "topol.top"], work)
+    return "water.gro", box
+
+
 def grid_for(box):
     return [gmx_prep.nice_grid(edge) for edge in box]
 
@@ -158,6 +229,83 @@ def prepare_solvated(work, first, last, forcefield, concentration):
     return "solvated.gro", box
 
 
+# VST: six atoms in a chain (bonds at their lengths in VST_ATOMS, no angles: nothing but the bonds acts inside the
+# molecule, every pair of its particles is excluded) and twelve sites, one of every GROMACS 2022
+# construction and one built from a site. Charges and LJ on the sites, so that every spread
+# force is tested; the virtual_sites1 site carries neither: GROMACS 2022.5 loses the force on
+# such a site (spread_vsite1 adds the atom's force to the site's, then clears the site's).
+VST_ATOMS = [
+    ("C1", (2.000, 2.000, 2.000)), ("C2", (2.150, 2.000, 2.000)), ("C3", (2.200, 2.140, 2.000)),
+    ("C4", (2.060, 2.200, 2.050)), ("C5", (2.100, 2.050, 2.150)), ("C6", (1.950, 2.080, 1.900)),
+    ("V1", (2, 2, 2)), ("V2", (2, 2, 2)), ("V2F", (2, 2, 2)), ("V3", (2, 2, 2)), ("V3F", (2, 2, 2)),
+    ("V3A", (2, 2, 2)), ("V3O", (2, 2, 2)), ("V4N", (2, 2, 2)), ("VCG", (2, 2, 2)), ("VCM", (2, 2, 2)),
+    ("VCW", (2, 2, 2)), ("VSS", (2, 2, 2)),
+]
+VST_TOP = """; A made-up molecule with a virtual site of every construction (tools/gromacs_reference.py)
+[ defaults ]
+; nbfunc comb-rule gen-pairs fudgeLJ fudgeQQ
+1 2 yes 0.5 0.8333
+
+[ atomtypes ]
+; name at.num mass charge ptype sigma epsilon
+CX   6  12.011 0.0 A 0.32 0.40
+NX   7  14.007 0.0 A 0.30 0.50
+VX   0   0.000 0.0 V 0.12 0.10
+VA   0   0.000 0.0 A 0.10 0.20
+VN   0   0.000 0.0 D 0.00 0.00
+
+[ moleculetype ]
+VST 3
+
+[ atoms ]
+;  nr type resnr res atom cgnr charge mass
+    1  CX   1  VST  C1    1   0.30  12.011
+    2  NX   1  VST  C2    1  -0.25  14.007
+    3  CX   1  VST  C3    1   0.20  12.011
+    4  NX   1  VST  C4    1  -0.30  14.007
+    5  CX   1  VST  C5    1   0.15  12.011
+    6  CX   1  VST  C6    1  -0.10  12.011
+    7  VN   1  VST  V1    1   0.00   0.000
+    8  VX   1  VST  V2    1   0.20   0.000
+    9  VX   1  VST  V2F   1  -0.15   0.000
+   10  VA   1  VST  V3    1   0.25   0.000
+   11  VX   1  VST  V3F   1  -0.20   0.000
+   12  VX   1  VST  V3A   1   0.10   0.000
+   13  VA   1  VST  V3O   1  -0.35   0.000
+   14  VX   1  VST  V4N   1   0.30   0.000
+   15  VX   1  VST  VCG   1  -0.10   0.000
+   16  VX   1  VST  VCM   1   0.05   0.000
+   17  VX   1  VST  VCW   1  -0.15   0.000
+   18  VX   1  VST  VSS   1   0.05   0.000
+
+[ bonds ]
+1 2 1 0.150 300000
+2 3 1 0.149 300000
+3 4 1 0.160 300000
+4 5 1 0.185 300000
+5 6 1 0.293 300000
+
+[ virtual_sites1 ]
+7 5 1
+[ virtual_sites2 ]
+8 1 2 1 0.3
+9 2 3 2 0.05
+[ virtual_sites3 ]
+10 1 2 3 1 0.2 0.3
+11 3 4 5 2 0.4 0.06
+12 4 5 6 3 110.0 0.05
+13 1 4 6 4 0.2 0.3 2.0
+18 8 4 6 1 0.25 0.35
+[ virtual_sites4 ]
+14 2 1 3 5 2 0.8 0.7 0.04
+[ virtual_sitesn ]
+15 1 1 2 3 4
+16 2 3 4 5 6
+17 3 1 0.5 5 1.0 6 2.0
+
+[ exclusions ]
+""" + "".join(" ".join(str(a) for a in [i] + [j for j in range(1, 19) if j != i]) + "\n" for i in range(1, 19))
+
 SYSTEMS = {
     "spce_water": {
         "define": "-DFLEXIBLE",
@@ -195,6 +343,35 @@ SYSTEMS = {
                        "2, 1-4 pairs from [ pairtypes ] with combination rule 1 and gen-pairs no, fudge 1), "
                        "polar hydrogens from pdb2gmx, charged termini, net charge -1, in vacuum in a periodic "
                        "5.0 x 4.5 x 4.0 nm box, energy-minimised"},
+    "tip4pew_water": {
+        "define": "", "vsites": True,
+        "prepare": lambda work: prepare_site_water(work, "amber99sb-ildn", "tip4pew", "tip4p.gro"),
+        "description": "rigid TIP4P-Ew water (AMBER99SB-ILDN's tip4pew.itp: SETTLE and a virtual_sites3 type 1 "
+                       "M site) filled into a 2.5 nm cube by gmx solvate from tip4p.gro, energy-minimised"},
+    "tip4p_oplsaa": {
+        "define": "", "vsites": True,
+        "prepare": lambda work: prepare_site_water(work, "oplsaa", "tip4p", "tip4p.gro"),
+        "description": "rigid TIP4P water (OPLS-AA's tip4p.itp, the M site's atom type of particle type D and "
+                       "without a mass column) filled into a 2.5 nm cube from tip4p.gro, energy-minimised"},
+    "tip5p_oplsaa": {
+        "define": "", "vsites": True,
+        "prepare": lambda work: prepare_site_water(work, "oplsaa", "tip5p", "tip5p.gro"),
+        "description": "rigid TIP5P water (OPLS-AA's tip5p.itp: two virtual_sites3 type 4 (3out) lone pairs) "
+                       "filled into a 2.5 nm cube from tip5p.gro, energy-minimised"},
+    "opc_water": {
+        "define": "", "vsites": True,
+        "prepare": lambda work: prepare_site_water(work, "amber99sb-ildn", "opc", "tip4p.gro",
+                                                   os.path.join(os.path.dirname(HERE), "systems", "water", "opc.itp")),
+        "description": "rigid OPC water (Izadi et al. 2014; systems/water/opc.itp) with AMBER99SB-ILDN's "
+                       "defaults, filled into a 2.5 nm cube from tip4p.gro, energy-minimised"},
+    "vsite_types": {
+        "define": "", "vsites": True, "minimise": False,
+        "prepare": prepare_vsite_types,
+        "description": "40 copies of VST, a made-up molecule of six bonded atoms and twelve virtual sites (one of "
+                       "every construction of GROMACS 2022: 1, 2, 2fd, 3, 3fd, 3fad, 3out, 4fdn, COG, COM, COW, and "
+                       "a type-3 site built from the type-2 site) with charges and LJ (none on the type-1 site: "
+                       "GROMACS 2022.5 drops its force), every pair inside a molecule excluded, placed by gmx "
+                       "insert-molecules in a 3 nm cube, not minimised"},
 }
 
 
@@ -204,9 +381,10 @@ def prepare(name, work, out):
     spec = SYSTEMS[name]
     gro, box = spec["prepare"](work)
     define = spec["define"].replace("-DPOSRES", "").strip()
-    energy, force = gmx_prep.minimise(work, gro, "topol.top", grid_for(box), "conf.gro", define,
-                                      spec.get("maxwarn", 0))
-    print(f"{name}: minimised, potential {energy:.6g} kJ/mol, largest force {force:.4g} kJ/mol/nm")
+    if spec.get("minimise", True):
+        energy, force = gmx_prep.minimise(work, gro, "topol.top", grid_for(box), "conf.gro", define,
+                                          spec.get("maxwarn", 0))
+        print(f"{name}: minimised, potential {energy:.6g} kJ/mol, largest force {force:.4g} kJ/mol/nm")
     if os.path.exists(out):
         shutil.rmtree(out)
     written = gmx_prep.copy_topology(os.path.join(work, "topol.top"), out)
@@ -253,41 +431,69 @@ def reference(name, data, run):
     grompp_text = gmx(["grompp", "-f", "reference.mdp", "-c", "conf.gro", "-p", "topol.top", "-o", "reference.tpr",
                        "-po", "mdout.mdp", "-maxwarn", SYSTEMS[name].get("maxwarn", 0)] + restraint, run)
     single = ["mdrun", "-s", "reference.tpr", "-nt", 1, "-reprod"]
-    gmx(single + ["-rerun", "conf.gro", "-deffnm", "rerun"], run, env=ANALYTICAL_EWALD)
+    vsites = SYSTEMS[name].get("vsites", False)
+    built = {}
+    if vsites:
+        # The sites as GROMACS builds them: a 0-step run of conf.gro (continuation = yes) writes
+        # the built positions (its own short-range forces take the sites as conf.gro wrote them,
+        # whose rounding they keep: `built_from_written_sites`); the reference starts from the
+        # built positions (grompp -t) and a rerun of them must repeat it.
+        gmx(single + ["-deffnm", "built"], run, env=ANALYTICAL_EWALD)
+        gmx(["grompp", "-f", "reference.mdp", "-c", "conf.gro", "-t", "built.trr", "-p", "topol.top", "-o",
+             "exact.tpr", "-po", "exact.mdp", "-maxwarn", SYSTEMS[name].get("maxwarn", 0)] + restraint, run)
+        single = ["mdrun", "-s", "exact.tpr", "-nt", 1, "-reprod"]
+        gmx(single + ["-rerun", "built.trr", "-deffnm", "rerun"], run, env=ANALYTICAL_EWALD)
+        written = gmx_output.read_trr(os.path.join(run, "built.trr"))[0]["f"]
+        built = {"tpr": "exact.tpr", "written_forces": written, "written": potential_terms(
+            gmx_output.energies(run, "built.edr"))}
+    else:
+        gmx(single + ["-rerun", "conf.gro", "-deffnm", "rerun"], run, env=ANALYTICAL_EWALD)
     gmx(single + ["-deffnm", "step0"], run, env=ANALYTICAL_EWALD)
+    evaluated = "step0" if vsites else "rerun"  # with sites: the run from the built positions
+    tpr = built.get("tpr", "reference.tpr")
 
-    terms = gmx_output.energies(run, "rerun.edr")
+    terms = potential_terms(gmx_output.energies(run, evaluated + ".edr"))
+    rerun_terms = potential_terms(gmx_output.energies(run, "rerun.edr"))
     step0 = gmx_output.energies(run, "step0.edr")
-    frame = gmx_output.read_trr(os.path.join(run, "rerun.trr"))[0]
+    frame = gmx_output.read_trr(os.path.join(run, evaluated + ".trr"))[0]
     forces = frame["f"]
-    step0_forces = gmx_output.read_trr(os.path.join(run, "step0.trr"))[0]["f"]
-    printed = gmx_output.traj_forces(run, "rerun.trr", "reference.tpr")
+    rerun_forces = gmx_output.read_trr(os.path.join(run, "rerun.trr"))[0]["f"]
+    printed = gmx_output.traj_forces(run, evaluated + ".trr", tpr)
 
-    # The coordinates GROMACS evaluated must be the decimal numbers of conf.gro, and the two runs
-    # and the printed forces must agree.
+    # The coordinates GROMACS evaluated must be the decimal numbers of conf.gro (the sites: where
+    # GROMACS built them, which conf.gro holds rounded to 6 decimals), and the two runs and the
+    # printed forces must agree.
     # (mdrun puts atoms into the box, which may round the last bit of a wrapped coordinate).
     shift = frame["x"] - np.array(x)
     shift -= np.array(box) * np.round(shift / np.array(box))
-    position_error = float(np.max(np.abs(shift)))
-    if position_error > 1e-15 * max(box):
-        fail(f"{name}: the rerun read coordinates {position_error:g} nm away from conf.gro")
-    energy_difference = max(abs(terms[k] - step0[k]) for k in terms)
-    force_difference = float(np.max(np.abs(forces - step0_forces)))
+    dumped = dumpable_tpr(run, grompp_args(restraint, name))
+    site = site_mask(dumped, run, len(x)) if vsites else np.zeros(len(x), bool)
+    position_error = float(np.max(np.abs(shift[~site])))
+    site_error = float(np.max(np.abs(shift[site]))) if site.any() else 0.0
+    # (a site moves by its own rounding to 6 decimals, 5e-7 nm, and by what its atoms' rounding
+    # moves the construction, about as much again)
+    if position_error > 1e-15 * max(box) or site_error > 2e-6:
+        fail(f"{name}: GROMACS evaluated coordinates {position_error:g} nm (atoms) and {site_error:g} nm (virtual "
+             f"sites) away from conf.gro")
+    energy_difference = max(abs(rerun_terms[k] - step0[k]) for k in rerun_terms)
+    step0_forces = gmx_output.read_trr(os.path.join(run, "step0.trr"))[0]["f"]
+    force_difference = float(np.max(np.abs(rerun_forces - step0_forces)))
     printed_difference = float(np.max(np.abs(forces - printed) / (np.abs(forces) + 1.0)))
     scale = max(abs(v) for v in terms.values())
     if energy_difference > 1e-9 * scale or force_difference > 1e-6 or printed_difference > 1e-12:
         fail(f"{name}: rerun and step-0 run disagree: energies {energy_difference:g} kJ/mol, forces "
              f"{force_difference:g} kJ/mol/nm; gmx traj differs by {printed_difference:g} (relative)")
 
-    fine = pme_convergence(run, define, [2 * n for n in grid], restraint, SYSTEMS[name].get("maxwarn", 0), forces)
+    fine = pme_convergence(run, define, [2 * n for n in grid], restraint + (["-t", "built.trr"] if vsites else []),
+                           SYSTEMS[name].get("maxwarn", 0), forces)
 
-    topology = gmx_output.tpr_topology(run, "reference.tpr")
+    topology = gmx_output.tpr_topology(run, dumped)
     os.makedirs(os.path.join(data, "tpr"), exist_ok=True)
     for key, values in topology.items():
         if key != "counts":
             np.save(os.path.join(data, "tpr", key + ".npy"), values)
     np.save(os.path.join(data, "forces.npy"), forces)
-    log = os.path.join(run, "rerun.log")
+    log = os.path.join(run, evaluated + ".log")
     facts = gmx_output.log_facts(log)
     width = float(re.search(r"Gaussian width \(1/beta\) of (\S+) nm", "\n".join(facts)).group(1))
     beta = ewald_beta(CUTOFF, EWALD_RTOL)
@@ -298,8 +504,13 @@ def reference(name, data, run):
         "system": name,
         "description": SYSTEMS[name]["description"],
         "title": title,
-        "gromacs": "GROMACS 2022.5, gmx_d (double precision), mdrun -rerun conf.gro -nt 1 -reprod with "
-                   "GMX_NBNXN_EWALD_ANALYTICAL=1",
+        "gromacs": ("GROMACS 2022.5, gmx_d (double precision): mdrun with nsteps = 0 and continuation = yes of "
+                    "conf.gro builds the virtual sites from their atoms; the reference is the same 0-step run started "
+                    "from the built positions (grompp -t built.trr), which mdrun -rerun of them repeats; -nt 1 "
+                    "-reprod with GMX_NBNXN_EWALD_ANALYTICAL=1"
+                    if vsites else
+                    "GROMACS 2022.5, gmx_d (double precision), mdrun -rerun conf.gro -nt 1 -reprod with "
+                    "GMX_NBNXN_EWALD_ANALYTICAL=1"),
         "atoms": len(atoms),
         "molecules": gmx_prep.molecules(os.path.join(data, "topol.top")),
         "net_charge_e": round(charge, 4) + 0.0,  # (no -0.0)
@@ -341,8 +552,21 @@ def reference(name, data, run):
                    "sum_kJ_mol_nm": forces.sum(axis=0).tolist()},
         "pme_convergence": fine,
         "interaction_counts": topology["counts"],
+        "interaction_counts_note": ("from a tpr of the same topology with the 2fd sites made type-2 sites (gmx dump "
+                                    "2022.5 cannot print VSITE2FD): VSITE2 counts both" if dumped != "reference.tpr"
+                                    else "from gmx dump -s of reference.tpr"),
         "excluded_pairs": int(len(topology["excluded_pairs"])),
+        "virtual_sites": int(site.sum()),
         "consistency": {"rerun_positions_vs_conf_gro_max_nm": position_error,
+                        "virtual_site_positions_vs_conf_gro_max_nm": site_error,
+                        **({"built_from_written_sites": {
+                            "note": "the 0-step run of conf.gro that builds the sites takes its short-range forces at "
+                                    "the sites as conf.gro writes them (rounded to 6 decimals), its PME at the built "
+                                    "ones: its energies and forces against the reference's",
+                            "max_energy_difference_kJ_mol": max(abs(built["written"][k] - terms[k]) for k in terms),
+                            "force_difference_relative_rms": float(np.sqrt(np.sum((built["written_forces"] - forces) ** 2)
+                                                                           / np.sum(forces ** 2)))}}
+                           if vsites else {}),
                         "rerun_vs_step0_max_energy_difference_kJ_mol": energy_difference,
                         "rerun_vs_step0_max_force_difference_kJ_mol_nm": force_difference,
                         "gmx_traj_fp_vs_trr_max_relative_force_difference": printed_difference},
@@ -356,15 +580,88 @@ def reference(name, data, run):
     print(f"{name}: {len(atoms)} atoms, Potential {terms['Potential']:.10g} kJ/mol, grid {grid}")
 
 
-def pme_convergence(run, define, grid, restraint, maxwarn, forces):
+def grompp_args(restraint, name):
+    return ["-maxwarn", SYSTEMS[name].get("maxwarn", 0)] + restraint
+
+
+def dumpable_tpr(run, extra):
+    """reference.tpr, or where it has 2fd virtual sites, which gmx dump 2022.5 cannot print
+    ("unknown function type 67 (VSITE2FD)"), a tpr of the same topology with those sites made
+    type-2 sites of the same atoms: the same particles, charges, masses, types and exclusions."""
+    with open(os.path.join(run, "topol.top")) as f:
+        text = f.read()
+    section, lines = None, []
+    for line in text.splitlines():
+        m = re.match(r"\s*\[\s*(\w+)\s*\]", line)
+        if m:
+            section = m.group(1)
+        fields = line.split(";")[0].split()
+        if section == "virtual_sites2" and len(fields) >= 4 and fields[3] == "2":
+            line = " ".join(fields[:3] + ["1"] + fields[4:])
+        lines.append(line)
+    if "\n".join(lines) == text.rstrip("\n"):
+        return "reference.tpr"
+    with open(os.path.join(run, "dump.top"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    gmx(["grompp", "-f", "reference.mdp", "-c", "conf.gro", "-p", "dump.top", "-o", "dump.tpr", "-po", "dump.mdp"]
+        + extra, run)
+    return "dump.tpr"
+
+
+def potential_terms(terms):
+    """The potential terms of an .edr's frame, up to Potential: an md run lists the kinetic energy,
+    temperature, pressure and virial after them, which a rerun does not."""
+    out = {}
+    for key, value in terms.items():
+        out[key] = value
+        if key == "Potential":
+            break
+    return out
+
+
+def site_mask(tpr, run, atoms):
+    """Which particles are virtual sites (the first atom of a vsite interaction in gmx dump -s)."""
+    text = gmx(["dump", "-s", tpr], run)
+    mask = np.zeros(atoms, bool)
+    offsets = {}
+    for block, (moltype, copies) in enumerate(re.findall(r'moltype\s+= (\d+) "[^"]*"\s+#molecules\s+= (\d+)', text)):
+        offsets[block] = (int(moltype), int(copies))
+    sites, current = {}, None
+    for line in text.splitlines():
+        m = re.match(r"^   moltype \((\d+)\):", line)
+        if m:
+            current = sites.setdefault(int(m.group(1)), {"atoms": 0, "sites": set()})
+            continue
+        if re.match(r"^   \S", line):
+            current = None  # the next top-level item of the dump
+        if current is None:
+            continue
+        if re.match(r"^\s+atom\[\s*\d+\]=\{type=", line):
+            current["atoms"] += 1
+        m = re.match(r"^\s+\d+ type=\d+ \((VSITE\w*)\)\s+(\d+)", line)
+        if m:
+            current["sites"].add(int(m.group(2)))
+    first = 0
+    for block in sorted(offsets):
+        moltype, copies = offsets[block]
+        mol = sites[moltype]
+        for _ in range(copies):
+            for s in mol["sites"]:
+                mask[first + s] = True
+            first += mol["atoms"]
+    return mask
+
+
+def pme_convergence(run, define, grid, extra, maxwarn, forces):
     """The same single point with PME on `grid` and order 8, close to the exact Ewald sum: how far
-    the reference grid's reciprocal energy and forces are from it."""
+    the reference grid's reciprocal energy and forces are from it (`extra`: grompp's further
+    arguments, -r for restraints, -t for the built virtual sites, which a 0-step run keeps)."""
     with open(os.path.join(run, "fine.mdp"), "w") as f:
         f.write(reference_mdp(define, grid, pme_order=8))
     gmx(["grompp", "-f", "fine.mdp", "-c", "conf.gro", "-p", "topol.top", "-o", "fine.tpr", "-po", "fine_out.mdp",
-         "-maxwarn", maxwarn] + restraint, run)
-    gmx(["mdrun", "-s", "fine.tpr", "-rerun", "conf.gro", "-nt", 1, "-reprod", "-deffnm", "fine"], run,
-        env=ANALYTICAL_EWALD)
+         "-maxwarn", maxwarn] + extra, run)
+    rerun = [] if "-t" in extra else ["-rerun", "conf.gro"]
+    gmx(["mdrun", "-s", "fine.tpr", "-nt", 1, "-reprod", "-deffnm", "fine"] + rerun, run, env=ANALYTICAL_EWALD)
     difference = np.linalg.norm(forces - gmx_output.read_trr(os.path.join(run, "fine.trr"))[0]["f"], axis=1)
     return {"fourier_grid": grid, "pme_order": 8,
             "Coul. recip.": gmx_output.energies(run, "fine.edr")["Coul. recip."],

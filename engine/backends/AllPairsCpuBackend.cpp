@@ -8,6 +8,7 @@ namespace faraday {
 
 AllPairsCpuBackend::AllPairsCpuBackend(const AllPairsRunParams& params, const System& system, Timers* timers)
     : CpuBackendBase(params.threads, params.integrator, system, timers), params_(params.pairs) {
+  if (!system.topology.virtualSites.empty()) throw Error("all-pairs forces: the system's virtual sites need the cutoff mode");
   if (system.hasCharges())
     std::fprintf(stderr, "nonbonded.mode = all-pairs: the particles' charges are ignored\n");
 }

@@ -34,6 +34,8 @@ std::unique_ptr<Backend> makeCudaBackend(const Config& config, const System& sys
     if (devices.size() > 1) {
       if (config.nonbonded.allPairs())
         throw keyError("run.devices", "all-pairs runs on one GPU (nonbonded.mode = all-pairs)");
+      if (!system.topology.virtualSites.empty())
+        throw keyError("run.devices", "a system with virtual sites runs on one GPU");
       return makeCudaMultiBackend(multiGpuRunParams(config, system), system, timers, devices);
     }
     useCudaDevice(devices[0]);
@@ -54,6 +56,8 @@ bool platformUsesCuda(Platform platform) {
 }
 
 std::unique_ptr<Backend> makeBackend(const Config& config, const System& system, Timers* timers) {
+  if (!system.topology.virtualSites.empty() && config.nonbonded.allPairs())
+    throw keyError("nonbonded.mode", "all-pairs has no virtual sites: the topology's need the cutoff mode");
   switch (config.run.platform) {
     case Platform::Cpu:
       return makeCpuBackend(config, system, timers);

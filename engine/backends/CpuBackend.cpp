@@ -5,6 +5,7 @@
 #include "core/Error.h"
 #include "engine/backends/CpuTerms.h"
 #include "integrators/BoxScaling.h"
+#include "kernels/vsites/VirtualSites.h"
 
 namespace faraday {
 
@@ -52,6 +53,7 @@ void CpuBackend::setState(const State& state, const std::vector<Vec3>& listRefer
   if (!(list_.cutoff() < state_.box.maxCutoff()))
     throw keyError("nonbonded.cutoff", std::string("must be below half ") + state_.box.maxCutoffMeaning() +
                                            " of the state's box");
+  constructSites();
   ScopedTimer t(timers_, "neighbor");
   // A restart rebuilds from the saved reference, so the list (and the steps at which it is
   // rebuilt later) match the uninterrupted run exactly.
@@ -69,12 +71,23 @@ void CpuBackend::addDispersionCorrection(Energies& e) const {
   for (int k = 0; k < 3; ++k) e.virial.m[k][k] += dispersionAtUnitVolume_.virialDiagonal * invVolume;
 }
 
+void CpuBackend::constructSites() {
+  if (system_.topology.virtualSites.empty()) return;
+  ScopedTimer t(timers_, "virtual sites");
+  constructVirtualSites(system_.topology.virtualSites, state_.positions, state_.box);
+}
+
 Energies CpuBackend::evaluateForces() {
   if (state_.positions.size() != system_.size()) throw Error("CpuBackend: computeForces() before setState()");
+  constructSites();  // where the update (or a volume move) left their atoms
   updateNeighborList();
   Energies e;
   const CpuTermInput in{state_.positions, state_.box, list_, timers_};
   for (const auto& t : terms_) t->compute(in, forces_, e);
+  if (!system_.topology.virtualSites.empty()) {
+    ScopedTimer t(timers_, "virtual sites");
+    e.virial += spreadVirtualSiteForces(system_.topology.virtualSites, state_.positions, forces_, state_.box);
+  }
   addDispersionCorrection(e);
   energies_ = e;
   return e;

@@ -13,8 +13,10 @@ namespace faraday {
 /// The double-precision oracle: cell-list Verlet list and its force terms (CpuTerms.h: the
 /// OpenMP pair loop, reciprocal space through a ReciprocalSolver (CPU FFTW PME, or the CUDA
 /// PME when `useCudaReciprocal`), the topology's bonded terms and the Ewald exclusion
-/// correction), velocity Verlet or Langevin BAOAB. Phase times: "neighbor", "nonbonded", "bonded", "exclusion
-/// correction", "pme.*" (timed by the solver), "integrate".
+/// correction), velocity Verlet or Langevin BAOAB. Virtual sites are built from their atoms before
+/// every evaluation and their forces spread back after it (the virial with their correction).
+/// Phase times: "neighbor", "nonbonded", "bonded", "exclusion correction", "pme.*" (timed by the
+/// solver), "virtual sites", "integrate".
 /// The virial holds the pair virial, the reciprocal solver's tensor, and two isotropic
 /// terms that come from the volume dependence of energies rather than from forces: the
 /// dispersion correction (DispersionCorrection::virialDiagonal) and the net-charge term
@@ -39,6 +41,8 @@ class CpuBackend : public CpuBackendBase {
 
  private:
   void updateNeighborList();
+  /// The virtual sites at the current positions of their atoms.
+  void constructSites();
   void addDispersionCorrection(Energies& e) const;
 
   bool useCudaReciprocal_;

@@ -5,6 +5,7 @@
 #include "core/Error.h"
 #include "integrators/InitialVelocities.h"
 #include "integrators/IntegratorFactory.h"
+#include "kernels/vsites/VirtualSites.h"
 
 namespace faraday {
 namespace {
@@ -28,6 +29,7 @@ void CpuBackendBase::takeState(const State& state) {
     throw Error("state: positions and velocities must have one entry per particle");
   state_ = state;
   if (state_.box.diagonal() == Vec3{}) state_.box = system_.box;
+  clearVirtualSiteVelocities(system_.topology.virtualSites, state_.velocities);
   forces_.clear();  // forces of a previous state no longer apply
 }
 

@@ -30,7 +30,8 @@ class CpuBackendBase : public Backend {
   /// Forces of the current positions into forces_, their energies into energies_ (and
   /// returned), without the constraint virial.
   virtual Energies evaluateForces() = 0;
-  /// Checks `state` against the system and takes it (a state without a box takes the system's).
+  /// Checks `state` against the system and takes it (a state without a box takes the system's;
+  /// the virtual sites' velocities zeroed).
   void takeState(const State& state);
 
   const System& system_;

@@ -124,6 +124,7 @@ CudaBackend::KernelTimes CudaBackend::timeKernels(int repeats) {
 long long CudaBackend::stepsRedone() const { return impl_->stepsRedone; }
 void CudaBackend::shareWork(const CudaBackendShare& share) {
   Impl& m = *impl_;
+  if (m.sites) throw Error("a system with virtual sites runs on one GPU");
   m.share = std::make_unique<CudaBackendShare>(share);
   m.phases.setPhases(m.phaseTable(true));
   if (share.directSum) {

@@ -37,6 +37,7 @@
 #include "kernels/nonbonded/LjTable.h"
 #include "kernels/pme/Electrostatics.h"
 #include "kernels/pme/PmeGridGeometry.h"
+#include "kernels/vsites/CudaVirtualSites.h"
 
 namespace faraday::cuda_backend {
 
@@ -96,6 +97,9 @@ struct CudaBackend::Impl final : CudaStepWork {
   CudaTileTerm* tiles = nullptr;      ///< the tiles' term (timeKernels)
   CudaPmeOnDevice* pme = nullptr;     ///< PME's solver, in its term (null without PME)
   std::unique_ptr<CudaConstraints> constraints;  ///< null without constraints
+  /// The virtual sites (null without): built after the first half, their forces spread after
+  /// the force terms.
+  std::unique_ptr<CudaVirtualSites> sites;
   std::vector<int> pairType;           ///< per particle: the tile kernel's LJ class (or typed type)
   CudaStepGraph graph{*this, phases};
   std::unique_ptr<CudaBackendShare> share;  ///< one GPU of several (null: the whole step here)
@@ -237,6 +241,11 @@ struct CudaBackend::Impl final : CudaStepWork {
   /// all-gather and the other slots' wrapped positions, fractions and displacement test.
   void enqueueFirstHalf(cudaStream_t s, cudaGraphConditionalHandle rebuild, bool energies) override {
     const CudaIntegratorParams params = firstHalfParams(energies);
+    if (!updateSplit() && sites) {  // the sites after their atoms; they decide the list build
+      launchFirstHalf(s, atoms(), params, dev->status.data(), nullptr, /*decideRebuild=*/false);
+      launchBuildSites(s, atoms(), integ, *sites, dev->slotOfAtom.data(), dev->status.data(), &rebuild);
+      return;
+    }
     if (!updateSplit()) {
       launchFirstHalf(s, atoms(), params, dev->status.data(), &rebuild);
       return;
@@ -292,6 +301,9 @@ struct CudaBackend::Impl final : CudaStepWork {
     }
     for (std::size_t k = 0; k < terms.size(); ++k)
       if (beside(k)) FARADAY_CUDA_CHECK(cudaStreamWaitEvent(s, sideStreams[k]->join.get(), 0));
+    if (sites)  // every term's force on a site is in: onto its atoms, in fixed point
+      sites->enqueueSpread(s, dev->pos.data(), dev->slotOfAtom.data(), dev->force.data(), dev->stride,
+                           energies ? dev->nbSums.data() + dev->sumLayout.sitesAt() : nullptr);
     // Several GPUs: every one holds its partial sums; afterwards all hold the totals (in a
     // step with the update split, each GPU those of its own slots).
     if (peerSum && inStep && updateSplit()) peerSum->enqueueScatter(s, dev->bounds.data());
@@ -451,6 +463,9 @@ struct CudaBackend::Impl final : CudaStepWork {
     Energies e;
     for (const auto& t : terms) t->addEnergies(CudaStepSums{d.sums, d.recip}, e);
     if (constraints) e.virial += symmetricTensor(d.sums + dev->sumLayout.constraintsAt());
+    if (sites)
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) e.virial.m[a][b] += d.sums[dev->sumLayout.sitesAt() + 3 * a + b];
     const double volume = box.volume();
     if (pme) {
       e.coulombSelf = coulombSelf;

@@ -8,6 +8,7 @@
 #include "engine/backends/CudaBackendImpl.cuh"
 #include "engine/backends/CudaBondedTerm.cuh"
 #include "integrators/Langevin.h"
+#include "kernels/vsites/VirtualSites.h"
 
 namespace faraday {
 
@@ -23,9 +24,7 @@ CudaBackend::Impl::Impl(const CutoffRunParams& params, const System& s, Timers* 
   if (params.bufferChosen) std::fprintf(stderr, "nonbonded.buffer = auto: %g nm on the GPU\n", buffer);
   setIntegrator(params.integrator);
   box = system.box;
-  for (std::size_t i = 0; i < system.size(); ++i)
-    if (!(system.mass[i] > 0))
-      throw Error("particle " + std::to_string(i) + " has mass <= 0; every [atom.NAME] needs mass > 0");
+  inverseMasses(system);  // throws for a particle of mass <= 0 that is no virtual site
   typed = params.nonbonded.typed.has_value();
   if (params.dispersionCorrection)
     dispersionAtUnitVolume = dispersionCorrection(system, cutoff, params.nonbonded.ljShift, 1.0);
@@ -101,7 +100,8 @@ void CudaBackend::Impl::makeForceTerms(const CutoffRunParams& params, const std:
 
   if (system.topology.hasConstraints())
     constraints = std::make_unique<CudaConstraints>(system, params.integrator.constraintTolerance);
-  dev = std::make_unique<CudaDeviceState>(n, DeviceSumLayout{forceTermSums()}, stream());
+  if (!system.topology.virtualSites.empty()) sites = std::make_unique<CudaVirtualSites>(system.topology.virtualSites);
+  dev = std::make_unique<CudaDeviceState>(n, DeviceSumLayout{forceTermSums(), sites != nullptr}, stream());
   phases.setPhases(phaseTable(false));
 }
 
@@ -119,7 +119,7 @@ void CudaBackend::Impl::dropPme() {
 std::vector<CudaTimedPhase> CudaBackend::Impl::phaseTable(bool several) const {
   std::vector<const CudaForceTerm*> view;
   for (const auto& t : terms) view.push_back(t.get());
-  return CudaStepGraph::phases(view, system.topology.hasConstraints(), several);
+  return CudaStepGraph::phases(view, system.topology.hasConstraints(), several, sites != nullptr);
 }
 
 int CudaBackend::Impl::pmeSumsAt() const {
@@ -151,6 +151,7 @@ void CudaBackend::Impl::writeBox(const Box& b) {
   integratorBox.set(ib, stream());
   for (const auto& t : terms) t->setBox(b, stream());
   list->setBox(b, stream());
+  if (sites) sites->setBox(b, stream());
 }
 
 void CudaBackend::Impl::applyBox(const Box& b) {
@@ -179,7 +180,11 @@ void CudaBackend::Impl::setState(const State& state, const std::vector<Vec3>& li
   firstBad = -1;
   statusReadAt = -1;
   energyAt.clear();
-  dev->upload(state, listReference, system, pairType, ewald.method != ElectrostaticsMethod::None,
+  // The sites where their atoms put them, at rest (built on the host, in double, as the CPU's).
+  State placed = state;
+  constructVirtualSites(system.topology.virtualSites, placed.positions, stateBox);
+  clearVirtualSiteVelocities(system.topology.virtualSites, placed.velocities);
+  dev->upload(placed, listReference, system, pairType, ewald.method != ElectrostaticsMethod::None,
               constraints ? constrainedParticles(constraints->set(), system.size()) : std::vector<char>(), stream());
   resetStatus();
   lastWasStep = false;

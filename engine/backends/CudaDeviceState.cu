@@ -8,6 +8,7 @@
 
 #include "core/Error.h"
 #include "core/Units.h"
+#include "integrators/Integrator.h"
 #include "kernels/common/FixedPoint.h"
 #include "kernels/common/CudaEnergySums.h"
 #include "kernels/common/WorkShare.h"
@@ -88,12 +89,13 @@ void CudaDeviceState::upload(const State& state, const std::vector<Vec3>& listRe
   std::vector<int> a(n), t(n);
   std::vector<double> q(n);
   const double sqrtK = std::sqrt(units::kCoulomb);
+  const std::vector<double> inverseMass = inverseMasses(system);  // 0 for virtual sites
   for (int i = 0; i < n; ++i) {
     const Vec3& x = state.positions[i];
     const Vec3& u = state.velocities[i];
     const Vec3& y = listReference.empty() ? x : listReference[i];
     p[i] = make_double4_32a(x.x, x.y, x.z, !constrained.empty() && constrained[std::size_t(i)] ? 1.0 : 0.0);
-    v[i] = make_double4_32a(u.x, u.y, u.z, 1.0 / system.mass[i]);
+    v[i] = make_double4_32a(u.x, u.y, u.z, inverseMass[std::size_t(i)]);
     r[i] = make_double4_32a(y.x, y.y, y.z, 0);
     pq[i] = make_float4(0, 0, 0, coulomb ? float(sqrtK * system.charge[i]) : 0.f);
     a[i] = i;

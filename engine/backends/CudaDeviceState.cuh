@@ -21,13 +21,16 @@ namespace faraday {
 
 /// The fixed-point energy sums of a step: the force terms' (CudaForceTerm::sumCount, end to
 /// end in registration order), then the constraint virial (xx yy zz xy xz yz), then a Langevin
-/// step's midpoint kinetic energy (CudaIntegratorParams::stepKinetic): `terms` + 7 in all.
+/// step's midpoint kinetic energy (CudaIntegratorParams::stepKinetic), then, with virtual sites,
+/// the virial their spread forces carry (9, row-major): `terms` + 7 [+ 9] in all.
 /// The GPUs of a step sum the terms' (the update split sums the last 7 as its extra sums).
 struct DeviceSumLayout {
   int terms = 0;
+  bool sites = false;
   int constraintsAt() const { return terms; }
   int stepKineticAt() const { return terms + 6; }
-  int count() const { return terms + 7; }
+  int sitesAt() const { return terms + 7; }
+  int count() const { return terms + (sites ? 16 : 7); }
 };
 
 /// Energies summed on the device: kinetic, then the fixed-point sums converted (the first

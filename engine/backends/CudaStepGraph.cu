@@ -7,7 +7,7 @@
 namespace faraday {
 
 std::vector<CudaTimedPhase> CudaStepGraph::phases(const std::vector<const CudaForceTerm*>& terms, bool constraints,
-                                                  bool several) {
+                                                  bool several, bool sites) {
   // Intervals: 0 constraints, 1 first half, 2 list, then the terms' rows from 3 on, then the
   // sum over the GPUs, the constraints and the second half.
   int rows = 0;
@@ -25,6 +25,7 @@ std::vector<CudaTimedPhase> CudaStepGraph::phases(const std::vector<const CudaFo
   }
   if (constraints) p.push_back({"constraints", {0, afterTerms + 1}});
   if (several) p.push_back({"gpu sum", {afterTerms}});
+  if (sites && !several) p.push_back({"virtual sites", {afterTerms}});
   return p;
 }
 

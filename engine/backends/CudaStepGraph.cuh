@@ -61,9 +61,10 @@ class CudaStepGraph {
   static constexpr int stepEvents(int forceRows) { return forceRows + 7; }
   /// The phase table of a timed step: the integrator, the list, the terms' rows and detail
   /// rows, a constraints row where there are constraints, the sum of the forces over the GPUs
-  /// on one of `several`.
+  /// on one of `several`, the spreading of the virtual sites' forces (which runs there on one
+  /// GPU) with `sites`.
   static std::vector<CudaTimedPhase> phases(const std::vector<const CudaForceTerm*>& terms, bool constraints,
-                                            bool several);
+                                            bool several, bool sites = false);
 
   /// `timer`: the events of the timed variants (integrate, neighbor, the forces' phases,
   /// integrate; the last step event ends the step).

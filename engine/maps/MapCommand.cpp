@@ -99,7 +99,7 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
     for (long long f = 0; f < trajectory->frames() && !StopSignals::received(); ++f) {
       {
         ScopedTimer t(timers, "read");
-        trajectory->readFrame(f, frame);
+        readMapFrame(*trajectory, f, system, frame);
       }
       averager.addFrame(frame.positions, frame.hasBox ? frame.box : system.box);
       progress.update(f + 1);
@@ -160,7 +160,7 @@ void mapDryRun(const Config& config, std::ostream& log) {
   Lattice lattice = map.averager().lattice();
   if (config.map.extent == MapExtent::Atoms) {
     TrajectoryFrame first;
-    trajectory->readFrame(0, first);
+    readMapFrame(*trajectory, 0, setup.system, first);
     lattice = mapLattice(config.map, first.positions);
   }
   log << "Effective configuration" << (config.configFile.empty() ? "" : " (" + config.configFile.string() + ")")

@@ -16,6 +16,7 @@
 #include "kernels/common/Device.h"
 #include "kernels/common/DeviceFrame.h"
 #include "kernels/pme/Electrostatics.h"
+#include "kernels/vsites/VirtualSites.h"
 #if defined(FARADAY_HAVE_CUDA)
 #include "kernels/common/CudaOwners.h"
 #include "kernels/common/DeviceBuffer.h"
@@ -24,6 +25,11 @@
 namespace faraday {
 
 long long mapChunkFrames(long long frames) { return std::max<long long>(8, (frames + 63) / 64); }
+
+void readMapFrame(TrajectoryReader& trajectory, long long index, const System& system, TrajectoryFrame& frame) {
+  trajectory.readFrame(index, frame);
+  constructVirtualSites(system.topology.virtualSites, frame.positions, frame.hasBox ? frame.box : system.box);
+}
 
 void ChunkReducer::addInOrder(const std::vector<double>& sum) {
   if (sum.size() != total_.size()) throw Error("potential map: a chunk's sum has the wrong number of points");
@@ -151,7 +157,7 @@ void runWorker(const Shared& s, int rank, bool useCuda, int device, Timers* t, L
     for (long long f = s.chunks.first(c); f < s.chunks.end(c) && !stopping(s); ++f) {
       {
         ScopedTimer read(t, "read");
-        trajectory->readFrame(f, frame);
+        readMapFrame(*trajectory, f, s.system, frame);
       }
       const Box& box = frame.hasBox ? frame.box : s.system.box;
 #if defined(FARADAY_HAVE_CUDA)
@@ -186,7 +192,7 @@ MapAverage averageMapFrames(const Config& config, const System& system, bool use
   std::vector<Vec3> first;
   {
     TrajectoryFrame frame;
-    openTrajectory(config.map.trajectory, (long long)system.size())->readFrame(0, frame);
+    readMapFrame(*openTrajectory(config.map.trajectory, (long long)system.size()), 0, system, frame);
     first = frame.positions;
   }
   const int workers = int(devices.size());

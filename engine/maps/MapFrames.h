@@ -13,9 +13,14 @@
 #include "core/System.h"
 #include "core/Timers.h"
 #include "engine/config/Config.h"
+#include "engine/formats/Trajectory.h"
 #include "kernels/dcs/Lattice.h"
 
 namespace faraday {
+
+/// Reads frame `index` of `trajectory` with the system's virtual sites built from their atoms
+/// (a trajectory may hold them anywhere; the map needs their charges where they belong).
+void readMapFrame(TrajectoryReader& trajectory, long long index, const System& system, TrajectoryFrame& frame);
 
 /// Frames per chunk for a trajectory of `frames` frames: at least 8, and at most 64 chunks
 /// (enough for an even load on 4 GPUs, few downloads of the sum).

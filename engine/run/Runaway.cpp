@@ -17,7 +17,9 @@ std::optional<Runaway> findRunaway(const System& system, const State& state, con
   double largest = kMaxStepDisplacement, worstV = 0, worstF = 0;
   for (std::size_t i = 0; i < state.velocities.size(); ++i) {
     const double v = std::sqrt(norm2(state.velocities[i])) * dt;
-    const double f = i < forces.size() ? std::sqrt(norm2(forces[i])) * dt * dt / (2 * system.mass[i]) : 0.0;
+    // (a massless virtual site moves with its atoms, its force spread onto them)
+    const double f =
+        i < forces.size() && system.mass[i] > 0 ? std::sqrt(norm2(forces[i])) * dt * dt / (2 * system.mass[i]) : 0.0;
     if (v + f > largest || !std::isfinite(v + f)) {
       largest = std::isfinite(v + f) ? v + f : HUGE_VAL;
       worst = long(i), worstV = v, worstF = f;
@@ -37,7 +39,7 @@ double longestStepWithinBound(const System& system, const State& state, const st
   double best = HUGE_VAL;
   for (std::size_t i = 0; i < state.velocities.size(); ++i) {
     const double v = std::sqrt(norm2(state.velocities[i]));
-    const double a = i < forces.size() ? std::sqrt(norm2(forces[i])) / system.mass[i] : 0.0;
+    const double a = i < forces.size() && system.mass[i] > 0 ? std::sqrt(norm2(forces[i])) / system.mass[i] : 0.0;
     // The positive root of v t + a t^2 / 2 = b, as 2b / (v + sqrt(v^2 + 2ab)): no cancellation
     // when a is small, b / v when a = 0, infinite when nothing moves.
     const double b = kMaxStepDisplacement;

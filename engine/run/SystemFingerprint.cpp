@@ -130,6 +130,22 @@ std::vector<SectionKind> termKinds() {
       terms<Settle>("settle (rigid water)", top(&Topology::settles),
                     [](const auto& x) { return Hash().add(x.oxygen, x.dOH, x.dHH); },
                     [](const auto& x) { return V{x.oxygen, x.oxygen + 1, x.oxygen + 2}; }),
+      {"virtual site", [](const System& s) { return s.topology.virtualSites.size(); },
+       [](const System& s, std::size_t k) {
+         const VirtualSites& v = s.topology.virtualSites;
+         const VirtualSite& x = v.sites[k];
+         Hash h;
+         h.add(x.site, int(x.type), x.p[0], x.p[1], x.p[2]);
+         for (int q = x.first; q < x.first + x.count; ++q) h.add(v.atoms[std::size_t(q)], v.weights[std::size_t(q)]);
+         return h.value;
+       },
+       [](const System& s, std::size_t k) {
+         const VirtualSites& v = s.topology.virtualSites;
+         const VirtualSite& x = v.sites[k];
+         V atoms{x.site};
+         atoms.insert(atoms.end(), v.atoms.begin() + x.first, v.atoms.begin() + x.first + x.count);
+         return atoms;
+       }},
       {"exclusion", [](const System& s) { return exclusionPairs(s.topology).size(); },
        [](const System& s, std::size_t k) {
          const auto p = exclusionPairs(s.topology)[k];

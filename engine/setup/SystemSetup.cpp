@@ -14,6 +14,7 @@
 #include "core/Units.h"
 #include "integrators/InitialVelocities.h"
 #include "engine/formats/CoordinateFile.h"
+#include "kernels/vsites/VirtualSites.h"
 
 namespace faraday {
 namespace {
@@ -90,7 +91,8 @@ std::string describeTopology(const System& system) {
       {"proper dihedrals", t.properDihedrals.size()}, {"RB dihedrals", t.rbDihedrals.size()},
       {"impropers", t.impropers.size() + t.periodicImpropers.size()}, {"CMAP", t.cmaps.size()},
       {"1-4 pairs", t.pairs14.size()}, {"position restraints", t.positionRestraints.size()},
-      {"excluded pairs", t.exclusions.size() / 2}, {"constraints", t.constraints.size()}, {"settles", t.settles.size()}};
+      {"excluded pairs", t.exclusions.size() / 2}, {"constraints", t.constraints.size()}, {"settles", t.settles.size()},
+      {"virtual sites", t.virtualSites.size()}};
   bool first = true;
   for (const auto& [name, n] : counts)
     if (n > 0) out += std::string(first ? " " : ", ") + std::to_string(n) + " " + name, first = false;
@@ -144,6 +146,10 @@ Setup buildSetup(const Config& config) {
                                ? c.velocities
                                : maxwellBoltzmannVelocities(setup.system, config.system.temperature,
                                                                             config.system.velocitySeed, config.integrator.type);
+  // The sites where their atoms put them (a file may hold them anywhere), without velocity.
+  const VirtualSites& sites = setup.system.topology.virtualSites;
+  constructVirtualSites(sites, setup.state.positions, setup.state.box);
+  clearVirtualSiteVelocities(sites, setup.state.velocities);
   return setup;
 }
 

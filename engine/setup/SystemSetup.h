@@ -21,7 +21,8 @@ struct Setup {
 /// reads config.system.topology (GROMACS .top with config.system.defines: particles, charges,
 /// masses, LJ table, bonded terms, exclusions; its net charge must be an integer), fills the
 /// System and the initial State (velocities from the .gro when present, else
-/// Maxwell-Boltzmann at system.temperature), and checks the cutoff against the box (not in
+/// Maxwell-Boltzmann at system.temperature; virtual sites built from their atoms, at rest),
+/// and checks the cutoff against the box (not in
 /// nonbonded.mode = all-pairs, which has open boundaries) and, with the typed pair force, that
 /// every pair of atom types in the system has its [typed.A-B] section. Throws Error naming
 /// the file and line, the key or the section. An [atom.NAME] section that no atom uses gets

@@ -12,6 +12,7 @@
 
 #include "engine/formats/gromacs/TopParser.h"
 #include "engine/formats/gromacs/TopPreprocessor.h"
+#include "kernels/vsites/VirtualSites.h"
 
 namespace faraday {
 namespace {
@@ -133,10 +134,12 @@ class Assembler {
         for (const TopAtom& a : m.atoms) addParticle(a);
         out_.topology.molecules.push_back({first, int(m.atoms.size()), m.name});
         appendMolecule(out_.topology, m.topology, first, cmapGrid_);
+        for (const TopVirtualSite& v : m.virtualSites) addSite(v, first);
         for (const auto& [i, j] : it->second) exclusions.emplace_back(first + i, first + j);
       }
     }
     setExclusions(out_.topology, exclusions, out_.size());
+    orderVirtualSites(out_.topology.virtualSites, out_.size());
     const std::size_t n = out_.types.size();
     out_.topology.ljC6.assign(n * n, 0.0);
     out_.topology.ljC12.assign(n * n, 0.0);
@@ -163,6 +166,20 @@ class Assembler {
     out_.residueName.push_back(a.residueName);
     out_.residueNumber.push_back(a.residueNumber);
     out_.topology.atomicNumber.push_back(t.atomicNumber);
+  }
+
+  /// A copy of molecule-type site `v` whose molecule starts at particle `offset` (the sites are
+  /// put in level order once all are in: orderVirtualSites).
+  void addSite(const TopVirtualSite& v, int offset) {
+    VirtualSites& all = out_.topology.virtualSites;
+    VirtualSite s = v.site;
+    s.site += offset;
+    s.first = int(all.atoms.size());
+    for (std::size_t k = 0; k < v.atoms.size(); ++k) {
+      all.atoms.push_back(v.atoms[k] + offset);
+      all.weights.push_back(v.weights[k]);
+    }
+    all.sites.push_back(s);
   }
 
   /// Gives [ cmaptypes ] entry `type` a grid of the Topology (grids in order of first use).

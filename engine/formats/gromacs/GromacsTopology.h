@@ -6,9 +6,11 @@
 //
 // Supported: nbfunc 1 (LJ) with combination rules 1, 2, 3; bonds 1, 3, 5; angles 1, 5;
 // dihedrals 1, 2, 3, 4, 5 (as RB), 9; pairs 1, 2; cmap 1; constraints 1, 2; settles 1;
-// position_restraints 1; [ exclusions ]. Everything else (other function types, virtual
-// sites, shells, free-energy B states that differ from A, [ intermolecular_interactions ],
-// ...) stops with an Error naming the file, line and what is not supported.
+// position_restraints 1; [ exclusions ]; particle types A, V and D; virtual_sites1 1,
+// virtual_sites2 1 and 2, virtual_sites3 1 to 4, virtual_sites4 2 and virtual_sitesn 1 to 3
+// (Topology::virtualSites). Everything else (other function types, shells, free-energy B
+// states that differ from A, [ intermolecular_interactions ], ...) stops with an Error naming
+// the file, line and what is not supported.
 #include <cstddef>
 #include <filesystem>
 #include <string>

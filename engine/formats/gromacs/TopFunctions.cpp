@@ -29,19 +29,19 @@ const std::map<std::string, TopSection>& sectionsByName() {
       {"settles", TopSection::Settles},
       {"position_restraints", TopSection::PositionRestraints},
       {"cmap", TopSection::Cmap},
+      {"virtual_sites1", TopSection::VirtualSites1},
+      {"virtual_sites2", TopSection::VirtualSites2},
+      {"virtual_sites3", TopSection::VirtualSites3},
+      {"virtual_sites4", TopSection::VirtualSites4},
+      {"virtual_sitesn", TopSection::VirtualSitesN},
+      {"dummies1", TopSection::VirtualSites1},  // grompp's old names of the same directives
+      {"dummies2", TopSection::VirtualSites2},
+      {"dummies3", TopSection::VirtualSites3},
+      {"dummies4", TopSection::VirtualSites4},
+      {"dummiesn", TopSection::VirtualSitesN},
       {"system", TopSection::System},
       {"molecules", TopSection::Molecules},
       // GROMACS directives Faraday does not read: an error where they appear.
-      {"virtual_sites1", TopSection::Unsupported},
-      {"virtual_sites2", TopSection::Unsupported},
-      {"virtual_sites3", TopSection::Unsupported},
-      {"virtual_sites4", TopSection::Unsupported},
-      {"virtual_sitesn", TopSection::Unsupported},
-      {"dummies1", TopSection::Unsupported},
-      {"dummies2", TopSection::Unsupported},
-      {"dummies3", TopSection::Unsupported},
-      {"dummies4", TopSection::Unsupported},
-      {"dummiesn", TopSection::Unsupported},
       {"pairs_nb", TopSection::Unsupported},
       {"polarization", TopSection::Unsupported},
       {"water_polarization", TopSection::Unsupported},
@@ -66,7 +66,7 @@ TopSection topSection(const std::string& name) {
 
 std::string sectionName(TopSection section) {
   for (const auto& [name, s] : sectionsByName())
-    if (s == section) return "[ " + name + " ]";
+    if (s == section && name.rfind("dummies", 0) != 0) return "[ " + name + " ]";
   return "[ ? ]";
 }
 
@@ -75,7 +75,7 @@ bool isParameterSection(TopSection section) {
 }
 
 bool isMoleculeSection(TopSection section) {
-  return section >= TopSection::Bonds && section <= TopSection::Cmap;
+  return section >= TopSection::Bonds && section <= TopSection::VirtualSitesN;
 }
 
 const TopFunctionInfo& functionInfo(TopFunction function) {
@@ -100,6 +100,14 @@ const TopFunctionInfo& functionInfo(TopFunction function) {
       {TopFunction::PositionRestraint, {1, 3, 3, "position restraint"}},
       {TopFunction::Settle, {1, 2, 0, "settle"}},
       {TopFunction::Cmap, {5, 0, 0, "CMAP"}},
+      {TopFunction::VirtualSite1, {2, 0, 0, "virtual site 1"}},
+      {TopFunction::VirtualSite2, {3, 1, 0, "virtual site 2"}},
+      {TopFunction::VirtualSite2FD, {3, 1, 0, "virtual site 2fd"}},
+      {TopFunction::VirtualSite3, {4, 2, 0, "virtual site 3"}},
+      {TopFunction::VirtualSite3FD, {4, 2, 0, "virtual site 3fd"}},
+      {TopFunction::VirtualSite3FAD, {4, 2, 0, "virtual site 3fad"}},
+      {TopFunction::VirtualSite3OUT, {4, 3, 0, "virtual site 3out"}},
+      {TopFunction::VirtualSite4FDN, {5, 3, 0, "virtual site 4fdn"}},
   };
   return infos.at(function);
 }
@@ -149,6 +157,22 @@ std::optional<TopFunction> topFunction(TopSection section, long type) {
     case TopSection::Cmap:
     case TopSection::CmapTypes:
       if (type == 1) return TopFunction::Cmap;
+      return std::nullopt;
+    case TopSection::VirtualSites1:
+      if (type == 1) return TopFunction::VirtualSite1;
+      return std::nullopt;
+    case TopSection::VirtualSites2:
+      if (type == 1) return TopFunction::VirtualSite2;
+      if (type == 2) return TopFunction::VirtualSite2FD;
+      return std::nullopt;
+    case TopSection::VirtualSites3:
+      if (type == 1) return TopFunction::VirtualSite3;
+      if (type == 2) return TopFunction::VirtualSite3FD;
+      if (type == 3) return TopFunction::VirtualSite3FAD;
+      if (type == 4) return TopFunction::VirtualSite3OUT;
+      return std::nullopt;
+    case TopSection::VirtualSites4:  // type 1 (4fd) is unstable for some geometries: GROMACS recommends 4fdn
+      if (type == 2) return TopFunction::VirtualSite4FDN;
       return std::nullopt;
     default:
       return std::nullopt;

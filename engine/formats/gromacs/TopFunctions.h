@@ -36,9 +36,14 @@ enum class TopSection {
   Settles,
   PositionRestraints,
   Cmap,
+  VirtualSites1,  ///< [ virtual_sites1 ] .. [ virtual_sitesn ] (or the old [ dummiesN ])
+  VirtualSites2,
+  VirtualSites3,
+  VirtualSites4,
+  VirtualSitesN,
   System,
   Molecules,
-  Unsupported,  ///< a GROMACS directive Faraday does not read (virtual sites, restraints, ...)
+  Unsupported,  ///< a GROMACS directive Faraday does not read (polarization, restraints, ...)
   Unknown,      ///< not a GROMACS directive
 };
 
@@ -71,10 +76,18 @@ enum class TopFunction {
   PositionRestraint, ///< position_restraints 1: kx, ky, kz (kJ/mol/nm^2)
   Settle,            ///< settles 1: dOH (nm), dHH (nm)
   Cmap,              ///< cmap 1: the grid from [ cmaptypes ]
+  VirtualSite1,      ///< virtual_sites1 1: on its atom
+  VirtualSite2,      ///< virtual_sites2 1 ("2"): a
+  VirtualSite2FD,    ///< virtual_sites2 2 ("2fd"): a (nm)
+  VirtualSite3,      ///< virtual_sites3 1 ("3"): a, b
+  VirtualSite3FD,    ///< virtual_sites3 2 ("3fd"): a, b (nm)
+  VirtualSite3FAD,   ///< virtual_sites3 3 ("3fad"): theta (deg), d (nm)
+  VirtualSite3OUT,   ///< virtual_sites3 4 ("3out"): a, b, c (1/nm)
+  VirtualSite4FDN,   ///< virtual_sites4 2 ("4fdn"): a, b, c (nm)
 };
 
 struct TopFunctionInfo {
-  int atoms;        ///< atom indices on an interaction line ([ settles ]: the oxygen only)
+  int atoms;        ///< atom indices on an interaction line ([ settles ]: the oxygen only; a site's line: the site too)
   int parameters;   ///< parameters of state A
   int parametersB;  ///< parameters of state B that may follow (must equal A's)
   const char* name; ///< "harmonic bond", for messages

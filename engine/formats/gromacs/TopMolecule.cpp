@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 
 #include "core/Units.h"
 #include "engine/formats/TextParse.h"
@@ -270,6 +271,177 @@ void addExclusionLine(TopMoleculeType& m, const TopFields& f) {
     if (atoms[k] != atoms[0]) m.exclusionLines.emplace_back(atoms[0], atoms[k]);
 }
 
+
+/// Atom index `k` of a virtual-site line, 0-based, within the molecule type.
+int siteAtom(const TopMoleculeType& m, TopSection section, const TopFields& f, std::size_t k) {
+  const long count = long(m.atoms.size());
+  const long a = f.integer(k, "atom index");
+  if (a < 1 || a > count)
+    throw f.error("atom index " + f[k] + " in " + sectionName(section) + " is beyond the " + std::to_string(count) +
+                  " atoms of molecule type " + m.name + ": a virtual site is built from atoms of its own molecule");
+  return int(a - 1);
+}
+
+VirtualSiteType siteType(TopFunction function) {
+  switch (function) {
+    case TopFunction::VirtualSite1: return VirtualSiteType::One;
+    case TopFunction::VirtualSite2: return VirtualSiteType::Two;
+    case TopFunction::VirtualSite2FD: return VirtualSiteType::TwoFD;
+    case TopFunction::VirtualSite3: return VirtualSiteType::Three;
+    case TopFunction::VirtualSite3FD: return VirtualSiteType::ThreeFD;
+    case TopFunction::VirtualSite3FAD: return VirtualSiteType::ThreeFAD;
+    case TopFunction::VirtualSite3OUT: return VirtualSiteType::ThreeOut;
+    default: return VirtualSiteType::FourFDN;
+  }
+}
+
+/// [ virtual_sitesn ]: site, function type (1 COG, 2 COM, 3 COW), then the atoms (COW: each
+/// with its weight); the weights normalised as grompp's push_vsitesn does.
+void readWeightedSite(const TopMoleculeType& m, const TopFields& f, TopVirtualSite& v) {
+  const long type = f.size() > 1 ? f.integer(1, "function type") : 0;
+  if (type < 1 || type > 3)
+    throw f.error("[ virtual_sitesn ] function type " + (f.size() > 1 ? f[1] : std::string("(none)")) +
+                  " is not supported (1: centre of geometry, 2: centre of mass, 3: centre of weights)");
+  double total = 0;
+  for (std::size_t k = 2; k < f.size(); ++k) {
+    const int a = siteAtom(m, TopSection::VirtualSitesN, f, k);
+    double w = 1;
+    if (type == 2) w = m.atoms[std::size_t(a)].mass;
+    if (type == 3) {
+      if (k + 1 >= f.size()) throw f.error("no weight after constructing atom " + f[k] + " of a centre-of-weights site");
+      w = f.number(++k, "weight");
+      if (!(w >= 0)) throw f.error("negative weight " + f[k] + " of constructing atom " + f[k - 1]);
+    }
+    v.atoms.push_back(a);
+    v.weights.push_back(w);
+    total += w;
+  }
+  if (v.atoms.empty()) throw f.error("[ virtual_sitesn ] expects the site, the function type and its atoms");
+  if (!(total > 0))
+    throw f.error(std::string("the constructing atoms' total ") + (type == 2 ? "mass" : "weight") + " is zero");
+  for (double& w : v.weights) w /= total;
+  v.site.type = VirtualSiteType::Weighted;
+}
+
+/// A line of [ virtual_sites1 ] .. [ virtual_sitesn ]: the site, its constructing atoms, the
+/// function type and (but for [ virtual_sitesn ]) its parameters.
+void addVirtualSite(TopMoleculeType& m, TopSection section, const TopFields& f) {
+  TopVirtualSite v;
+  v.where = f.line().where();
+  if (f.size() < 1) throw f.error(sectionName(section) + " expects the site and its constructing atoms");
+  v.site.site = siteAtom(m, section, f, 0);
+  if (section == TopSection::VirtualSitesN) {
+    readWeightedSite(m, f, v);
+  } else {
+    const std::size_t n = std::size_t(section) - std::size_t(TopSection::VirtualSites1) + 2;  // site and atoms
+    if (f.size() < n) throw f.error(sectionName(section) + " expects the site and " + std::to_string(n - 1) + " atom(s)");
+    for (std::size_t k = 1; k < n; ++k) v.atoms.push_back(siteAtom(m, section, f, k));
+    const long type = f.size() > n ? f.integer(n, "function type") : 1;
+    const auto function = topFunction(section, type);
+    if (!function)
+      throw f.error(sectionName(section) + " function type " + std::to_string(type) + " is not supported" +
+                    (section == TopSection::VirtualSites4 && type == 1
+                         ? std::string(" (4fd is unstable for some geometries; type 2, 4fdn, replaces it)")
+                         : std::string()));
+    const TopFunctionInfo& info = functionInfo(*function);
+    const std::vector<double> p = f.numbersFrom(n + 1, std::string(info.name) + " parameter");
+    if (p.size() != std::size_t(info.parameters))
+      throw f.error("expected " + std::to_string(info.parameters) + " parameters for a " + info.name + ", found " +
+                    std::to_string(p.size()) +
+                    (p.empty() ? " (grompp's parameters from the constraints and angles, as pdb2gmx -vsite writes "
+                                 "them, are not supported: give them on the line)"
+                               : ""));
+    v.site.type = siteType(*function);
+    for (std::size_t k = 0; k < p.size(); ++k) v.site.p[k] = p[k];
+    if (v.site.type == VirtualSiteType::ThreeFAD) {  // theta (deg), d (nm) -> d cos theta, d sin theta
+      v.site.p[0] = p[1] * std::cos(p[0] * kDegToRad);
+      v.site.p[1] = p[1] * std::sin(p[0] * kDegToRad);
+    }
+    v.weights.assign(v.atoms.size(), 0.0);
+  }
+  for (std::size_t a = 0; a < v.atoms.size(); ++a) {
+    if (v.atoms[a] == v.site.site)
+      throw f.error("virtual site " + std::to_string(v.site.site + 1) + " is built from itself");
+    for (std::size_t b = a + 1; b < v.atoms.size(); ++b)
+      if (v.atoms[a] == v.atoms[b]) throw f.error("atom " + std::to_string(v.atoms[a] + 1) + " twice in one interaction");
+  }
+  for (const TopVirtualSite& other : m.virtualSites)
+    if (other.site.site == v.site.site)
+      throw f.error("atom " + std::to_string(v.site.site + 1) + " is a virtual site twice (first at " + other.where +
+                    ")");
+  v.site.count = int(v.atoms.size());
+  m.virtualSites.push_back(std::move(v));
+}
+
+/// An Error at a site of a cycle of sites built from sites, if the molecule type has one.
+void checkSiteCycles(const TopMoleculeType& m) {
+  std::vector<int> siteOf(m.atoms.size(), -1);
+  for (std::size_t k = 0; k < m.virtualSites.size(); ++k) siteOf[std::size_t(m.virtualSites[k].site.site)] = int(k);
+  std::vector<int> state(m.virtualSites.size(), 0);  // 0 new, 1 on the path, 2 done
+  // Depth first from each site through the sites it is built from (iterative: chains may be long).
+  for (std::size_t start = 0; start < m.virtualSites.size(); ++start) {
+    if (state[start] == 2) continue;
+    std::vector<std::pair<int, std::size_t>> stack{{int(start), 0}};
+    state[start] = 1;
+    while (!stack.empty()) {
+      auto& [k, next] = stack.back();
+      const TopVirtualSite& v = m.virtualSites[std::size_t(k)];
+      if (next < v.atoms.size()) {
+        const int from = siteOf[std::size_t(v.atoms[next++])];
+        if (from < 0) continue;
+        if (state[std::size_t(from)] == 1) {
+          std::string cycle;
+          bool on = false;
+          for (const auto& entry : stack) {
+            on = on || entry.first == from;
+            if (on) cycle += std::to_string(m.virtualSites[std::size_t(entry.first)].site.site + 1) + " -> ";
+          }
+          throw Error(v.where + ": virtual sites built from each other in a cycle (" + cycle +
+                      std::to_string(m.virtualSites[std::size_t(from)].site.site + 1) + ") of molecule type " + m.name);
+        }
+        if (state[std::size_t(from)] == 0) {
+          state[std::size_t(from)] = 1;
+          stack.emplace_back(from, 0);
+        }
+        continue;
+      }
+      state[std::size_t(k)] = 2;
+      stack.pop_back();
+    }
+  }
+}
+
+/// An Error at site v's line when a bonded term or constraint of the molecule type has it as
+/// an atom: grompp removes some of those that the construction makes constant (the bonds and
+/// angles pdb2gmx -vsite writes) and keeps others, which Faraday does not follow.
+void checkNoBondedTermOnSites(const TopMoleculeType& m) {
+  std::vector<int> siteOf(m.atoms.size(), -1);
+  for (std::size_t k = 0; k < m.virtualSites.size(); ++k) siteOf[std::size_t(m.virtualSites[k].site.site)] = int(k);
+  const auto check = [&](std::initializer_list<int> atoms, const char* what) {
+    for (int a : atoms)
+      if (siteOf[std::size_t(a)] >= 0)
+        throw Error(m.virtualSites[std::size_t(siteOf[std::size_t(a)])].where + ": virtual site " +
+                    std::to_string(a + 1) + " (" + m.atoms[std::size_t(a)].name + ") is an atom of a " + what +
+                    " of molecule type " + m.name +
+                    ": bonded terms and constraints on virtual sites are not supported (grompp drops those that the "
+                    "construction makes constant)");
+  };
+  const Topology& t = m.topology;
+  for (const HarmonicBond& b : t.bonds) check({b.i, b.j}, "harmonic bond");
+  for (const G96Bond& b : t.g96Bonds) check({b.i, b.j}, "GROMOS-96 bond");
+  for (const MorseBond& b : t.morseBonds) check({b.i, b.j}, "Morse bond");
+  for (const CubicBond& b : t.cubicBonds) check({b.i, b.j}, "cubic bond");
+  for (const HarmonicAngle& a : t.angles) check({a.i, a.j, a.k}, "harmonic angle");
+  for (const G96Angle& a : t.g96Angles) check({a.i, a.j, a.k}, "GROMOS-96 angle");
+  for (const UreyBradleyAngle& a : t.ureyBradleys) check({a.i, a.j, a.k}, "Urey-Bradley angle");
+  for (const PeriodicTorsion& d : t.properDihedrals) check({d.i, d.j, d.k, d.l}, "proper dihedral");
+  for (const PeriodicTorsion& d : t.periodicImpropers) check({d.i, d.j, d.k, d.l}, "periodic improper dihedral");
+  for (const RbTorsion& d : t.rbDihedrals) check({d.i, d.j, d.k, d.l}, "Ryckaert-Bellemans dihedral");
+  for (const HarmonicImproper& d : t.impropers) check({d.i, d.j, d.k, d.l}, "harmonic improper dihedral");
+  for (const CmapTorsion& c : t.cmaps) check({c.i, c.j, c.k, c.l, c.m}, "CMAP");
+  for (const Constraint& c : t.constraints) check({c.i, c.j}, "constraint");
+  for (const Settle& w : t.settles) check({w.oxygen, w.oxygen + 1, w.oxygen + 2}, "settle");
+}
 }  // namespace
 
 void addTopAtom(TopMoleculeType& m, const TopFields& f, const TopForceField& ff) {
@@ -283,9 +455,10 @@ void addTopAtom(TopMoleculeType& m, const TopFields& f, const TopForceField& ff)
   atom.type = ff.atomTypeIndex(f[1]);
   if (atom.type < 0) throw f.error("unknown atom type '" + f[1] + "'");
   const TopAtomType& type = ff.atomType(atom.type);
-  if (type.particleType != 'A')
+  if (type.particleType != 'A' && type.particleType != 'V')
     throw f.error(std::string("particle type ") + type.particleType + " of atom type " + type.name +
-                  " is not supported (only A: virtual sites, shells and the like are not)");
+                  " is not supported (only A, atoms, and V or D, virtual sites: shells are not)");
+  atom.particleType = type.particleType;
   char* end = nullptr;
   atom.residueNumber = int(std::strtol(f[2].c_str(), &end, 10));
   if (end == f[2].c_str()) throw f.error("expected a residue number, got '" + f[2] + "'");
@@ -303,14 +476,19 @@ void addTopAtom(TopMoleculeType& m, const TopFields& f, const TopForceField& ff)
     if (typeB != atom.type || chargeB != atom.charge || massB != atom.mass)
       throw f.error("free-energy B states (type, charge or mass differing from state A) are not supported");
   }
-  if (!(atom.mass > 0)) throw f.error("atom " + atom.name + " has mass " + formatNumber(atom.mass) + " amu (must be positive)");
-  atom.where = f.line().where();
+  if (!std::isfinite(atom.mass) || atom.mass < 0)
+    throw f.error("atom " + atom.name + " has mass " + formatNumber(atom.mass) + " amu (must be positive)");
+  atom.where = f.line().where();  // a zero mass is a virtual site's: finishTopMoleculeType checks it
   m.atoms.push_back(std::move(atom));
 }
 
 void addTopInteraction(TopMoleculeType& m, TopSection section, const TopFields& f, const TopForceField& ff) {
   if (section == TopSection::Exclusions) {
     addExclusionLine(m, f);
+    return;
+  }
+  if (section >= TopSection::VirtualSites1 && section <= TopSection::VirtualSitesN) {
+    addVirtualSite(m, section, f);
     return;
   }
   const Interaction in = parseInteraction(m, section, f);
@@ -321,6 +499,29 @@ void addTopInteraction(TopMoleculeType& m, TopSection section, const TopFields& 
   } else {
     for (const std::vector<double>& p : bondedParameters(m, ff, section, f, in)) addBonded(m, in, p, f);
   }
+}
+
+void finishTopMoleculeType(TopMoleculeType& m) {
+  if (m.finished) return;
+  m.finished = true;
+  std::vector<int> siteOf(m.atoms.size(), -1);
+  for (std::size_t k = 0; k < m.virtualSites.size(); ++k) siteOf[std::size_t(m.virtualSites[k].site.site)] = int(k);
+  for (std::size_t a = 0; a < m.atoms.size(); ++a) {
+    const TopAtom& atom = m.atoms[a];
+    const int k = siteOf[a];
+    if (k >= 0 && atom.mass != 0)
+      throw Error(m.virtualSites[std::size_t(k)].where + ": virtual site " + std::to_string(a + 1) + " (" + atom.name +
+                  ") has mass " + formatNumber(atom.mass) + " amu (its [ atoms ] line at " + atom.where +
+                  "): a virtual site has no mass");
+    if (k < 0 && atom.particleType == 'V')
+      throw Error(atom.where + ": atom " + atom.name + " is a virtual site (particle type V or D), but no " +
+                  "[ virtual_sites ] line of molecule type " + m.name + " builds it");
+    if (k < 0 && !(atom.mass > 0))
+      throw Error(atom.where + ": atom " + atom.name + " has mass " + formatNumber(atom.mass) +
+                  " amu (must be positive)");
+  }
+  checkSiteCycles(m);
+  checkNoBondedTermOnSites(m);
 }
 
 std::vector<std::pair<int, int>> excludedPairs(const TopMoleculeType& m) {

@@ -27,6 +27,7 @@ class Parser {
         content(TopFields(line));
       }
     }
+    if (molecule_) finishTopMoleculeType(*molecule_);  // a file that ends in a molecule type
     if (!seen_.count(TopSection::Molecules)) {
       const std::string file = lines.empty() ? std::string("topology") : lines.front().file;
       throw fileError(file, 0, "no [ molecules ] directive: the topology defines no system");
@@ -45,9 +46,11 @@ class Parser {
     const TopSection next = topSection(name);
     if (next == TopSection::Unknown) throw line.error("unknown directive [ " + name + " ]");
     if (next == TopSection::Unsupported)
-      throw line.error("[ " + name + " ] is not supported (virtual sites, polarization, restraints other than position "
-                       "restraints and intermolecular interactions are not)");
+      throw line.error("[ " + name + " ] is not supported (polarization, restraints other than position restraints "
+                       "and intermolecular interactions are not)");
     checkOrder(line, next, name);
+    if (molecule_ && (next == TopSection::MoleculeType || next == TopSection::System || next == TopSection::Molecules))
+      finishTopMoleculeType(*molecule_);
     if (next == TopSection::MoleculeType) {
       if (!seen_.count(TopSection::MoleculeType)) top_.forceField.finish(warnings_);
       molecule_ = nullptr;
