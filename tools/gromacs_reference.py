@@ -63,7 +63,7 @@ import numpy as np
 import gmx_output
 import gmx_prep
 from gmx_prep import fail, gmx
-from gro import read_gro
+from gro import read_gro, write_gro
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.join(os.path.dirname(HERE), "tests", "data", "gromacs")
@@ -117,6 +117,9 @@ def ewald_beta(rc, rtol):
 
 
 def grid_for(box):
+    """The reference PME grid (spacing <= 0.1 nm) of a box given by its edges or its vectors."""
+    if hasattr(box[0], "__len__"):
+        return gmx_prep.grid_for_vectors(box)
     return [gmx_prep.nice_grid(edge) for edge in box]
 
 
@@ -198,12 +201,15 @@ SYSTEMS = {
 }
 
 
-def prepare(name, work, out):
-    """Builds the system in work and writes conf.gro, the topology and its included files (and
-    restraint.gro) into out."""
-    spec = SYSTEMS[name]
+def prepare(name, spec, work, out):
+    """Builds the system of `spec` (an entry of SYSTEMS) in work and writes conf.gro, the
+    topology and its included files (and restraint.gro) into out. `prepare` returns the
+    coordinates and the box (edges, or None for the box of those coordinates); the minimisation
+    has the defines `minimise_define`, by default those of the single point without -DPOSRES."""
     gro, box = spec["prepare"](work)
-    define = spec["define"].replace("-DPOSRES", "").strip()
+    if box is None:
+        box = read_gro(os.path.join(work, gro), vectors=True)[3]
+    define = spec.get("minimise_define", spec["define"].replace("-DPOSRES", "").strip())
     energy, force = gmx_prep.minimise(work, gro, "topol.top", grid_for(box), "conf.gro", define,
                                       spec.get("maxwarn", 0))
     print(f"{name}: minimised, potential {energy:.6g} kJ/mol, largest force {force:.4g} kJ/mol/nm")
@@ -216,11 +222,17 @@ def prepare(name, work, out):
     print(f"{name}: {', '.join(written)}")
 
 
-def reference_mdp(define, grid, pme_order=4):
-    extra = [("nsteps", 0), ("continuation", "yes"), ("comm-mode", "None"), ("nstcalcenergy", 1),
-             ("nstenergy", 1), ("nstlog", 1), ("nstxout", 1), ("nstfout", 1)]
-    return ("; Single point for tools/gromacs_reference.py: gmx_d mdrun -rerun conf.gro\n"
-            + gmx_prep.mdp_text("md", define, grid, extra, pme_order))
+def reference_mdp(define, grid, pme_order=4, virtual_sites=False):
+    """The single point's parameters. With virtual sites it is a 0-step run with continuation =
+    no: only then does mdrun build the sites from their atoms before the forces (GROMACS
+    2022.5 builds them at the start of a run that is not a continuation; a continuation and
+    -rerun take the sites' positions as the file gives them)."""
+    extra = [("nsteps", 0), ("continuation", "no" if virtual_sites else "yes"), ("comm-mode", "None"),
+             ("nstcalcenergy", 1), ("nstenergy", 1), ("nstlog", 1), ("nstxout", 1), ("nstfout", 1)]
+    what = ("gmx_d mdrun with nsteps = 0, the virtual sites built first" if virtual_sites
+            else "gmx_d mdrun -rerun conf.gro")
+    return f"; Single point for tools/gromacs_reference.py: {what}\n" + gmx_prep.mdp_text("md", define, grid, extra,
+                                                                                         pme_order)
 
 
 def check_parameters(log, mdout):
@@ -236,70 +248,136 @@ def check_parameters(log, mdout):
     return {key: params[key] for key in list(EXPECTED) + ["define", "fourier-nx", "fourier-ny", "fourier-nz"]}
 
 
-def reference(name, data, run):
+def minimum_image(d, vectors):
+    """Differences d (N x 3) brought to the cell around zero by the box vectors' shifts, c then
+    b then a, as GROMACS's pbc code does (exact for the box multiples mdrun adds when it puts
+    atoms into the box)."""
+    d = np.array(d, dtype=float)
+    for k in (2, 1, 0):
+        d -= np.outer(np.round(d[:, k] / vectors[k][k]), vectors[k])
+    return d
+
+
+def is_rectangular(vectors):
+    return not any(vectors[i][j] for i in range(3) for j in range(3) if i != j)
+
+
+SITE_DECIMALS = 9
+
+
+def write_built_sites(data, run, built, sites):
+    """Rewrites conf.gro (in `data` and `run`) with the virtual sites (indices `sites`) where
+    the run built them (`built`, brought next to conf.gro's value by whole box vectors), with
+    SITE_DECIMALS decimals; the other atoms keep their decimal numbers exactly. Returns the
+    largest distance a site moved."""
+    title, atoms, x, box = read_gro(os.path.join(data, "conf.gro"), vectors=True)
+    x = np.array(x)
+    moved = minimum_image(built[sites] - x[sites], box)
+    x[sites] += moved
+    for folder in (data, run):
+        write_gro(os.path.join(folder, "conf.gro"), title, atoms, x.tolist(), box, decimals=SITE_DECIMALS)
+    return float(np.max(np.linalg.norm(moved, axis=1)))
+
+
+def reference(name, spec, data, run):
     """Runs the single point of the system in `data` (in the scratch folder `run`) and writes
-    reference.mdp, reference.json and forces.npy into `data`."""
+    reference.mdp, reference.json and forces.npy (tpr/*.npy, or tpr.npz with spec["tpr_npz"])
+    into `data`. spec: an entry of SYSTEMS (define, maxwarn, description, virtual_sites)."""
     if os.path.exists(run):
         shutil.rmtree(run)
     shutil.copytree(data, run)
-    title, atoms, x, box = read_gro(os.path.join(data, "conf.gro"))
-    grid = grid_for(box)
-    define = SYSTEMS[name]["define"]
-    mdp = reference_mdp(define, grid)
+    title, atoms, x, vectors = read_gro(os.path.join(data, "conf.gro"), vectors=True)
+    rectangular = is_rectangular(vectors)
+    box = [vectors[k][k] for k in range(3)] if rectangular else vectors
+    grid = grid_for(vectors)
+    define = spec["define"]
+    vsites = spec.get("virtual_sites", False)
+    maxwarn = spec.get("maxwarn", 0)
+    mdp = reference_mdp(define, grid, virtual_sites=vsites)
     for folder in (run, data):
         with open(os.path.join(folder, "reference.mdp"), "w") as f:
             f.write(mdp)
     restraint = ["-r", "restraint.gro"] if "-DPOSRES" in define else []
     grompp_text = gmx(["grompp", "-f", "reference.mdp", "-c", "conf.gro", "-p", "topol.top", "-o", "reference.tpr",
-                       "-po", "mdout.mdp", "-maxwarn", SYSTEMS[name].get("maxwarn", 0)] + restraint, run)
+                       "-po", "mdout.mdp", "-maxwarn", maxwarn] + restraint, run)
+    topology = gmx_output.tpr_topology(run, "reference.tpr")
+    site = topology.pop("site")
+    if bool(np.any(site)) != vsites:
+        fail(f"{name}: {int(np.sum(site))} virtual sites, but the system says virtual_sites = {vsites}")
     single = ["mdrun", "-s", "reference.tpr", "-nt", 1, "-reprod"]
-    gmx(single + ["-rerun", "conf.gro", "-deffnm", "rerun"], run, env=ANALYTICAL_EWALD)
     gmx(single + ["-deffnm", "step0"], run, env=ANALYTICAL_EWALD)
+    if vsites:
+        # The reference is the 0-step run, which built the sites; conf.gro gets them, and a rerun of
+        # the very positions the run wrote must give the same.
+        built = gmx_output.read_trr(os.path.join(run, "step0.trr"))[0]["x"]
+        largest = write_built_sites(data, run, built, np.nonzero(site)[0])
+        x = read_gro(os.path.join(data, "conf.gro"), vectors=True)[2]
+        gmx(single + ["-rerun", "step0.trr", "-deffnm", "rerun"], run, env=ANALYTICAL_EWALD)
+        primary, second = "step0", "rerun"
+    else:
+        gmx(single + ["-rerun", "conf.gro", "-deffnm", "rerun"], run, env=ANALYTICAL_EWALD)
+        primary, second = "rerun", "step0"
 
-    terms = gmx_output.energies(run, "rerun.edr")
+    rerun_terms = gmx_output.energies(run, "rerun.edr")
     step0 = gmx_output.energies(run, "step0.edr")
-    frame = gmx_output.read_trr(os.path.join(run, "rerun.trr"))[0]
+    potential = {k: step0[k] for k in rerun_terms}  # the terms a rerun writes: the potential's
+    terms, other = (potential, rerun_terms) if vsites else (rerun_terms, potential)
+    frame = gmx_output.read_trr(os.path.join(run, primary + ".trr"))[0]
     forces = frame["f"]
-    step0_forces = gmx_output.read_trr(os.path.join(run, "step0.trr"))[0]["f"]
-    printed = gmx_output.traj_forces(run, "rerun.trr", "reference.tpr")
+    other_forces = gmx_output.read_trr(os.path.join(run, second + ".trr"))[0]["f"]
+    printed = gmx_output.traj_forces(run, primary + ".trr", "reference.tpr")
 
     # The coordinates GROMACS evaluated must be the decimal numbers of conf.gro, and the two runs
     # and the printed forces must agree.
     # (mdrun puts atoms into the box, which may round the last bit of a wrapped coordinate).
-    shift = frame["x"] - np.array(x)
-    shift -= np.array(box) * np.round(shift / np.array(box))
-    position_error = float(np.max(np.abs(shift)))
-    if position_error > 1e-15 * max(box):
-        fail(f"{name}: the rerun read coordinates {position_error:g} nm away from conf.gro")
-    energy_difference = max(abs(terms[k] - step0[k]) for k in terms)
-    force_difference = float(np.max(np.abs(forces - step0_forces)))
+    # (the sites of conf.gro are the built ones rounded to SITE_DECIMALS decimals).
+    shift = np.abs(minimum_image(frame["x"] - np.array(x), vectors))
+    position_error = float(np.max(shift[~site]))
+    site_rounding = float(np.max(shift[site])) if vsites else 0.0
+    if position_error > 1e-15 * max(gmx_prep.vector_lengths(vectors)) or site_rounding > 0.51 * 10 ** -SITE_DECIMALS:
+        fail(f"{name}: the single point read coordinates {position_error:g} nm away from conf.gro "
+             f"(sites: {site_rounding:g} nm)")
+    energy_difference = max(abs(terms[k] - other[k]) for k in terms)
+    force_difference = float(np.max(np.abs(forces - other_forces)))
     printed_difference = float(np.max(np.abs(forces - printed) / (np.abs(forces) + 1.0)))
     scale = max(abs(v) for v in terms.values())
     if energy_difference > 1e-9 * scale or force_difference > 1e-6 or printed_difference > 1e-12:
         fail(f"{name}: rerun and step-0 run disagree: energies {energy_difference:g} kJ/mol, forces "
              f"{force_difference:g} kJ/mol/nm; gmx traj differs by {printed_difference:g} (relative)")
 
-    fine = pme_convergence(run, define, [2 * n for n in grid], restraint, SYSTEMS[name].get("maxwarn", 0), forces)
+    fine = pme_convergence(run, define, [2 * n for n in grid], restraint, maxwarn, forces, vsites)
 
-    topology = gmx_output.tpr_topology(run, "reference.tpr")
-    os.makedirs(os.path.join(data, "tpr"), exist_ok=True)
-    for key, values in topology.items():
-        if key != "counts":
+    arrays = {key: values for key, values in topology.items() if key != "counts"}
+    if spec.get("tpr_npz"):
+        np.savez_compressed(os.path.join(data, "tpr.npz"), **arrays)
+    else:
+        os.makedirs(os.path.join(data, "tpr"), exist_ok=True)
+        for key, values in arrays.items():
             np.save(os.path.join(data, "tpr", key + ".npy"), values)
     np.save(os.path.join(data, "forces.npy"), forces)
-    log = os.path.join(run, "rerun.log")
+    log = os.path.join(run, primary + ".log")
     facts = gmx_output.log_facts(log)
     width = float(re.search(r"Gaussian width \(1/beta\) of (\S+) nm", "\n".join(facts)).group(1))
     beta = ewald_beta(CUTOFF, EWALD_RTOL)
     if abs(1.0 / beta - width) > 1e-6:
         fail(f"{name}: GROMACS used an Ewald width of {width} nm, not 1/beta = {1.0 / beta:.6f} nm")
     charge = float(np.sum(topology["charge"]))
+    tpr_files = {"tpr/charge.npy": "float64 N, e", "tpr/mass.npy": "float64 N, amu",
+                 "tpr/type.npy": "int32 N, LJ type index",
+                 "tpr/c6.npy": "float64 types x types, kJ/mol nm^6",
+                 "tpr/c12.npy": "float64 types x types, kJ/mol nm^12",
+                 "tpr/excluded_pairs.npy": "int32 M x 2, i < j, 0-based",
+                 "source": "gmx dump -s of the reference tpr: charges and masses with 6, "
+                           "C6 and C12 with 9 significant digits"}
+    if spec.get("tpr_npz"):
+        tpr_files = {k.replace("tpr/", "tpr.npz:").replace(".npy", ""): v for k, v in tpr_files.items()}
+    how = ("mdrun with nsteps = 0 and continuation = no (the virtual sites built from their atoms before the "
+           "forces), -nt 1 -reprod" if vsites else "mdrun -rerun conf.gro -nt 1 -reprod")
     result = {
         "system": name,
-        "description": SYSTEMS[name]["description"],
+        "description": spec["description"],
         "title": title,
-        "gromacs": "GROMACS 2022.5, gmx_d (double precision), mdrun -rerun conf.gro -nt 1 -reprod with "
-                   "GMX_NBNXN_EWALD_ANALYTICAL=1",
+        "gromacs": f"GROMACS 2022.5, gmx_d (double precision), {how} with GMX_NBNXN_EWALD_ANALYTICAL=1",
         "atoms": len(atoms),
         "molecules": gmx_prep.molecules(os.path.join(data, "topol.top")),
         "net_charge_e": round(charge, 4) + 0.0,  # (no -0.0)
@@ -307,13 +385,7 @@ def reference(name, data, run):
         "box_nm": box,
         "files": {"coordinates": "conf.gro", "topology": "topol.top", "mdp": "reference.mdp",
                   "forces": "forces.npy",
-                  "tpr_arrays": {"tpr/charge.npy": "float64 N, e", "tpr/mass.npy": "float64 N, amu",
-                                 "tpr/type.npy": "int32 N, LJ type index",
-                                 "tpr/c6.npy": "float64 types x types, kJ/mol nm^6",
-                                 "tpr/c12.npy": "float64 types x types, kJ/mol nm^12",
-                                 "tpr/excluded_pairs.npy": "int32 M x 2, i < j, 0-based",
-                                 "source": "gmx dump -s of the reference tpr: charges and masses with 6, "
-                                           "C6 and C12 with 9 significant digits"},
+                  "tpr_arrays": tpr_files,
                   "restraint_coordinates": "restraint.gro" if restraint else None},
         "settings": {
             "define": define,
@@ -325,7 +397,8 @@ def reference(name, data, run):
             "beta_method": "erfc(beta * rcoulomb) = ewald_rtol solved by bisection in double precision as "
                            "GROMACS does (calc_ewaldcoeff_q); GROMACS's log states the width 1/beta",
             "gromacs_log_width_nm": width,
-            "fourier_grid": grid, "fourier_spacing_nm": [b / n for b, n in zip(box, grid)], "pme_order": 4,
+            "fourier_grid": grid,
+            "fourier_spacing_nm": [b / n for b, n in zip(gmx_prep.vector_lengths(vectors), grid)], "pme_order": 4,
             "coulomb_constant": 138.93545764438198,
             "coulomb_constant_note": "GROMACS 2022 derives 1/(4 pi eps0) from CODATA 2018 e, eps0 and N_A "
                                      "(kJ/mol nm/e^2); the rounded 138.935458 is 2.6e-9 larger",
@@ -350,21 +423,31 @@ def reference(name, data, run):
         "gromacs_log": facts,
         "grompp_messages": gmx_output.grompp_messages(grompp_text),
     }
+    if not rectangular:
+        result["box_vectors_note"] = "box_nm: the box vectors a, b, c (rows, nm) in GROMACS' reduced form"
+    if vsites:
+        result["virtual_sites"] = {
+            "count": int(np.sum(site)), "largest_move_from_the_minimised_coordinates_nm": largest,
+            "conf_gro_rounding_max_nm": site_rounding, "note": (
+            "the reference is the 0-step run, which built the sites from their atoms; conf.gro holds them as built "
+            "(9 decimals; the other atoms keep the 6-decimal numbers of the minimisation); the consistency "
+            "check is a rerun of the positions that run wrote; forces.npy has the sites' forces spread onto "
+            "their atoms, as mdrun writes them")}
     with open(os.path.join(data, "reference.json"), "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")
     print(f"{name}: {len(atoms)} atoms, Potential {terms['Potential']:.10g} kJ/mol, grid {grid}")
 
 
-def pme_convergence(run, define, grid, restraint, maxwarn, forces):
+def pme_convergence(run, define, grid, restraint, maxwarn, forces, virtual_sites=False):
     """The same single point with PME on `grid` and order 8, close to the exact Ewald sum: how far
     the reference grid's reciprocal energy and forces are from it."""
     with open(os.path.join(run, "fine.mdp"), "w") as f:
-        f.write(reference_mdp(define, grid, pme_order=8))
+        f.write(reference_mdp(define, grid, pme_order=8, virtual_sites=virtual_sites))
     gmx(["grompp", "-f", "fine.mdp", "-c", "conf.gro", "-p", "topol.top", "-o", "fine.tpr", "-po", "fine_out.mdp",
          "-maxwarn", maxwarn] + restraint, run)
-    gmx(["mdrun", "-s", "fine.tpr", "-rerun", "conf.gro", "-nt", 1, "-reprod", "-deffnm", "fine"], run,
-        env=ANALYTICAL_EWALD)
+    rerun = [] if virtual_sites else ["-rerun", "conf.gro"]
+    gmx(["mdrun", "-s", "fine.tpr"] + rerun + ["-nt", 1, "-reprod", "-deffnm", "fine"], run, env=ANALYTICAL_EWALD)
     difference = np.linalg.norm(forces - gmx_output.read_trr(os.path.join(run, "fine.trr"))[0]["f"], axis=1)
     return {"fourier_grid": grid, "pme_order": 8,
             "Coul. recip.": gmx_output.energies(run, "fine.edr")["Coul. recip."],
@@ -381,26 +464,31 @@ def main():
     p.add_argument("--out", default=DEFAULT_OUT, help="data folder (default tests/data/gromacs)")
     p.add_argument("--keep", help="scratch folder to keep (default: a temporary one, removed)")
     args = p.parse_args()
+    run_stages(SYSTEMS, args.systems, args.stage, args.out, args.keep)
+
+
+def run_stages(systems, names, stage, out, keep=None):
+    """Prepares (stage prepare or all) and computes (reference or all) the `names` of `systems`
+    into out/<name>, in a scratch folder (`keep`, or a temporary one that is removed)."""
     if shutil.which(gmx_prep.GMX) is None:
         fail(f"{gmx_prep.GMX} not found (apt-get install gromacs)")
-    scratch = args.keep or tempfile.mkdtemp(prefix="gromacs_reference_")
+    scratch = keep or tempfile.mkdtemp(prefix="gromacs_reference_")
     try:
-        for name in args.systems:
-            data = os.path.join(args.out, name)
-            if args.stage in ("prepare", "all"):
+        for name in names:
+            data = os.path.join(out, name)
+            if stage in ("prepare", "all"):
                 work = os.path.join(scratch, name, "prepare")
                 if os.path.exists(work):
                     shutil.rmtree(work)
                 os.makedirs(work)
-                prepare(name, work, data)
-            if args.stage in ("reference", "all"):
+                prepare(name, systems[name], work, data)
+            if stage in ("reference", "all"):
                 if not os.path.exists(os.path.join(data, "conf.gro")):
                     fail(f"{data}/conf.gro missing: run --stage prepare first")
-                reference(name, data, os.path.join(scratch, name, "reference"))
+                reference(name, systems[name], data, os.path.join(scratch, name, "reference"))
     finally:
-        if not args.keep:
+        if not keep:
             shutil.rmtree(scratch, ignore_errors=True)
-
 
 if __name__ == "__main__":
     main()
