@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Builds rectangular boxes of liquid water of about N atoms for benchmarks: conf.gro, a
-self-contained topol.top (SPC/E or TIP3P; rigid by SETTLE, flexible with define = -DFLEXIBLE)
-and a Faraday sim.cfg (--dt, --defines or --rigid, --hydrogen-mass, --pressure for a barostat).
+self-contained topol.top (SPC/E, TIP3P or TIP4P-Ew; rigid by SETTLE, flexible with define =
+-DFLEXIBLE) and a Faraday sim.cfg (--dt, --defines or --rigid, --hydrogen-mass, --pressure for
+a barostat).
 
 The box is made of nx x ny x nz copies of an equilibrated periodic box of 510 SPC/E waters
 (tools/data/spce_water_template.gro: 300 K, 1 bar), so no two molecules overlap across the copies;
 the copies repeat exactly, which the first picoseconds of dynamics undo. The hydrogens are put
 at the model's geometry (O-H length and H-O-H angle) in each molecule's own plane, about its
-own bisector. Pure Python and numpy, no GROMACS: a million atoms take seconds; the same
-arguments give the same files.
+own bisector; TIP4P-Ew's charge site M on that bisector (a virtual site, [ virtual_sites3 ], as
+GROMACS's tip4pew.itp builds it). Pure Python and numpy, no GROMACS: a million atoms take
+seconds; the same arguments give the same files.
 
 Examples:
   tools/build_water.py --atoms 25000 --out /tmp/water25k              # 2 x 2 x 4 copies, 24,576 atoms
@@ -16,13 +18,17 @@ Examples:
   tools/build_water.py --copies 4 4 4 --out /tmp/water64                # 98,304 atoms
   tools/build_water.py --atoms 25000 --rigid --dt 0.002 --pressure 1 --out /tmp/npt25k   # rigid, 2 fs, NPT
   tools/build_water.py --atoms 25000 --rigid --dt 0.004 --hydrogen-mass 1.5 --out /tmp/hmr25k
+  tools/build_water.py --atoms 25000 --model tip4pew --rigid --dt 0.002 --out /tmp/tip4pew25k  # 24,480 atoms
+  tools/build_water.py --atoms 100000 --model tip4pew --rigid --dt 0.002 --out /tmp/tip4pew100k  # 97,920
   tools/build_water.py --equilibrate-template                          # remakes the template (gmx)
 
-Models (parameters as GROMACS's amber99sb-ildn.ff ffnonbonded.itp, spce.itp and tip3p.itp):
+Models (parameters as GROMACS's amber99sb-ildn.ff ffnonbonded.itp, spce.itp, tip3p.itp and tip4pew.itp):
   spce   O sigma 0.316557 nm, epsilon 0.650629 kJ/mol, q -0.8476 e; H 0.4238 e, no LJ;
          O-H 0.1 nm, H-O-H 109.47 deg; flexible: k_b 345000 kJ/mol/nm^2, k_theta 383 kJ/mol/rad^2
   tip3p  O sigma 0.315061 nm, epsilon 0.636386 kJ/mol, q -0.834 e; H 0.417 e, no LJ;
          O-H 0.09572 nm, H-O-H 104.52 deg; flexible: k_b 502416, k_theta 628.02
+  tip4pew O sigma 0.316435 nm, epsilon 0.680946 kJ/mol, no charge; H 0.52422 e, no LJ; M -1.04844 e,
+         0.0125 nm from O on the bisector (Horn et al. 2004), massless; O-H and H-O-H as tip3p
 """
 import argparse
 import itertools
@@ -45,6 +51,9 @@ MODELS = {
                  doh=0.1, angle=109.47, kb=345000.0, ka=383.0),
     "tip3p": dict(name="TIP3P", mo=16.0, mh=1.008, qo=-0.834, sigma=0.315061, epsilon=0.636386,
                   doh=0.09572, angle=104.52, kb=502416.0, ka=628.02),
+    # and for a four-site model the charge and distance from O of its site M
+    "tip4pew": dict(name="TIP4P-Ew", mo=16.0, mh=1.008, qo=0.0, sigma=0.316435, epsilon=0.680946,
+                    doh=0.09572, angle=104.52, kb=502416.0, ka=628.02, qm=-1.04844, dom=0.0125),
 }
 
 TOPOLOGY = """; {name} water, {count} molecules (tools/build_water.py). Rigid (SETTLE) by default;
@@ -58,7 +67,7 @@ TOPOLOGY = """; {name} water, {count} molecules (tools/build_water.py). Rigid (S
 ; name    at.num  mass      charge  ptype  sigma (nm)  epsilon (kJ/mol)
   OW_{key:<6s} 8     {mo:<9.4f} 0.0     A      {sigma:.6f}    {epsilon:.6f}
   HW_{key:<6s} 1     {mh:<9.4f} 0.0     A      0.0         0.0
-
+{site_type}
 [ moleculetype ]
 ; name  nrexcl
   SOL   2
@@ -66,19 +75,14 @@ TOPOLOGY = """; {name} water, {count} molecules (tools/build_water.py). Rigid (S
 [ atoms ]
 ; nr  type       resnr  residue  atom  cgnr  charge    mass
   1   OW_{key:<6s}  1      SOL      OW    1     {qo:<9.4f} {mo:.4f}
-  2   HW_{key:<6s}  1      SOL      HW1   1     {qh:<9.4f} {mh:.4f}
-  3   HW_{key:<6s}  1      SOL      HW2   1     {qh:<9.4f} {mh:.4f}
-
+  2   HW_{key:<6s}  1      SOL      HW1   1     {qh:<9s} {mh:.4f}
+  3   HW_{key:<6s}  1      SOL      HW2   1     {qh:<9s} {mh:.4f}
+{site_atom}
 #ifndef FLEXIBLE
 [ settles ]
 ; O  funct  d(O-H) nm  d(H-H) nm
   1  1      {doh:.5f}    {dhh:.5f}
-
-[ exclusions ]
-  1  2  3
-  2  1  3
-  3  1  2
-#else
+{rigid_exclusions}#else
 [ bonds ]
 ; i  j  funct  length (nm)  k (kJ/mol/nm^2)
   1  2  1      {doh:.5f}      {kb:.1f}
@@ -88,7 +92,7 @@ TOPOLOGY = """; {name} water, {count} molecules (tools/build_water.py). Rigid (S
 ; i  j  k  funct  angle (deg)  k (kJ/mol/rad^2)
   2  1  3  1      {angle:.2f}       {ka:.2f}
 #endif
-
+{site_block}
 [ system ]
 {name} water, {count} molecules
 
@@ -97,11 +101,46 @@ TOPOLOGY = """; {name} water, {count} molecules (tools/build_water.py). Rigid (S
   SOL   {count}
 """
 
+THREE_SITE_EXCLUSIONS = """
+[ exclusions ]
+  1  2  3
+  2  1  3
+  3  1  2
+"""
+
+# A four-site model's site M: massless (ptype D, as GROMACS's force fields name it), built from
+# O, H1, H2 as x_M = x_O + a (x_H1 - x_O) + a (x_H2 - x_O) with a = d(O-M) / (2 d(O-H) cos(HOH/2)),
+# and excluded from its molecule's other atoms whether the water is rigid or flexible.
+FOUR_SITE = """
+[ virtual_sites3 ]
+; site  from     funct  a  b
+  4     1  2  3  1      {a:.9f}  {a:.9f}
+
+[ exclusions ]
+  1  2  3  4
+  2  1  3  4
+  3  1  2  4
+  4  1  2  3
+"""
+
+
+def sites(model):
+    """Atom names of a molecule of `model`."""
+    return ("OW", "HW1", "HW2", "MW") if "dom" in MODELS[model] else ("OW", "HW1", "HW2")
+
 
 def topology(model, count):
     m = MODELS[model]
-    dhh = 2 * m["doh"] * math.sin(math.radians(m["angle"]) / 2)
-    return TOPOLOGY.format(key=model, count=count, qh=-m["qo"] / 2, dhh=dhh, **m)
+    half = math.radians(m["angle"]) / 2
+    dhh = 2 * m["doh"] * math.sin(half)
+    if "dom" not in m:
+        return TOPOLOGY.format(key=model, count=count, qh=f"{-m['qo'] / 2:.4f}", dhh=dhh, site_type="", site_atom="",
+                               rigid_exclusions=THREE_SITE_EXCLUSIONS, site_block="", **m)
+    site_type = f"  MW_{model:<6s} 0     0.0000    0.0     D      0.0         0.0\n"
+    site_atom = f"  4   MW_{model:<6s}  1      SOL      MW    1     {m['qm']:<9.5f} 0.0000\n"
+    site_block = FOUR_SITE.format(a=m["dom"] / (2 * m["doh"] * math.cos(half)))
+    return TOPOLOGY.format(key=model, count=count, qh=f"{-(m['qo'] + m['qm']) / 2:.5f}", dhh=dhh, site_type=site_type,
+                           site_atom=site_atom, rigid_exclusions="", site_block=site_block, **m)
 
 
 def template_waters():
@@ -118,7 +157,7 @@ def template_waters():
 
 def model_geometry(o, h1, h2, model):
     """Hydrogens at the model's O-H length and H-O-H angle, in the plane of (o, h1, h2) and
-    symmetric about its bisector."""
+    symmetric about its bisector, and a four-site model's M on the bisector: [H1, H2(, M)]."""
     m = MODELS[model]
     a, b = h1 - o, h2 - o
     bisector = a / np.linalg.norm(a, axis=1)[:, None] + b / np.linalg.norm(b, axis=1)[:, None]
@@ -128,7 +167,8 @@ def model_geometry(o, h1, h2, model):
     across /= np.linalg.norm(across, axis=1)[:, None]
     half = math.radians(m["angle"]) / 2
     along, side = m["doh"] * math.cos(half), m["doh"] * math.sin(half)
-    return o + along * bisector + side * across, o + along * bisector - side * across
+    hydrogens = [o + along * bisector + side * across, o + along * bisector - side * across]
+    return hydrogens + ([o + m["dom"] * bisector] if "dom" in m else [])
 
 
 def choose_copies(atoms, per_copy):
@@ -146,10 +186,9 @@ def choose_copies(atoms, per_copy):
 
 
 def build(copies, model):
-    """Positions (3 M x 3, O H1 H2 per molecule) and box of nx x ny x nz template copies."""
+    """Positions (sites x M x 3: O H1 H2 (M) per molecule) and box of nx x ny x nz template copies."""
     o, h1, h2, box = template_waters()
-    h1, h2 = model_geometry(o, h1, h2, model)
-    molecule = np.stack([o, h1, h2], axis=1)  # M x 3 atoms x 3
+    molecule = np.stack([o] + model_geometry(o, h1, h2, model), axis=1)  # M x sites x 3
     shifts = np.array(list(itertools.product(*[range(n) for n in copies])), dtype=float) * box
     tiled = molecule[None, :, :, :] + shifts[:, None, None, :]
     return tiled.reshape(-1, 3), box * np.array(copies)
@@ -216,9 +255,10 @@ def config_text(model, atoms, defines, dt, hydrogen_mass=0.0, pressure=None, int
 def write_box(out, copies, model, decimals, dt=0.001, defines="-DFLEXIBLE", hydrogen_mass=0.0, pressure=None,
               interval=25):
     positions, box = build(copies, model)
-    count = len(positions) // 3
+    names = sites(model)
+    count = len(positions) // len(names)
     os.makedirs(out, exist_ok=True)
-    atoms = [(n // 3 + 1, "SOL", ("OW", "HW1", "HW2")[n % 3]) for n in range(len(positions))]
+    atoms = [(n // len(names) + 1, "SOL", names[n % len(names)]) for n in range(len(positions))]
     title = (f"{MODELS[model]['name']} water, {count} molecules, {copies[0]} x {copies[1]} x {copies[2]} "
              f"copies of tools/data/spce_water_template.gro")
     write_gro(os.path.join(out, "conf.gro"), title, atoms, positions.tolist(), box.tolist(), decimals=decimals)
@@ -287,7 +327,7 @@ def main():
         p.error("give --out and one of --atoms or --copies")
     if args.atoms is not None and args.atoms < 1 or args.copies and min(args.copies) < 1:
         p.error("--atoms and --copies must be positive")
-    per_copy = len(read_gro(TEMPLATE)[1])
+    per_copy = len(read_gro(TEMPLATE)[1]) // 3 * len(sites(args.model))
     copies = args.copies or choose_copies(args.atoms, per_copy)
     defines = " ".join(d for d in args.defines.split() if d != "-DFLEXIBLE") if args.rigid else args.defines
     write_box(args.out, copies, args.model, args.decimals, args.dt, defines, args.hydrogen_mass, args.pressure,

@@ -4,7 +4,8 @@ without GROMACS: every file is there and loads, and the numbers agree with each 
 
 Per system:
   - topol.top and every file it includes (all #ifdef branches) resolve inside the folder;
-  - conf.gro, forces.npy (N x 3 float64, finite) and tpr/*.npy agree on N, the box matches;
+  - conf.gro, forces.npy (N x 3 float64, finite) and tpr/*.npy (or tpr.npz) agree on N, the box
+    (three edges, or the vectors of a triclinic box) matches;
   - the energy terms add up to Potential;
   - the charges add up to the stated net charge, an integer;
   - the net force is small against the forces (bonded, LJ and real-space forces cancel in
@@ -18,10 +19,12 @@ as reference.json's term_notes say, and an Ewald sum in reciprocal space is comp
 GROMACS's PME on the finer grid of pme_convergence: this shows what each GROMACS term contains.
 
 Usage: tools/check_gromacs_reference.py [--data tests/data/gromacs] [--direct] [system ...]
+       tools/check_gromacs_reference.py --data tests/data/gromacs/corpus [--direct]
 Exit status 0 when every check passes.
 """
 import argparse
 import json
+import itertools
 import math
 import os
 import re
@@ -66,14 +69,40 @@ def includes_resolve(top, chk):
     return seen
 
 
-def minimum_image(d, box):
-    return d - box * np.round(d / box)
+def minimum_image(d, vectors):
+    """The shortest periodic images of the differences d (N x 3, or rows x N x 3) in the box
+    whose vectors are the rows of `vectors`: the shifts c, then b, then a, followed by the
+    best of the 27 neighbouring images (which a triclinic box needs)."""
+    vectors = np.asarray(vectors, dtype=float)
+    d = np.array(d, dtype=float)
+    for k in (2, 1, 0):
+        d -= np.round(d[..., k] / vectors[k, k])[..., None] * vectors[k]
+    if not np.any(vectors - np.diag(np.diag(vectors))):
+        return d
+    best, best2 = d, np.einsum("...k,...k->...", d, d)
+    for shift in itertools.product((-1, 0, 1), repeat=3):
+        if any(shift):
+            e = d + np.array(shift, dtype=float) @ vectors
+            e2 = np.einsum("...k,...k->...", e, e)
+            closer = e2 < best2
+            best = np.where(closer[..., None], e, best)
+            best2 = np.where(closer, e2, best2)
+    return best
+
+
+def load_tpr_arrays(folder):
+    """The topology arrays of tpr/*.npy, or of tpr.npz where the folder has that instead."""
+    keys = ("charge", "mass", "type", "c6", "c12", "excluded_pairs")
+    if os.path.exists(os.path.join(folder, "tpr.npz")):
+        with np.load(os.path.join(folder, "tpr.npz")) as arrays:
+            return {key: arrays[key] for key in keys}
+    return {key: np.load(os.path.join(folder, "tpr", key + ".npy")) for key in keys}
 
 
 def restraint_forces(folder, x, box):
     """(energy, forces) of the position restraints of posre.itp (atom numbers of the first
     molecule, which starts at atom 1) pulling conf.gro's atoms towards restraint.gro's."""
-    _, _, ref, _ = read_gro(os.path.join(folder, "restraint.gro"))
+    _, _, ref, _ = read_gro(os.path.join(folder, "restraint.gro"), vectors=True)
     ref = np.array(ref)
     forces = np.zeros_like(x)
     energy, inside = 0.0, False
@@ -102,8 +131,9 @@ def erfc(values):
 def pairs_within(x, box, cutoff):
     """(i, j, r) of every pair i < j closer than cutoff (minimum image), by blocks of rows."""
     out_i, out_j, out_r = [], [], []
-    for start in range(0, len(x), 256):
-        rows = np.arange(start, min(start + 256, len(x)))
+    block = 256 if not np.any(box - np.diag(np.diag(box))) else 32
+    for start in range(0, len(x), block):
+        rows = np.arange(start, min(start + block, len(x)))
         d = minimum_image(x[rows, None, :] - x[None, :, :], box)
         r = np.sqrt(np.einsum("ijk,ijk->ij", d, d))
         ii, jj = np.nonzero((r < cutoff) & (np.arange(len(x))[None, :] > rows[:, None]))
@@ -140,14 +170,16 @@ def direct_terms(ref, x, box, top):
 
 def ewald_reciprocal(x, q, box, beta, tail=1e-14):
     """k_e/(2V) sum_{k != 0} 4 pi/k^2 exp(-k^2/(4 beta^2)) |S(k)|^2 - k_e pi Q^2/(2 V beta^2),
-    over the half space of k (times 2), to exp(-k^2/(4 beta^2)) < tail."""
-    volume = float(np.prod(box))
+    over the half space of k (times 2), to exp(-k^2/(4 beta^2)) < tail; k = 2 pi (m1 a* + m2 b* +
+    m3 c*) with the reciprocal vectors of the box's vectors a, b, c (a_i . a*_j = delta_ij)."""
+    volume = abs(float(np.linalg.det(box)))
+    reciprocal = np.linalg.inv(box).T
     kmax = 2.0 * beta * math.sqrt(-math.log(tail))
-    m = [int(kmax * b / (2 * math.pi)) + 1 for b in box]
+    m = [int(kmax * np.linalg.norm(v) / (2 * math.pi)) + 1 for v in box]
     grids = np.meshgrid(*[np.arange(-mi, mi + 1) for mi in m], indexing="ij")
     vecs = np.stack([g.ravel() for g in grids], axis=1)
     half = (vecs[:, 0] > 0) | ((vecs[:, 0] == 0) & ((vecs[:, 1] > 0) | ((vecs[:, 1] == 0) & (vecs[:, 2] > 0))))
-    k = 2 * math.pi * vecs[half] / np.array(box)
+    k = 2 * math.pi * vecs[half] @ reciprocal
     k2 = np.sum(k * k, axis=1)
     k, k2 = k[k2 < kmax * kmax], k2[k2 < kmax * kmax]
     energy = 0.0
@@ -166,14 +198,15 @@ def check_system(folder, direct):
     with open(os.path.join(folder, "reference.json")) as f:
         ref = json.load(f)
     includes_resolve(os.path.join(folder, "topol.top"), chk)
-    _, atoms, x, box = read_gro(os.path.join(folder, "conf.gro"))
+    _, atoms, x, box = read_gro(os.path.join(folder, "conf.gro"), vectors=True)
     x, box = np.array(x), np.array(box)
     forces = np.load(os.path.join(folder, "forces.npy"))
-    top = {key: np.load(os.path.join(folder, "tpr", key + ".npy"))
-           for key in ("charge", "mass", "type", "c6", "c12", "excluded_pairs")}
+    top = load_tpr_arrays(folder)
     n = len(atoms)
     chk.check(n == ref["atoms"] == len(top["charge"]), f"atom counts differ: conf.gro {n}, json {ref['atoms']}")
-    chk.check(np.allclose(box, ref["box_nm"], rtol=0, atol=1e-12), "box differs from reference.json")
+    stated = np.array(ref["box_nm"], dtype=float)
+    chk.check(np.allclose(box if stated.ndim == 2 else np.diag(box), stated, rtol=0, atol=1e-12),
+              "box differs from reference.json")
     chk.check(forces.dtype == np.float64 and forces.shape == (n, 3), f"forces.npy is {forces.dtype} {forces.shape}")
     chk.check(bool(np.all(np.isfinite(forces))), "forces.npy has non-finite values")
 

@@ -108,8 +108,9 @@ def log_facts(log):
 def tpr_topology(run_dir, tpr):
     """The topology grompp built, from gmx dump -s: per atom charge q (e), mass m (amu) and LJ type;
     the LJ C6 (kJ/mol nm^6) and C12 (kJ/mol nm^12) of every type pair; the excluded pairs (i < j,
-    0-based, self exclusions left out); and the number of entries of every interaction type
-    (functions with several terms, such as dihedral type 9, count one entry per term).
+    0-based, self exclusions left out); which atoms are virtual sites (ptype VSite: boolean N,
+    key "site"); and the number of entries of every interaction type (functions with several
+    terms, such as dihedral type 9, count one entry per term).
     The dump prints q and m with 6 and C6/C12 with 9 significant digits."""
     text = gmx(["dump", "-s", tpr], run_dir)
     lines = text.splitlines()
@@ -129,9 +130,9 @@ def tpr_topology(run_dir, tpr):
             current = None  # the next top-level item of the dump
         if current is None:
             continue
-        m = re.match(r"^\s+atom\[\s*\d+\]=\{type=\s*(\d+),.*?m=\s*(\S+), q=\s*(\S+),", line)
+        m = re.match(r"^\s+atom\[\s*\d+\]=\{type=\s*(\d+),.*?ptype=\s*(\w+), m=\s*(\S+), q=\s*(\S+),", line)
         if m:
-            current["atoms"].append((int(m.group(1)), float(m.group(2)), float(m.group(3))))
+            current["atoms"].append((int(m.group(1)), float(m.group(3)), float(m.group(4)), m.group(2) == "VSite"))
             continue
         m = re.match(r"^      (\S[^=]*):$", line)
         if m:
@@ -150,21 +151,22 @@ def tpr_topology(run_dir, tpr):
             continue
         if section and re.match(r"^\s+\d+ type=\d+ \(\w+\)", line):
             current["counts"][section] = current["counts"].get(section, 0) + 1
-    types, masses, charges, excluded, counts = [], [], [], [], {}
+    types, masses, charges, sites, excluded, counts = [], [], [], [], [], {}
     for moltype, copies in blocks:
         mol = moltypes[int(moltype)]
         for _ in range(int(copies)):
             offset = len(types)
-            for t, m, q in mol["atoms"]:
+            for t, m, q, site in mol["atoms"]:
                 types.append(t)
                 masses.append(m)
                 charges.append(q)
+                sites.append(site)
             excluded += [(offset + i, offset + j) for i, j in mol["excls"]]
         for name, n in mol["counts"].items():
             counts[name] = counts.get(name, 0) + n * int(copies)
     return {"type": np.array(types, dtype=np.int32), "mass": np.array(masses), "charge": np.array(charges),
             "c6": c6, "c12": c12, "excluded_pairs": np.array(excluded, dtype=np.int32).reshape(-1, 2),
-            "counts": counts}
+            "site": np.array(sites, dtype=bool), "counts": counts}
 
 
 def grompp_messages(text):

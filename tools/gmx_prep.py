@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 
-from gro import read_gro, write_gro
+from gro import box_vectors, read_gro, write_gro
 
 GMX = os.environ.get("GMX", "gmx_d")
 GMX_TOP = os.path.join(os.environ.get("GMXDATA", "/usr/share/gromacs"), "top")
@@ -85,6 +85,17 @@ def nice_grid(edge, spacing=0.1):
         n += 1
 
 
+def vector_lengths(vectors):
+    """Lengths (nm) of the box vectors a, b, c."""
+    return [math.sqrt(sum(v * v for v in row)) for row in vectors]
+
+
+def grid_for_vectors(vectors, spacing=0.1):
+    """A PME grid of spacing <= `spacing` nm along each box vector (as GROMACS sizes one from
+    the vectors' lengths)."""
+    return [nice_grid(length, spacing) for length in vector_lengths(vectors)]
+
+
 def mdp_text(integrator, define, grid, extra=(), pme_order=4):
     """An .mdp with the shared non-bonded settings and an explicit PME grid (nx, ny, nz); an
     `extra` (name, value) pair replaces a shared setting of the same name."""
@@ -123,19 +134,39 @@ def write_heavy_atoms(src, dst, first=None, last=None):
         out.write("END\n")
 
 
+# The waters pdb2gmx -water names; the others (tip4pew, tip5pe, ...) are chosen from the list of
+# the force field's watermodels.dat (-water select).
+PDB2GMX_WATERS = ("none", "spc", "spce", "tip3p", "tip4p", "tip5p", "tips3p")
+
+
 def pdb2gmx(cwd, pdb, forcefield, water):
     """pdb2gmx with charged termini (its default) and hydrogens rebuilt: protein.gro, topol.top,
-    posre.itp in cwd."""
+    posre.itp in cwd. `water`: a name of the force field's watermodels.dat."""
+    stdin = None
+    if water not in PDB2GMX_WATERS:
+        with open(os.path.join(GMX_TOP, forcefield + ".ff", "watermodels.dat")) as f:
+            names = [line.split()[0] for line in f if line.strip()]
+        if water not in names:
+            fail(f"{forcefield}.ff has no water model {water} (watermodels.dat lists {', '.join(names)})")
+        stdin, water = f"{names.index(water) + 1}\n", "select"
     gmx(["pdb2gmx", "-f", pdb, "-o", "protein.gro", "-p", "topol.top", "-i", "posre.itp",
-         "-ff", forcefield, "-water", water, "-ignh"], cwd)
+         "-ff", forcefield, "-water", water, "-ignh"], cwd, stdin=stdin)
 
 
-def solvate_and_ions(cwd, gro, box, grid, concentration=None, seed=2026):
-    """Puts gro in the centre of a rectangular box (edges in nm), fills it with water (from
-    spc216.gro) and replaces water by Na+/Cl-: neutralising only, or at `concentration` mol/L
-    as well. Writes solvated.gro; topol.top gets the molecule counts."""
-    gmx(["editconf", "-f", gro, "-o", "boxed.gro", "-box"] + list(box) + ["-c"], cwd)
-    gmx(["solvate", "-cp", "boxed.gro", "-cs", "spc216.gro", "-p", "topol.top", "-o", "water.gro"], cwd)
+def solvate_and_ions(cwd, gro, box, grid, concentration=None, seed=2026, solvent="spc216.gro"):
+    """Puts gro in the centre of a box, fills it with water (from `solvent`: spc216.gro, or
+    tip4p.gro and tip5p.gro for the models with extra sites, as GROMACS ships them) and replaces
+    water by Na+/Cl-: neutralising only, or at `concentration` mol/L as well. Writes
+    solvated.gro; topol.top gets the molecule counts.
+
+    box: the three edges (nm) of a rectangular box, or (shape, distance) for `gmx editconf -bt
+    shape -d distance` (cubic, dodecahedron, octahedron: box vectors in GROMACS' reduced form,
+    `distance` nm between the solute and the box). grid None: from the box vectors' lengths."""
+    shape = ["-bt", box[0], "-d", box[1]] if isinstance(box[0], str) else ["-box"] + list(box)
+    gmx(["editconf", "-f", gro, "-o", "boxed.gro"] + shape + ["-c"], cwd)
+    if grid is None:
+        grid = grid_for_vectors(read_gro(os.path.join(cwd, "boxed.gro"), vectors=True)[3])
+    gmx(["solvate", "-cp", "boxed.gro", "-cs", solvent, "-p", "topol.top", "-o", "water.gro"], cwd)
     # (grompp warns about the net charge that genion is about to remove)
     with open(os.path.join(cwd, "ions.mdp"), "w") as f:
         f.write(mdp_text("steep", "-DFLEXIBLE", grid))
@@ -163,7 +194,8 @@ def minimise(cwd, gro, top, grid, out, define="-DFLEXIBLE", maxwarn=0, steps=500
 
 
 def g96_to_gro(src, dst, decimals=6, title=None):
-    """Rewrites a .g96 (coordinates with 9 decimals) as a .gro with `decimals` decimals."""
+    """Rewrites a .g96 (coordinates with 9 decimals) as a .gro with `decimals` decimals; a
+    triclinic box keeps its nine numbers."""
     with open(src) as f:
         lines = f.read().splitlines()
     title = title or lines[lines.index("TITLE") + 1]
@@ -174,9 +206,9 @@ def g96_to_gro(src, dst, decimals=6, title=None):
         atoms.append((int(resnr), resname, name))
         positions.append((float(x), float(y), float(z)))
     box = [float(v) for v in lines[box_at].split()]
-    if len(box) != 3:
-        fail(f"{src}: only rectangular boxes")
-    write_gro(dst, title, atoms, positions, box, decimals=decimals)
+    if len(box) not in (3, 9):
+        fail(f"{src}: a box line of {len(box)} numbers")
+    write_gro(dst, title, atoms, positions, box_vectors(box), decimals=decimals)
 
 
 def editconf_gro(cwd, src, dst, title, decimals=6):

@@ -5,9 +5,12 @@ placement of points at a minimum distance that the liquid builders share.
   "%5d%-5s%5s%5d" residue number, residue name, atom name, atom number (numbers mod 100000),
   then x y z in nm with `decimals` decimals in fields `decimals + 5` wide, and optionally
   vx vy vz in nm/ps with one decimal more in fields of the same width,
-and a last line with the box edges in nm (rectangular: three numbers), at least 5 decimals
-in fields at least 10 wide. GROMACS reads any number of decimals as long as every coordinate
-field has the same width; it finds the width from the distance between the decimal points.
+and a last line with the box in nm, at least 5 decimals in fields at least 10 wide: three
+numbers (a rectangular box's edges) or nine, the box vectors a, b, c in GROMACS' order
+  a_x b_y c_z a_y a_z b_x b_z c_x c_y
+(a_y = a_z = b_z = 0 in the reduced form GROMACS writes). GROMACS reads any number of decimals
+as long as every coordinate field has the same width; it finds the width from the distance
+between the decimal points.
 """
 
 
@@ -16,29 +19,54 @@ def write_gro(path, title, atoms, positions, box, velocities=None, decimals=3):
 
     atoms: one (residue number, residue name, atom name) per atom (atom numbers are 1, 2, ...);
     positions (and velocities): N rows of three numbers, nm (nm/ps);
-    box: one edge (a cube) or three edges, nm.
+    box: one edge (a cube), three edges or the three box vectors (3 x 3, rows a, b, c), nm; a
+    box with off-diagonal elements is written with nine numbers.
     """
-    edges = [box] * 3 if isinstance(box, (int, float)) else list(box)
+    numbers = box_line_numbers(box)
     width = decimals + 5
     xfmt = f"%{width}.{decimals}f" * 3
     vfmt = f"%{width}.{decimals + 1}f" * 3
     bdec = max(5, decimals)
-    bfmt = f"%{max(10, bdec + 5)}.{bdec}f" * 3
+    bfmt = f"%{max(10, bdec + 5)}.{bdec}f" * len(numbers)
     lines = [title, "%5d" % len(positions)]
     for n, ((resnr, resname, name), x) in enumerate(zip(atoms, positions), start=1):
         line = "%5d%-5s%5s%5d" % (resnr % 100000, resname, name, n % 100000) + xfmt % tuple(x)
         if velocities is not None:
             line += vfmt % tuple(velocities[n - 1])
         lines.append(line)
-    lines.append(bfmt % tuple(edges))
+    lines.append(bfmt % tuple(numbers))
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
 
-def read_gro(path):
-    """Reads a .gro file: (title, atoms [(resnr, resname, name)], positions [[x, y, z]], box [3 edges]).
+def box_line_numbers(box):
+    """The numbers of a .gro box line for a box given as one edge, three edges or 3 x 3 vectors."""
+    if isinstance(box, (int, float)):
+        return [float(box)] * 3
+    rows = list(box)
+    if not hasattr(rows[0], "__len__"):
+        return [float(v) for v in rows]
+    (ax, ay, az), (bx, by, bz), (cx, cy, cz) = [[float(v) for v in row] for row in rows]
+    if not any((ay, az, bx, bz, cx, cy)):
+        return [ax, by, cz]
+    return [ax, by, cz, ay, az, bx, bz, cx, cy]
 
-    Only rectangular boxes (three box numbers, or nine with zero off-diagonals)."""
+
+def box_vectors(numbers):
+    """The box vectors (rows a, b, c) of a .gro or .g96 box line's three or nine numbers."""
+    if len(numbers) == 3:
+        return [[numbers[0], 0.0, 0.0], [0.0, numbers[1], 0.0], [0.0, 0.0, numbers[2]]]
+    if len(numbers) != 9:
+        raise ValueError(f"a box line has 3 or 9 numbers, not {len(numbers)}")
+    ax, by, cz, ay, az, bx, bz, cx, cy = numbers
+    return [[ax, ay, az], [bx, by, bz], [cx, cy, cz]]
+
+
+def read_gro(path, vectors=False):
+    """Reads a .gro file: (title, atoms [(resnr, resname, name)], positions [[x, y, z]], box).
+
+    The box is its three edges (a rectangular box only: nine box numbers with non-zero
+    off-diagonals are an error) or, with vectors=True, the box vectors [a, b, c] of any box."""
     with open(path) as f:
         lines = f.read().splitlines()
     title = lines[0]
@@ -52,8 +80,10 @@ def read_gro(path):
         atoms.append((int(line[0:5]), line[5:10].strip(), line[10:15].strip()))
         positions.append([float(line[20 + k * width:20 + (k + 1) * width]) for k in range(3)])
     numbers = [float(v) for v in lines[2 + n].split()]
+    if vectors:
+        return title, atoms, positions, box_vectors(numbers)
     if len(numbers) == 9 and any(numbers[3:]):
-        raise ValueError(f"{path}: triclinic boxes are not supported here")
+        raise ValueError(f"{path}: triclinic box (read it with vectors=True)")
     return title, atoms, positions, numbers[:3]
 
 

@@ -76,7 +76,7 @@ import numpy as np
 import gmx_output
 import gmx_prep
 from gmx_prep import fail, gmx
-from gro import read_gro
+from gro import read_gro, write_gro
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.join(os.path.dirname(HERE), "tests", "data", "gromacs")
@@ -188,6 +188,9 @@ def prepare_site_water(work, forcefield, water, structure, extra_itp=None):
 
 
 def grid_for(box):
+    """The reference PME grid (spacing <= 0.1 nm) of a box given by its edges or its vectors."""
+    if hasattr(box[0], "__len__"):
+        return gmx_prep.grid_for_vectors(box)
     return [gmx_prep.nice_grid(edge) for edge in box]
 
 
@@ -344,28 +347,28 @@ SYSTEMS = {
                        "polar hydrogens from pdb2gmx, charged termini, net charge -1, in vacuum in a periodic "
                        "5.0 x 4.5 x 4.0 nm box, energy-minimised"},
     "tip4pew_water": {
-        "define": "", "vsites": True,
+        "define": "", "virtual_sites": True,
         "prepare": lambda work: prepare_site_water(work, "amber99sb-ildn", "tip4pew", "tip4p.gro"),
         "description": "rigid TIP4P-Ew water (AMBER99SB-ILDN's tip4pew.itp: SETTLE and a virtual_sites3 type 1 "
                        "M site) filled into a 2.5 nm cube by gmx solvate from tip4p.gro, energy-minimised"},
     "tip4p_oplsaa": {
-        "define": "", "vsites": True,
+        "define": "", "virtual_sites": True,
         "prepare": lambda work: prepare_site_water(work, "oplsaa", "tip4p", "tip4p.gro"),
         "description": "rigid TIP4P water (OPLS-AA's tip4p.itp, the M site's atom type of particle type D and "
                        "without a mass column) filled into a 2.5 nm cube from tip4p.gro, energy-minimised"},
     "tip5p_oplsaa": {
-        "define": "", "vsites": True,
+        "define": "", "virtual_sites": True,
         "prepare": lambda work: prepare_site_water(work, "oplsaa", "tip5p", "tip5p.gro"),
         "description": "rigid TIP5P water (OPLS-AA's tip5p.itp: two virtual_sites3 type 4 (3out) lone pairs) "
                        "filled into a 2.5 nm cube from tip5p.gro, energy-minimised"},
     "opc_water": {
-        "define": "", "vsites": True,
+        "define": "", "virtual_sites": True,
         "prepare": lambda work: prepare_site_water(work, "amber99sb-ildn", "opc", "tip4p.gro",
                                                    os.path.join(os.path.dirname(HERE), "systems", "water", "opc.itp")),
         "description": "rigid OPC water (Izadi et al. 2014; systems/water/opc.itp) with AMBER99SB-ILDN's "
                        "defaults, filled into a 2.5 nm cube from tip4p.gro, energy-minimised"},
     "vsite_types": {
-        "define": "", "vsites": True, "minimise": False,
+        "define": "", "virtual_sites": True, "minimise": False,
         "prepare": prepare_vsite_types,
         "description": "40 copies of VST, a made-up molecule of six bonded atoms and twelve virtual sites (one of "
                        "every construction of GROMACS 2022: 1, 2, 2fd, 3, 3fd, 3fad, 3out, 4fdn, COG, COM, COW, and "
@@ -375,12 +378,15 @@ SYSTEMS = {
 }
 
 
-def prepare(name, work, out):
-    """Builds the system in work and writes conf.gro, the topology and its included files (and
-    restraint.gro) into out."""
-    spec = SYSTEMS[name]
+def prepare(name, spec, work, out):
+    """Builds the system of `spec` (an entry of SYSTEMS) in work and writes conf.gro, the
+    topology and its included files (and restraint.gro) into out. `prepare` returns the
+    coordinates and the box (edges, or None for the box of those coordinates); the minimisation
+    has the defines `minimise_define`, by default those of the single point without -DPOSRES."""
     gro, box = spec["prepare"](work)
-    define = spec["define"].replace("-DPOSRES", "").strip()
+    if box is None:
+        box = read_gro(os.path.join(work, gro), vectors=True)[3]
+    define = spec.get("minimise_define", spec["define"].replace("-DPOSRES", "").strip())
     if spec.get("minimise", True):
         energy, force = gmx_prep.minimise(work, gro, "topol.top", grid_for(box), "conf.gro", define,
                                           spec.get("maxwarn", 0))
@@ -394,11 +400,17 @@ def prepare(name, work, out):
     print(f"{name}: {', '.join(written)}")
 
 
-def reference_mdp(define, grid, pme_order=4):
-    extra = [("nsteps", 0), ("continuation", "yes"), ("comm-mode", "None"), ("nstcalcenergy", 1),
-             ("nstenergy", 1), ("nstlog", 1), ("nstxout", 1), ("nstfout", 1)]
-    return ("; Single point for tools/gromacs_reference.py: gmx_d mdrun -rerun conf.gro\n"
-            + gmx_prep.mdp_text("md", define, grid, extra, pme_order))
+def reference_mdp(define, grid, pme_order=4, virtual_sites=False):
+    """The single point's parameters. With virtual sites it is a 0-step run with continuation =
+    no: only then does mdrun build the sites from their atoms before the forces (GROMACS
+    2022.5 builds them at the start of a run that is not a continuation; a continuation and
+    -rerun take the sites' positions as the file gives them)."""
+    extra = [("nsteps", 0), ("continuation", "no" if virtual_sites else "yes"), ("comm-mode", "None"),
+             ("nstcalcenergy", 1), ("nstenergy", 1), ("nstlog", 1), ("nstxout", 1), ("nstfout", 1)]
+    what = ("gmx_d mdrun with nsteps = 0, the virtual sites built first" if virtual_sites
+            else "gmx_d mdrun -rerun conf.gro")
+    return f"; Single point for tools/gromacs_reference.py: {what}\n" + gmx_prep.mdp_text("md", define, grid, extra,
+                                                                                         pme_order)
 
 
 def check_parameters(log, mdout):
@@ -414,103 +426,138 @@ def check_parameters(log, mdout):
     return {key: params[key] for key in list(EXPECTED) + ["define", "fourier-nx", "fourier-ny", "fourier-nz"]}
 
 
-def reference(name, data, run):
+def minimum_image(d, vectors):
+    """Differences d (N x 3) brought to the cell around zero by the box vectors' shifts, c then
+    b then a, as GROMACS's pbc code does (exact for the box multiples mdrun adds when it puts
+    atoms into the box)."""
+    d = np.array(d, dtype=float)
+    for k in (2, 1, 0):
+        d -= np.outer(np.round(d[:, k] / vectors[k][k]), vectors[k])
+    return d
+
+
+def is_rectangular(vectors):
+    return not any(vectors[i][j] for i in range(3) for j in range(3) if i != j)
+
+
+SITE_DECIMALS = 9
+
+
+def write_built_sites(data, run, built, sites):
+    """Rewrites conf.gro (in `data` and `run`) with the virtual sites (indices `sites`) where
+    the run built them (`built`, brought next to conf.gro's value by whole box vectors), with
+    SITE_DECIMALS decimals; the other atoms keep their decimal numbers exactly. Returns the
+    largest distance a site moved."""
+    title, atoms, x, box = read_gro(os.path.join(data, "conf.gro"), vectors=True)
+    x = np.array(x)
+    moved = minimum_image(built[sites] - x[sites], box)
+    x[sites] += moved
+    for folder in (data, run):
+        write_gro(os.path.join(folder, "conf.gro"), title, atoms, x.tolist(), box, decimals=SITE_DECIMALS)
+    return float(np.max(np.linalg.norm(moved, axis=1)))
+
+
+def reference(name, spec, data, run):
     """Runs the single point of the system in `data` (in the scratch folder `run`) and writes
-    reference.mdp, reference.json and forces.npy into `data`."""
+    reference.mdp, reference.json and forces.npy (tpr/*.npy, or tpr.npz with spec["tpr_npz"])
+    into `data`. spec: an entry of SYSTEMS (define, maxwarn, description, virtual_sites)."""
     if os.path.exists(run):
         shutil.rmtree(run)
     shutil.copytree(data, run)
-    title, atoms, x, box = read_gro(os.path.join(data, "conf.gro"))
-    grid = grid_for(box)
-    define = SYSTEMS[name]["define"]
-    mdp = reference_mdp(define, grid)
+    title, atoms, x, vectors = read_gro(os.path.join(data, "conf.gro"), vectors=True)
+    rectangular = is_rectangular(vectors)
+    box = [vectors[k][k] for k in range(3)] if rectangular else vectors
+    grid = grid_for(vectors)
+    define = spec["define"]
+    vsites = spec.get("virtual_sites", False)
+    maxwarn = spec.get("maxwarn", 0)
+    mdp = reference_mdp(define, grid, virtual_sites=vsites)
     for folder in (run, data):
         with open(os.path.join(folder, "reference.mdp"), "w") as f:
             f.write(mdp)
     restraint = ["-r", "restraint.gro"] if "-DPOSRES" in define else []
     grompp_text = gmx(["grompp", "-f", "reference.mdp", "-c", "conf.gro", "-p", "topol.top", "-o", "reference.tpr",
-                       "-po", "mdout.mdp", "-maxwarn", SYSTEMS[name].get("maxwarn", 0)] + restraint, run)
+                       "-po", "mdout.mdp", "-maxwarn", maxwarn] + restraint, run)
+    dumped = dumpable_tpr(run, ["-maxwarn", maxwarn] + restraint)
+    topology = gmx_output.tpr_topology(run, dumped)
+    site = topology.pop("site")
+    if bool(np.any(site)) != vsites:
+        fail(f"{name}: {int(np.sum(site))} virtual sites, but the system says virtual_sites = {vsites}")
     single = ["mdrun", "-s", "reference.tpr", "-nt", 1, "-reprod"]
-    vsites = SYSTEMS[name].get("vsites", False)
-    built = {}
+    gmx(single + ["-deffnm", "step0"], run, env=ANALYTICAL_EWALD)
     if vsites:
-        # The sites as GROMACS builds them: a 0-step run of conf.gro (continuation = yes) writes
-        # the built positions (its own short-range forces take the sites as conf.gro wrote them,
-        # whose rounding they keep: `built_from_written_sites`); the reference starts from the
-        # built positions (grompp -t) and a rerun of them must repeat it.
-        gmx(single + ["-deffnm", "built"], run, env=ANALYTICAL_EWALD)
-        gmx(["grompp", "-f", "reference.mdp", "-c", "conf.gro", "-t", "built.trr", "-p", "topol.top", "-o",
-             "exact.tpr", "-po", "exact.mdp", "-maxwarn", SYSTEMS[name].get("maxwarn", 0)] + restraint, run)
-        single = ["mdrun", "-s", "exact.tpr", "-nt", 1, "-reprod"]
-        gmx(single + ["-rerun", "built.trr", "-deffnm", "rerun"], run, env=ANALYTICAL_EWALD)
-        written = gmx_output.read_trr(os.path.join(run, "built.trr"))[0]["f"]
-        built = {"tpr": "exact.tpr", "written_forces": written, "written": potential_terms(
-            gmx_output.energies(run, "built.edr"))}
+        # The reference is the 0-step run, which built the sites; conf.gro gets them, and a rerun of
+        # the very positions the run wrote must give the same.
+        built = gmx_output.read_trr(os.path.join(run, "step0.trr"))[0]["x"]
+        largest = write_built_sites(data, run, built, np.nonzero(site)[0])
+        x = read_gro(os.path.join(data, "conf.gro"), vectors=True)[2]
+        gmx(single + ["-rerun", "step0.trr", "-deffnm", "rerun"], run, env=ANALYTICAL_EWALD)
+        primary, second = "step0", "rerun"
     else:
         gmx(single + ["-rerun", "conf.gro", "-deffnm", "rerun"], run, env=ANALYTICAL_EWALD)
-    gmx(single + ["-deffnm", "step0"], run, env=ANALYTICAL_EWALD)
-    evaluated = "step0" if vsites else "rerun"  # with sites: the run from the built positions
-    tpr = built.get("tpr", "reference.tpr")
+        primary, second = "rerun", "step0"
 
-    terms = potential_terms(gmx_output.energies(run, evaluated + ".edr"))
-    rerun_terms = potential_terms(gmx_output.energies(run, "rerun.edr"))
+    rerun_terms = gmx_output.energies(run, "rerun.edr")
     step0 = gmx_output.energies(run, "step0.edr")
-    frame = gmx_output.read_trr(os.path.join(run, evaluated + ".trr"))[0]
+    potential = {k: step0[k] for k in rerun_terms}  # the terms a rerun writes: the potential's
+    terms, other = (potential, rerun_terms) if vsites else (rerun_terms, potential)
+    frame = gmx_output.read_trr(os.path.join(run, primary + ".trr"))[0]
     forces = frame["f"]
-    rerun_forces = gmx_output.read_trr(os.path.join(run, "rerun.trr"))[0]["f"]
-    printed = gmx_output.traj_forces(run, evaluated + ".trr", tpr)
+    other_forces = gmx_output.read_trr(os.path.join(run, second + ".trr"))[0]["f"]
+    printed = gmx_output.traj_forces(run, primary + ".trr", "reference.tpr")
 
     # The coordinates GROMACS evaluated must be the decimal numbers of conf.gro (the sites: where
     # GROMACS built them, which conf.gro holds rounded to 6 decimals), and the two runs and the
     # printed forces must agree.
     # (mdrun puts atoms into the box, which may round the last bit of a wrapped coordinate).
-    shift = frame["x"] - np.array(x)
-    shift -= np.array(box) * np.round(shift / np.array(box))
-    dumped = dumpable_tpr(run, grompp_args(restraint, name))
-    site = site_mask(dumped, run, len(x)) if vsites else np.zeros(len(x), bool)
-    position_error = float(np.max(np.abs(shift[~site])))
-    site_error = float(np.max(np.abs(shift[site]))) if site.any() else 0.0
-    # (a site moves by its own rounding to 6 decimals, 5e-7 nm, and by what its atoms' rounding
-    # moves the construction, about as much again)
-    if position_error > 1e-15 * max(box) or site_error > 2e-6:
-        fail(f"{name}: GROMACS evaluated coordinates {position_error:g} nm (atoms) and {site_error:g} nm (virtual "
-             f"sites) away from conf.gro")
-    energy_difference = max(abs(rerun_terms[k] - step0[k]) for k in rerun_terms)
-    step0_forces = gmx_output.read_trr(os.path.join(run, "step0.trr"))[0]["f"]
-    force_difference = float(np.max(np.abs(rerun_forces - step0_forces)))
+    # (the sites of conf.gro are the built ones rounded to SITE_DECIMALS decimals).
+    shift = np.abs(minimum_image(frame["x"] - np.array(x), vectors))
+    position_error = float(np.max(shift[~site]))
+    site_rounding = float(np.max(shift[site])) if vsites else 0.0
+    if position_error > 1e-15 * max(gmx_prep.vector_lengths(vectors)) or site_rounding > 0.51 * 10 ** -SITE_DECIMALS:
+        fail(f"{name}: the single point read coordinates {position_error:g} nm away from conf.gro "
+             f"(sites: {site_rounding:g} nm)")
+    energy_difference = max(abs(terms[k] - other[k]) for k in terms)
+    force_difference = float(np.max(np.abs(forces - other_forces)))
     printed_difference = float(np.max(np.abs(forces - printed) / (np.abs(forces) + 1.0)))
     scale = max(abs(v) for v in terms.values())
     if energy_difference > 1e-9 * scale or force_difference > 1e-6 or printed_difference > 1e-12:
         fail(f"{name}: rerun and step-0 run disagree: energies {energy_difference:g} kJ/mol, forces "
              f"{force_difference:g} kJ/mol/nm; gmx traj differs by {printed_difference:g} (relative)")
 
-    fine = pme_convergence(run, define, [2 * n for n in grid], restraint + (["-t", "built.trr"] if vsites else []),
-                           SYSTEMS[name].get("maxwarn", 0), forces)
+    fine = pme_convergence(run, define, [2 * n for n in grid], restraint, maxwarn, forces, vsites)
 
-    topology = gmx_output.tpr_topology(run, dumped)
-    os.makedirs(os.path.join(data, "tpr"), exist_ok=True)
-    for key, values in topology.items():
-        if key != "counts":
+    arrays = {key: values for key, values in topology.items() if key != "counts"}
+    if spec.get("tpr_npz"):
+        np.savez_compressed(os.path.join(data, "tpr.npz"), **arrays)
+    else:
+        os.makedirs(os.path.join(data, "tpr"), exist_ok=True)
+        for key, values in arrays.items():
             np.save(os.path.join(data, "tpr", key + ".npy"), values)
     np.save(os.path.join(data, "forces.npy"), forces)
-    log = os.path.join(run, evaluated + ".log")
+    log = os.path.join(run, primary + ".log")
     facts = gmx_output.log_facts(log)
     width = float(re.search(r"Gaussian width \(1/beta\) of (\S+) nm", "\n".join(facts)).group(1))
     beta = ewald_beta(CUTOFF, EWALD_RTOL)
     if abs(1.0 / beta - width) > 1e-6:
         fail(f"{name}: GROMACS used an Ewald width of {width} nm, not 1/beta = {1.0 / beta:.6f} nm")
     charge = float(np.sum(topology["charge"]))
+    tpr_files = {"tpr/charge.npy": "float64 N, e", "tpr/mass.npy": "float64 N, amu",
+                 "tpr/type.npy": "int32 N, LJ type index",
+                 "tpr/c6.npy": "float64 types x types, kJ/mol nm^6",
+                 "tpr/c12.npy": "float64 types x types, kJ/mol nm^12",
+                 "tpr/excluded_pairs.npy": "int32 M x 2, i < j, 0-based",
+                 "source": "gmx dump -s of the reference tpr: charges and masses with 6, "
+                           "C6 and C12 with 9 significant digits"}
+    if spec.get("tpr_npz"):
+        tpr_files = {k.replace("tpr/", "tpr.npz:").replace(".npy", ""): v for k, v in tpr_files.items()}
+    how = ("mdrun with nsteps = 0 and continuation = no (the virtual sites built from their atoms before the "
+           "forces), -nt 1 -reprod" if vsites else "mdrun -rerun conf.gro -nt 1 -reprod")
     result = {
         "system": name,
-        "description": SYSTEMS[name]["description"],
+        "description": spec["description"],
         "title": title,
-        "gromacs": ("GROMACS 2022.5, gmx_d (double precision): mdrun with nsteps = 0 and continuation = yes of "
-                    "conf.gro builds the virtual sites from their atoms; the reference is the same 0-step run started "
-                    "from the built positions (grompp -t built.trr), which mdrun -rerun of them repeats; -nt 1 "
-                    "-reprod with GMX_NBNXN_EWALD_ANALYTICAL=1"
-                    if vsites else
-                    "GROMACS 2022.5, gmx_d (double precision), mdrun -rerun conf.gro -nt 1 -reprod with "
-                    "GMX_NBNXN_EWALD_ANALYTICAL=1"),
+        "gromacs": f"GROMACS 2022.5, gmx_d (double precision), {how} with GMX_NBNXN_EWALD_ANALYTICAL=1",
         "atoms": len(atoms),
         "molecules": gmx_prep.molecules(os.path.join(data, "topol.top")),
         "net_charge_e": round(charge, 4) + 0.0,  # (no -0.0)
@@ -518,13 +565,7 @@ def reference(name, data, run):
         "box_nm": box,
         "files": {"coordinates": "conf.gro", "topology": "topol.top", "mdp": "reference.mdp",
                   "forces": "forces.npy",
-                  "tpr_arrays": {"tpr/charge.npy": "float64 N, e", "tpr/mass.npy": "float64 N, amu",
-                                 "tpr/type.npy": "int32 N, LJ type index",
-                                 "tpr/c6.npy": "float64 types x types, kJ/mol nm^6",
-                                 "tpr/c12.npy": "float64 types x types, kJ/mol nm^12",
-                                 "tpr/excluded_pairs.npy": "int32 M x 2, i < j, 0-based",
-                                 "source": "gmx dump -s of the reference tpr: charges and masses with 6, "
-                                           "C6 and C12 with 9 significant digits"},
+                  "tpr_arrays": tpr_files,
                   "restraint_coordinates": "restraint.gro" if restraint else None},
         "settings": {
             "define": define,
@@ -536,7 +577,8 @@ def reference(name, data, run):
             "beta_method": "erfc(beta * rcoulomb) = ewald_rtol solved by bisection in double precision as "
                            "GROMACS does (calc_ewaldcoeff_q); GROMACS's log states the width 1/beta",
             "gromacs_log_width_nm": width,
-            "fourier_grid": grid, "fourier_spacing_nm": [b / n for b, n in zip(box, grid)], "pme_order": 4,
+            "fourier_grid": grid,
+            "fourier_spacing_nm": [b / n for b, n in zip(gmx_prep.vector_lengths(vectors), grid)], "pme_order": 4,
             "coulomb_constant": 138.93545764438198,
             "coulomb_constant_note": "GROMACS 2022 derives 1/(4 pi eps0) from CODATA 2018 e, eps0 and N_A "
                                      "(kJ/mol nm/e^2); the rounded 138.935458 is 2.6e-9 larger",
@@ -556,17 +598,8 @@ def reference(name, data, run):
                                     "2022.5 cannot print VSITE2FD): VSITE2 counts both" if dumped != "reference.tpr"
                                     else "from gmx dump -s of reference.tpr"),
         "excluded_pairs": int(len(topology["excluded_pairs"])),
-        "virtual_sites": int(site.sum()),
         "consistency": {"rerun_positions_vs_conf_gro_max_nm": position_error,
-                        "virtual_site_positions_vs_conf_gro_max_nm": site_error,
-                        **({"built_from_written_sites": {
-                            "note": "the 0-step run of conf.gro that builds the sites takes its short-range forces at "
-                                    "the sites as conf.gro writes them (rounded to 6 decimals), its PME at the built "
-                                    "ones: its energies and forces against the reference's",
-                            "max_energy_difference_kJ_mol": max(abs(built["written"][k] - terms[k]) for k in terms),
-                            "force_difference_relative_rms": float(np.sqrt(np.sum((built["written_forces"] - forces) ** 2)
-                                                                           / np.sum(forces ** 2)))}}
-                           if vsites else {}),
+                        "virtual_site_positions_vs_conf_gro_max_nm": site_rounding,
                         "rerun_vs_step0_max_energy_difference_kJ_mol": energy_difference,
                         "rerun_vs_step0_max_force_difference_kJ_mol_nm": force_difference,
                         "gmx_traj_fp_vs_trr_max_relative_force_difference": printed_difference},
@@ -574,14 +607,20 @@ def reference(name, data, run):
         "gromacs_log": facts,
         "grompp_messages": gmx_output.grompp_messages(grompp_text),
     }
+    if not rectangular:
+        result["box_vectors_note"] = "box_nm: the box vectors a, b, c (rows, nm) in GROMACS' reduced form"
+    if vsites:
+        result["virtual_sites"] = {
+            "count": int(np.sum(site)), "largest_move_from_the_minimised_coordinates_nm": largest,
+            "conf_gro_rounding_max_nm": site_rounding, "note": (
+            "the reference is the 0-step run, which built the sites from their atoms; conf.gro holds them as built "
+            "(9 decimals; the other atoms keep the 6-decimal numbers of the minimisation); the consistency "
+            "check is a rerun of the positions that run wrote; forces.npy has the sites' forces spread onto "
+            "their atoms, as mdrun writes them")}
     with open(os.path.join(data, "reference.json"), "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")
     print(f"{name}: {len(atoms)} atoms, Potential {terms['Potential']:.10g} kJ/mol, grid {grid}")
-
-
-def grompp_args(restraint, name):
-    return ["-maxwarn", SYSTEMS[name].get("maxwarn", 0)] + restraint
 
 
 def dumpable_tpr(run, extra):
@@ -608,60 +647,16 @@ def dumpable_tpr(run, extra):
     return "dump.tpr"
 
 
-def potential_terms(terms):
-    """The potential terms of an .edr's frame, up to Potential: an md run lists the kinetic energy,
-    temperature, pressure and virial after them, which a rerun does not."""
-    out = {}
-    for key, value in terms.items():
-        out[key] = value
-        if key == "Potential":
-            break
-    return out
-
-
-def site_mask(tpr, run, atoms):
-    """Which particles are virtual sites (the first atom of a vsite interaction in gmx dump -s)."""
-    text = gmx(["dump", "-s", tpr], run)
-    mask = np.zeros(atoms, bool)
-    offsets = {}
-    for block, (moltype, copies) in enumerate(re.findall(r'moltype\s+= (\d+) "[^"]*"\s+#molecules\s+= (\d+)', text)):
-        offsets[block] = (int(moltype), int(copies))
-    sites, current = {}, None
-    for line in text.splitlines():
-        m = re.match(r"^   moltype \((\d+)\):", line)
-        if m:
-            current = sites.setdefault(int(m.group(1)), {"atoms": 0, "sites": set()})
-            continue
-        if re.match(r"^   \S", line):
-            current = None  # the next top-level item of the dump
-        if current is None:
-            continue
-        if re.match(r"^\s+atom\[\s*\d+\]=\{type=", line):
-            current["atoms"] += 1
-        m = re.match(r"^\s+\d+ type=\d+ \((VSITE\w*)\)\s+(\d+)", line)
-        if m:
-            current["sites"].add(int(m.group(2)))
-    first = 0
-    for block in sorted(offsets):
-        moltype, copies = offsets[block]
-        mol = sites[moltype]
-        for _ in range(copies):
-            for s in mol["sites"]:
-                mask[first + s] = True
-            first += mol["atoms"]
-    return mask
-
-
-def pme_convergence(run, define, grid, extra, maxwarn, forces):
+def pme_convergence(run, define, grid, restraint, maxwarn, forces, virtual_sites=False):
     """The same single point with PME on `grid` and order 8, close to the exact Ewald sum: how far
-    the reference grid's reciprocal energy and forces are from it (`extra`: grompp's further
-    arguments, -r for restraints, -t for the built virtual sites, which a 0-step run keeps)."""
+    the reference grid's reciprocal energy and forces are from it (with virtual sites a 0-step
+    run, which builds them, as the reference)."""
     with open(os.path.join(run, "fine.mdp"), "w") as f:
-        f.write(reference_mdp(define, grid, pme_order=8))
+        f.write(reference_mdp(define, grid, pme_order=8, virtual_sites=virtual_sites))
     gmx(["grompp", "-f", "fine.mdp", "-c", "conf.gro", "-p", "topol.top", "-o", "fine.tpr", "-po", "fine_out.mdp",
-         "-maxwarn", maxwarn] + extra, run)
-    rerun = [] if "-t" in extra else ["-rerun", "conf.gro"]
-    gmx(["mdrun", "-s", "fine.tpr", "-nt", 1, "-reprod", "-deffnm", "fine"] + rerun, run, env=ANALYTICAL_EWALD)
+         "-maxwarn", maxwarn] + restraint, run)
+    rerun = [] if virtual_sites else ["-rerun", "conf.gro"]
+    gmx(["mdrun", "-s", "fine.tpr"] + rerun + ["-nt", 1, "-reprod", "-deffnm", "fine"], run, env=ANALYTICAL_EWALD)
     difference = np.linalg.norm(forces - gmx_output.read_trr(os.path.join(run, "fine.trr"))[0]["f"], axis=1)
     return {"fourier_grid": grid, "pme_order": 8,
             "Coul. recip.": gmx_output.energies(run, "fine.edr")["Coul. recip."],
@@ -678,26 +673,31 @@ def main():
     p.add_argument("--out", default=DEFAULT_OUT, help="data folder (default tests/data/gromacs)")
     p.add_argument("--keep", help="scratch folder to keep (default: a temporary one, removed)")
     args = p.parse_args()
+    run_stages(SYSTEMS, args.systems, args.stage, args.out, args.keep)
+
+
+def run_stages(systems, names, stage, out, keep=None):
+    """Prepares (stage prepare or all) and computes (reference or all) the `names` of `systems`
+    into out/<name>, in a scratch folder (`keep`, or a temporary one that is removed)."""
     if shutil.which(gmx_prep.GMX) is None:
         fail(f"{gmx_prep.GMX} not found (apt-get install gromacs)")
-    scratch = args.keep or tempfile.mkdtemp(prefix="gromacs_reference_")
+    scratch = keep or tempfile.mkdtemp(prefix="gromacs_reference_")
     try:
-        for name in args.systems:
-            data = os.path.join(args.out, name)
-            if args.stage in ("prepare", "all"):
+        for name in names:
+            data = os.path.join(out, name)
+            if stage in ("prepare", "all"):
                 work = os.path.join(scratch, name, "prepare")
                 if os.path.exists(work):
                     shutil.rmtree(work)
                 os.makedirs(work)
-                prepare(name, work, data)
-            if args.stage in ("reference", "all"):
+                prepare(name, systems[name], work, data)
+            if stage in ("reference", "all"):
                 if not os.path.exists(os.path.join(data, "conf.gro")):
                     fail(f"{data}/conf.gro missing: run --stage prepare first")
-                reference(name, data, os.path.join(scratch, name, "reference"))
+                reference(name, systems[name], data, os.path.join(scratch, name, "reference"))
     finally:
-        if not args.keep:
+        if not keep:
             shutil.rmtree(scratch, ignore_errors=True)
-
 
 if __name__ == "__main__":
     main()
