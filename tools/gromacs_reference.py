@@ -444,8 +444,8 @@ SITE_DECIMALS = 9
 
 
 def write_built_sites(data, run, built, sites):
-    """Rewrites conf.gro (in `data` and `run`) with the virtual sites (indices `sites`) where
-    the run built them (`built`, brought next to conf.gro's value by whole box vectors), with
+    """Rewrites conf.gro (in `data` and `run`) with the virtual sites (indices `sites`; with
+    constraints every atom) where the run built (and constrained) them (`built`, brought next to conf.gro's value by whole box vectors), with
     SITE_DECIMALS decimals; the other atoms keep their decimal numbers exactly. Returns the
     largest distance a site moved."""
     title, atoms, x, box = read_gro(os.path.join(data, "conf.gro"), vectors=True)
@@ -488,8 +488,12 @@ def reference(name, spec, data, run):
     if vsites:
         # The reference is the 0-step run, which built the sites; conf.gro gets them, and a rerun of
         # the very positions the run wrote must give the same.
+        # With constraints (rigid water) the run also put the atoms on their constraints first
+        # (continuation = no), by about 1e-6 nm: conf.gro gets those positions too.
         built = gmx_output.read_trr(os.path.join(run, "step0.trr"))[0]["x"]
-        largest = write_built_sites(data, run, built, np.nonzero(site)[0])
+        constrained = any(topology["counts"].get(k, 0) for k in ("Settle", "Constraint", "Constr. No Conn."))
+        rewritten = np.ones(len(site), bool) if constrained else site
+        largest = write_built_sites(data, run, built, np.nonzero(rewritten)[0])
         x = read_gro(os.path.join(data, "conf.gro"), vectors=True)[2]
         gmx(single + ["-rerun", "step0.trr", "-deffnm", "rerun"], run, env=ANALYTICAL_EWALD)
         primary, second = "step0", "rerun"
@@ -512,8 +516,10 @@ def reference(name, spec, data, run):
     # (mdrun puts atoms into the box, which may round the last bit of a wrapped coordinate).
     # (the sites of conf.gro are the built ones rounded to SITE_DECIMALS decimals).
     shift = np.abs(minimum_image(frame["x"] - np.array(x), vectors))
-    position_error = float(np.max(shift[~site]))
-    site_rounding = float(np.max(shift[site])) if vsites else 0.0
+    if not vsites:
+        rewritten = np.zeros(len(site), bool)
+    position_error = float(np.max(shift[~rewritten])) if not rewritten.all() else 0.0
+    site_rounding = float(np.max(shift[rewritten])) if vsites else 0.0
     if position_error > 1e-15 * max(gmx_prep.vector_lengths(vectors)) or site_rounding > 0.51 * 10 ** -SITE_DECIMALS:
         fail(f"{name}: the single point read coordinates {position_error:g} nm away from conf.gro "
              f"(sites: {site_rounding:g} nm)")
@@ -614,7 +620,8 @@ def reference(name, spec, data, run):
             "count": int(np.sum(site)), "largest_move_from_the_minimised_coordinates_nm": largest,
             "conf_gro_rounding_max_nm": site_rounding, "note": (
             "the reference is the 0-step run, which built the sites from their atoms; conf.gro holds them as built "
-            "(9 decimals; the other atoms keep the 6-decimal numbers of the minimisation); the consistency "
+            "(9 decimals; the other atoms keep the 6-decimal numbers of the minimisation, but with constraints, "
+            "which the run applied first, every atom is written as the run left it); the consistency "
             "check is a rerun of the positions that run wrote; forces.npy has the sites' forces spread onto "
             "their atoms, as mdrun writes them")}
     with open(os.path.join(data, "reference.json"), "w") as f:
