@@ -140,6 +140,28 @@ struct Box {
     d.x -= a.x * s;
     return d;
   }
+  /// The nearest periodic image of d, at any distance: the brick image of minimumImage()
+  /// and the eight images one step of c and/or b from it (each brought into |x| <= a_x/2 by
+  /// a), the shortest. In reduced form the nearest image is among them (its c and b
+  /// coefficients differ from the brick image's by at most one; for given ones the a shift
+  /// by rounding is best). Unlike the brick image, it is continuous in d up to ties: what a
+  /// map of minimum-image sums over every atom needs in a triclinic box. For a rectangular
+  /// box it is minimumImage().
+  Vec3 nearestImage(Vec3 d) const {
+    d = minimumImage(d);
+    if (isRectangular()) return d;
+    Vec3 best = d;
+    double best2 = norm2(d);
+    for (int kc = -1; kc <= 1; ++kc)
+      for (int kb = -1; kb <= 1; ++kb) {
+        if (kc == 0 && kb == 0) continue;
+        Vec3 e = d + c * double(kc) + b * double(kb);
+        e.x -= a.x * std::nearbyint(e.x / a.x);
+        const double e2 = norm2(e);
+        if (e2 < best2) best = e, best2 = e2;
+      }
+    return best;
+  }
   /// The periodic image of r in the brick [0, a_x) x [0, b_y) x [0, c_z) (GROMACS's
   /// triclinic unit cell; the box itself when rectangular).
   Vec3 wrap(Vec3 r) const {

@@ -96,6 +96,40 @@ TEST(TriclinicCell, MinimumImageIsTheShortestImageWithinTheCutoffRange) {
 }
 
 /// Exact Ewald (real space by the direct minimum-image loop, k space by EwaldSum) in the
+
+/// nearestImage is the shortest image at every distance (the brick image only within the
+/// cutoff range), in the test cells and in boxes of the reduced form's extreme tilts.
+TEST(TriclinicCell, NearestImageIsTheShortestImageAtAnyDistance) {
+  std::vector<Box> boxes;
+  for (const CellCase& c : cellCases()) boxes.push_back(c.cell);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> tilt(-0.5, 0.5), edge(2.0, 4.0);
+  for (int t = 0; t < 40; ++t) {
+    const double ax = edge(rng), by = edge(rng), cz = edge(rng);
+    const Box b = Box::fromVectors({ax, 0, 0}, {tilt(rng) * ax, by, 0}, {tilt(rng) * ax, tilt(rng) * by, cz});
+    ASSERT_TRUE(b.isReducedForm());
+    boxes.push_back(b);
+  }
+  int beyondBrick = 0;
+  for (const Box& box : boxes) {
+    std::uniform_real_distribution<double> u(-2.0, 2.0);
+    for (int t = 0; t < 2000; ++t) {
+      const Vec3 d = box.fromFractional(Vec3{u(rng), u(rng), u(rng)});
+      const Vec3 n = box.nearestImage(d);
+      double shortest = 1e300;
+      for (int i = -4; i <= 4; ++i)
+        for (int j = -4; j <= 4; ++j)
+          for (int k = -4; k <= 4; ++k)
+            shortest = std::min(shortest, norm2(d + box.a * double(i) + box.b * double(j) + box.c * double(k)));
+      ASSERT_NEAR(norm2(n), shortest, tol::kDoubleSum * norm2(box.diagonal()));
+      const Vec3 f = box.fractional(n - d);
+      for (int a = 0; a < 3; ++a) ASSERT_NEAR(f[a], std::nearbyint(f[a]), 1e-9);
+      if (norm2(box.minimumImage(d)) > shortest * (1 + 1e-9)) ++beyondBrick;
+    }
+  }
+  // The cases where the brick image is not the nearest are there to be found.
+  EXPECT_GT(beyondBrick, 100);
+}
 /// cell is its share of the supercell's: energy, virial and forces.
 TEST(TriclinicEwald, CellIsItsShareOfTheSupercell) {
   for (const CellCase& c : cellCases()) {

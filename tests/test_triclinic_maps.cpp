@@ -364,7 +364,13 @@ TEST(TriclinicMapGpu, DirectAndCutoffMatchTheCpu) {
     const Lattice along = Lattice::fromBox(c.cell, 0.12);
     s.positions[7] = along.point(3, 5, 2);
     s.positions[8] = along.point(along.nx - 1, 0, along.nz - 1) + c.cell.c;  // an image on a point
-    for (const Lattice& l : {along, Lattice::fromAtoms(s.positions, 0.15, 0.3)}) {
+    // The orthogonal lattice spans the wrapped atoms (the cell's bounding box, under 5 nm):
+    // the extent kDcsGpuRelRms's float coordinates assume. Over the unwrapped ones (8.6 nm
+    // in the octahedron) the float rounding of point and atom coordinates, which grows with
+    // their distance from the lattice origin, reaches 1.2e-5 at the points next to atoms.
+    std::vector<Vec3> wrapped = s.positions;
+    for (Vec3& r : wrapped) r = c.cell.wrap(r);
+    for (const Lattice& l : {along, Lattice::fromAtoms(wrapped, 0.15, 0.3)}) {
       for (bool periodic : {true, false})
         for (bool cutoff : {false, true}) {
           const MapOptions o = cutoff ? cutoffOptions(1.0, periodic, c.cell) : directOptions(periodic, c.cell);

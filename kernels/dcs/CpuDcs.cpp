@@ -55,7 +55,7 @@ void cpuDirectMap(const Lattice& lattice, const std::vector<Vec3>& positions, co
         double phi = 0;
         for (std::size_t a = 0; a < n; ++a) {
           Vec3 d = p - positions[a];
-          if (periodic) d = box.minimumImage(d);
+          if (periodic) d = box.nearestImage(d);
           const double r2 = norm2(d);
           phi += dcs::directTerm(charges[a], r2, 1.0 / std::sqrt(r2));
         }
