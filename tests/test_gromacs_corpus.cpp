@@ -3,13 +3,11 @@
 // fields GROMACS ships in its recommended water, in the rhombic dodecahedron and the truncated
 // octahedron, and in TIP4P, TIP4P-Ew, TIP5P and OPC water, each loaded through the normal
 // path (its conf.gro and topol.top) and compared per term, per atom and in the virial, on
-// every backend. Systems that need a feature Faraday's readers do not have yet are skipped,
-// naming it, for as long as the reader gives that feature's error; then they must pass.
+// every backend.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
 #include <tuple>
@@ -38,38 +36,8 @@ const std::vector<std::string> kCorpus = {
     // the water models with virtual sites
     "amber99sb-ildn_tip4pew", "amber99sb-ildn_tip5p", "amber99sb-ildn_opc"};
 
-/// systems/protein_dodecahedron (tools/build_protein.py --box dodecahedron), which waits for
-/// features as the corpus's systems do.
+/// systems/protein_dodecahedron (tools/build_protein.py --box dodecahedron).
 const std::string kExample = "protein_dodecahedron";
-
-/// A feature some systems need, and the error the reader gives while it is missing.
-struct Feature {
-  std::string name;
-  std::regex missing;                ///< matches that error's message
-  std::set<std::string> systems;     ///< the corpus systems that need it
-};
-
-/// The one place that says which systems wait for which feature.
-const std::vector<Feature>& neededFeatures() {
-  static const std::vector<Feature> features = {
-      {"virtual sites (particle types V and D, [ virtual_sites3 ])",
-       std::regex(R"(particle type [VD] of atom type \S+ is not supported|\[ virtual_sites\w* \] is not supported)"),
-       {"oplsaa_tip4p", "amber99sb_tip4pew", "amber99sb-ildn_tip4pew_dodecahedron", "amber99sb-ildn_tip4pew",
-        "amber99sb-ildn_tip5p", "amber99sb-ildn_opc", kExample}},
-      {"triclinic boxes in .gro files",
-       std::regex(R"(triclinic box: only rectangular boxes are supported)"),
-       {"amber99sb-ildn_tip3p_dodecahedron", "charmm27_tip3p_dodecahedron", "amber99sb-ildn_tip4pew_dodecahedron",
-        "amber99sb-ildn_tip3p_octahedron", "oplsaa_tip3p_octahedron", kExample}},
-  };
-  return features;
-}
-
-/// The feature `system` needs whose missing-feature error `message` is; nullptr when none.
-const Feature* missingFeature(const std::string& system, const std::string& message) {
-  for (const Feature& f : neededFeatures())
-    if (f.systems.count(system) && std::regex_search(message, f.missing)) return &f;
-  return nullptr;
-}
 
 using CorpusCase = std::tuple<std::string, std::string>;  // system, backend
 
@@ -85,8 +53,6 @@ TEST_P(GromacsCorpusTest, EnergiesForcesAndVirialMatchGromacs) {
   try {
     setup.emplace(buildSetup(config));
   } catch (const Error& e) {
-    if (const Feature* feature = missingFeature(name, e.what()))
-      GTEST_SKIP() << name << " needs " << feature->name << ": " << e.what();
     FAIL() << name << " does not load: " << e.what();
   }
   expectMatchesGromacs(name, ref, config, *setup, platform);
@@ -104,17 +70,14 @@ INSTANTIATE_TEST_SUITE_P(Corpus, GromacsCorpusTest,
                          caseName);
 
 /// The list above is the corpus: every folder with a reference is in it and the other way
-/// round, and every system a feature waits for is one of them.
-TEST(GromacsCorpus, EveryFolderIsTestedAndEveryGatedSystemExists) {
+/// round.
+TEST(GromacsCorpus, EveryFolderIsTested) {
   namespace fs = std::filesystem;
   const fs::path root = fs::path(sourceDir()) / "tests" / "data" / "gromacs" / "corpus";
   std::set<std::string> folders;
   for (const auto& entry : fs::directory_iterator(root))
     if (fs::exists(entry.path() / "reference.json")) folders.insert(entry.path().filename().string());
   EXPECT_EQ(folders, std::set<std::string>(kCorpus.begin(), kCorpus.end()));
-  for (const Feature& f : neededFeatures())
-    for (const std::string& system : f.systems)
-      EXPECT_TRUE(folders.count(system) || system == kExample) << f.name << ": " << system;
 }
 
 /// The example's two configs (NVT and NPT at 4 fs, bonds to hydrogen constrained, hydrogens of
@@ -127,9 +90,6 @@ TEST(GromacsCorpus, DodecahedronExampleRunsItsConfigs) {
                                                     "--run.threads=2", "--output.energy_interval=1",
                                                     "--output.directory=" + (dir / "out").string(),
                                                     "--run.progress_interval=0"});
-    if (r.exitCode != 0)
-      if (const Feature* feature = missingFeature(kExample, r.err))
-        GTEST_SKIP() << kExample << " needs " << feature->name << ": " << r.err;
     ASSERT_EQ(r.exitCode, 0) << config << ": " << r.err;
     EXPECT_EQ(lines(readText(dir / "out" / "energy.csv")).size(), 4u) << config;  // the header and steps 0, 1, 2
   }

@@ -236,11 +236,8 @@ OPC water; each solvated, given NaCl at {concentration} mol/L and minimised (ste
 flexible water; TIP5P rigid, as flexible TIP5P collapses; to a largest force below 100 kJ/mol/nm
 or 5000 steps, where TIP4P, TIP4P-Ew and TIP5P stop at 570 to 950 kJ/mol/nm). Made by `tools/gromacs_corpus.py`; checked without GROMACS by
 `tools/check_gromacs_reference.py --data tests/data/gromacs/corpus [--direct]`; compared with
-Faraday by `tests/test_gromacs_corpus.cpp` (`GromacsCorpus*`), whose list of the systems that
-wait for a feature (virtual sites, triclinic boxes in .gro files) is the one place that says
-so: such a system's test is skipped, naming the feature, while the reader gives that feature's
-error, and must pass once it does not (as the GROMOS systems did when the GROMOS-96 bonds and
-angles came).
+Faraday by `tests/test_gromacs_corpus.cpp` (`GromacsCorpus*`): every system must load and
+agree, on every backend.
 
 | system | atoms | force field | water | box | virtual sites | PME grid |
 |---|---:|---|---|---|---:|---|
