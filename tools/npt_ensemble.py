@@ -51,10 +51,13 @@ def main():
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--openmm", default="", help="path of openmm_anchor.py")
     ap.add_argument("--match-openmm", action="store_true")
+    ap.add_argument("--platform", default="cuda", help="Faraday's platform (cpu to try the script)")
+    ap.add_argument("--openmm-platform", default="CUDA")
     ap.add_argument("--out", default="out/npt_ensemble")
     args = ap.parse_args()
 
     cfg = os.path.abspath(args.config)
+    faraday = os.path.abspath(args.faraday)
     here = os.path.dirname(cfg)
     keys = config_keys(cfg)
     dt = float(keys["integrator.dt"])
@@ -64,12 +67,12 @@ def main():
     steps -= steps % interval
     os.makedirs(args.out, exist_ok=True)
     sets = [f"--{s}" for s in args.set] + [f"--integrator.temperature={temperature}", f"--system.temperature={temperature}",
-                                          f"--run.steps={steps}", "--run.platform=cuda", f"--output.energy_interval={interval}",
+                                          f"--run.steps={steps}", f"--run.platform={args.platform}", f"--output.energy_interval={interval}",
                                           "--output.trajectory_file=", "--output.checkpoint_file=",
                                           f"--output.directory={os.path.abspath(args.out)}/faraday", "--run.progress_interval=0"]
     if args.match_openmm:
         sets += ["--nonbonded.lj_shift=false", "--nonbonded.coulomb_modifier=none", "--electrostatics.pme_order=5"]
-    r = subprocess.run([args.faraday, "run", cfg] + sets, capture_output=True, text=True, cwd=here)
+    r = subprocess.run([faraday, "run", cfg] + sets, capture_output=True, text=True, cwd=here)
     if r.returncode != 0:
         sys.exit("npt_ensemble.py: faraday failed: " + (r.stderr.strip().splitlines() or ["?"])[-1])
     rows = list(csv.DictReader(open(os.path.join(args.out, "faraday", "energy.csv"))))
@@ -91,7 +94,7 @@ def main():
            "--constraints", keys.get("system.constraints", "none"), "--dt", str(dt), "--temperature", str(temperature),
            "--spacing", keys.get("electrostatics.fourier_spacing", "0.12"),
            "--steps", str(int(round(args.discard_ps / dt))), "--average-steps", str(int(round(args.ps / dt))),
-           "--sample-every", str(interval)]
+           "--sample-every", str(interval), "--platform", args.openmm_platform]
     if float(keys.get("system.hydrogen_mass", "0") or 0):
         cmd += ["--hydrogen-mass", keys["system.hydrogen_mass"]]
     if "barostat.pressure" in keys:

@@ -18,7 +18,8 @@ Systems:
 Options: --pressure (bar) adds OpenMM's MonteCarloBarostat (NPT); --device-index 0,1,... runs OpenMM
 on several GPUs (one context per GPU, nonbonded work split, PME on the first); --average-steps N
 then samples N more steps and prints mean potential energy, kinetic temperature (of the
-velocities OpenMM reports, over 3N less constraints less 3 for the centre-of-mass motion remover)
+velocities OpenMM reports, over 3N less constraints less 3 for the centre-of-mass motion remover,
+N the particles with mass: virtual sites have none)
 and density with standard errors; --friction, --seed set the Langevin integrator's (the seed also
 draws the starting velocities). Prints the potential energy at the given coordinates first.
 Boxes: the .gro's box vectors as they are (triclinic included; the PME grid from the diagonal).
@@ -137,8 +138,10 @@ def block_mean(values, blocks=10):
 
 
 def degrees_of_freedom(system):
-    """3N less one per constraint, less 3 with a centre-of-mass motion remover."""
-    dof = 3 * system.getNumParticles() - system.getNumConstraints()
+    """3N less one per constraint, less 3 with a centre-of-mass motion remover; N counts the
+    particles with mass (virtual sites have none, and no degrees of freedom)."""
+    massive = sum(1 for i in range(system.getNumParticles()) if system.getParticleMass(i).value_in_unit(unit.dalton) > 0)
+    dof = 3 * massive - system.getNumConstraints()
     if any(isinstance(f, mm.CMMotionRemover) for f in system.getForces()):
         dof -= 3
     return dof
