@@ -47,7 +47,9 @@ double pairListBuffer(const Config& config, const System& system, bool gpu) {
   double temperature = config.system.temperature;
   if (config.integrator.type == IntegratorType::Langevin) temperature = std::max(temperature, config.integrator.temperature);
   double lightest = std::numeric_limits<double>::infinity();
-  for (double m : system.mass) lightest = std::min(lightest, m);
+  // Virtual sites (mass 0) move with their atoms: the lightest atom with a mass sets the speed.
+  for (double m : system.mass)
+    if (m > 0) lightest = std::min(lightest, m);
   const double room = std::max(0.0, system.box.maxCutoff() - config.nonbonded.cutoff);
   if (!(temperature > 0) || !(lightest > 0) || !std::isfinite(lightest) || !(config.integrator.dt > 0))
     return std::min(kCpuPairListBuffer, room);
