@@ -13,14 +13,18 @@
 
 #include "engine/backends/BackendFactory.h"
 #include "engine/formats/TrajectoryFile.h"
+#include "engine/maps/MapCommand.h"
 #include "engine/maps/MapFrames.h"
 #include "engine/setup/ConstraintSetup.h"
 #include "engine/setup/SystemSetup.h"
 #include "integrators/Integrator.h"
+#include "kernels/dcs/Dcs.h"
+#include "kernels/dcs/Lattice.h"
 #include "kernels/vsites/VirtualSites.h"
 #include "tests/BackendTestSystems.h"
 #include "tests/EngineTestSupport.h"
 #include "tests/GromacsReference.h"
+#include "tests/MapTestSupport.h"
 #include "tests/NveRuns.h"
 #include "tests/Tolerances.h"
 
@@ -136,6 +140,55 @@ TEST(VirtualSiteRuns, MapFramesGetTheirSitesBuilt) {
   // (the DCD keeps single-precision positions: the M built from them sits near the setup's)
   for (const VirtualSite& s : setup.system.topology.virtualSites.sites)
     EXPECT_LT(std::sqrt(norm2(frame.positions[std::size_t(s.site)] - setup.state.positions[std::size_t(s.site)])), 1e-5);
+}
+
+/// `faraday map` of TIP4P-Ew frames whose sites sit on their oxygens: the map is that of the
+/// sites built from the frame's atoms with their own charges (TIP4P-Ew's -1.04 e on M, none
+/// on O), and differs from the map with M's charge on the oxygen.
+TEST(VirtualSiteRuns, MapsPutTheSiteChargesWhereTheSitesAre) {
+  TempDir dir;
+  Config c = tip4pewConfig("cpu");
+  const faraday::Setup setup = buildSetup(c);
+  State misplaced = setup.state;
+  for (const VirtualSite& s : setup.system.topology.virtualSites.sites)
+    misplaced.positions[std::size_t(s.site)] = misplaced.positions[std::size_t(s.site - 3)];
+  {
+    auto writer = openTrajectoryWriter(dir / "t.dcd", setup.system.size(), 10, 0.002, -1, 1000);
+    writer->write(misplaced);
+  }
+  c.map.enabled = true;
+  c.map.method = MapMethod::Direct;
+  c.map.periodic = true;
+  c.map.spacing = 0.25;
+  c.map.units = MapUnits::KjPerMolE;
+  c.map.trajectory = (dir / "t.dcd").string();
+  c.map.file = "sites.dx";
+  c.output.directory = (dir / "out").string();
+  std::filesystem::create_directories(c.output.directory);
+  ASSERT_EQ(mapMain(c, setup.system, false), 0);
+  const ParsedDx dx = readDx(dir / "out" / "sites.dx");
+
+  // The frame as the DCD keeps it (float Angstrom), its sites built from its atoms.
+  const Box& box = setup.system.box;
+  std::vector<Vec3> atoms = misplaced.positions;
+  for (Vec3& r : atoms) r = Vec3{float(r.x * 10), float(r.y * 10), float(r.z * 10)} / 10.0;
+  constructVirtualSites(setup.system.topology.virtualSites, atoms, box);
+  const Lattice l = Lattice::fromBox(box, 0.25);
+  std::vector<double> sites, onOxygen;
+  cpuDirectMap(l, atoms, setup.system.charge, directOptions(true, box), sites);
+  std::vector<double> moved = setup.system.charge;
+  for (const VirtualSite& s : setup.system.topology.virtualSites.sites) {
+    ASSERT_LT(moved[std::size_t(s.site)], -1.0);
+    ASSERT_EQ(moved[std::size_t(s.site - 3)], 0.0);
+    moved[std::size_t(s.site - 3)] = moved[std::size_t(s.site)];
+    moved[std::size_t(s.site)] = 0;
+  }
+  cpuDirectMap(l, atoms, moved, directOptions(true, box), onOxygen);
+  ASSERT_EQ(dx.values.size(), sites.size());
+  EXPECT_LT(relRms(dx.values, sites), tol::kDxRoundTripRel);
+  const double apart = relRms(onOxygen, sites);
+  std::printf("[ info ] TIP4P-Ew map: with M's charge on O instead, relative RMS difference %.3f\n", apart);
+  EXPECT_GT(apart, 100 * tol::kDxRoundTripRel);
 }
 
 /// Rigid TIP4P-Ew conserves energy on the CPU: from a state after 0.2 ps of Langevin at 300 K,
