@@ -50,8 +50,8 @@ const std::vector<FolderRule> kKernelFolders = {
 
 /// File formats at the bottom; the configuration on them; the setup and the backends on the
 /// configuration; the output helpers (reporter interface, output folder, progress, stop
-/// signals) under both the run loop and the maps, which do not include each other; the
-/// commands on top.
+/// signals) under both the run loop and the maps, which do not include each other; the atom
+/// selections on the formats and the configuration, under the maps; the commands on top.
 const std::vector<FolderRule> kEngineFolders = {
     {"engine/formats", {"core", "kernels"}},
     {"engine/config", {"core", "kernels", "integrators", "engine/formats"}},
@@ -61,15 +61,16 @@ const std::vector<FolderRule> kEngineFolders = {
     {"engine/run",
      {"core", "kernels", "integrators", "engine/formats", "engine/config", "engine/setup", "engine/backends",
       "engine/output"}},
+    {"engine/select", {"core", "engine/formats", "engine/config"}},
     {"engine/maps",
      {"core", "kernels", "integrators", "engine/formats", "engine/config", "engine/setup", "engine/backends",
-      "engine/output"}},
+      "engine/output", "engine/select"}},
     {"engine/bench",
      {"core", "kernels", "integrators", "engine/formats", "engine/config", "engine/setup", "engine/backends",
       "engine/output", "engine/run"}},
     {"engine/cli",
      {"core", "kernels", "integrators", "engine/formats", "engine/config", "engine/setup", "engine/backends",
-      "engine/output", "engine/run", "engine/maps", "engine/bench"}},
+      "engine/output", "engine/run", "engine/select", "engine/maps", "engine/bench"}},
 };
 
 bool within(const std::string& path, const std::string& folder) { return path.rfind(folder + "/", 0) == 0; }

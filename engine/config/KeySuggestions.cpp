@@ -36,15 +36,20 @@ std::vector<std::string> validKeys(const std::set<std::string>& sectionNames) {
 
 }  // namespace
 
-std::string unknownKeyMessage(const std::string& key, const std::set<std::string>& sectionNames) {
+std::string closestWord(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t bestDistance = std::string::npos;
-  for (const std::string& k : validKeys(sectionNames)) {
-    const std::size_t d = editDistance(key, k);
+  for (const std::string& k : candidates) {
+    const std::size_t d = editDistance(word, k);
     if (d < bestDistance) bestDistance = d, best = k;
   }
+  return !best.empty() && bestDistance <= std::max<std::size_t>(3, word.size() / 3) ? best : std::string();
+}
+
+std::string unknownKeyMessage(const std::string& key, const std::set<std::string>& sectionNames) {
+  const std::string best = closestWord(key, validKeys(sectionNames));
   std::string msg = "unknown key '" + key + "'";
-  if (!best.empty() && bestDistance <= std::max<std::size_t>(3, key.size() / 3))
+  if (!best.empty())
     msg += "; did you mean '" + best + "'?";
   else
     msg += " (see 'faraday run --help' for the list of keys)";

@@ -3,6 +3,7 @@
 // suggestion ("did you mean ...?").
 #include <set>
 #include <string>
+#include <vector>
 
 namespace faraday::config {
 
@@ -10,5 +11,10 @@ namespace faraday::config {
 /// named sections in `sectionNames` ("atom.NA", "typed.NA-CL"), is close enough to `key`;
 /// else "unknown key 'K' (see 'faraday run --help' for the list of keys)".
 std::string unknownKeyMessage(const std::string& key, const std::set<std::string>& sectionNames);
+
+/// The word of `candidates` closest to `word` (fewest insertions, deletions and
+/// substitutions) when it is close enough to suggest (at most max(3, size / 3) edits); empty
+/// when none is.
+std::string closestWord(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace faraday::config
