@@ -1,7 +1,8 @@
 // The tools and commands around the engine behave on a machine without a GPU as they should:
 // the README's tools run as written (executable), map_cost.sh fails when its runs fail,
 // gpu_check.sh stops at once, bench md runs the CPU path and bench nbody prints no empty GPU
-// columns; and `faraday map` refuses an unknown map format before reading any frame.
+// columns; and `faraday map` and `faraday run` refuse an unknown map format when they load
+// the configuration.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -110,15 +111,37 @@ TEST(Tools, BenchNbodyWithoutAGpuLeavesOutTheGpuColumns) {
   EXPECT_EQ(readText(dir / "nbody.csv").find("nan"), std::string::npos);
 }
 
-/// An unknown map format fails before the first frame is read and leaves no folder behind.
+/// An unknown map format is refused when the configuration is loaded, naming map.file and
+/// the formats there are: `faraday map` reads no frame, `faraday run` takes no step, and
+/// neither makes its output folder.
 TEST_F(ArgonFolderTest, MapRefusesAnUnknownFormatBeforeReadingFrames) {
   ASSERT_EQ(runFaraday(dir.path(), {"run", "sim.cfg"}).exitCode, 0);
-  const CommandResult r = runFaraday(dir.path(), {"map", "sim.cfg", "--map.trajectory=out/traj.dcd",
-                                                  "--map.file=" + (dir / "maps" / "potential.txt").string()});
-  EXPECT_NE(r.exitCode, 0);
-  EXPECT_HAS(r.err, "key 'map.file': '" + (dir / "maps" / "potential.txt").string() + "': unknown map format");
+  const std::string expected = " (expected .dx (OpenDX), .mrc, .ccp4 or .map (MRC/CCP4))";
+  const std::string txt = (dir / "maps" / "potential.txt").string();
+  const CommandResult r = runFaraday(dir.path(), {"map", "sim.cfg", "--map.trajectory=out/traj.dcd", "--map.file=" + txt});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.err, "faraday: error: command line: key 'map.file': unknown map format '.txt' in " + txt + expected + "\n");
   EXPECT_EQ(r.out.find("Time per phase"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir / "maps"));
+  const CommandResult cube = runFaraday(dir.path(), {"map", "sim.cfg", "--map.trajectory=out/traj.dcd",
+                                                     "--map.file=potential.cube", "--output.directory=cube"});
+  EXPECT_EQ(cube.exitCode, 1);
+  EXPECT_HAS(cube.err, "command line: key 'map.file': unknown map format '.cube' in potential.cube" + expected);
+  EXPECT_FALSE(fs::exists(dir / "cube"));
+  // In the file: its name and line; a run with the map on stops before its first step.
+  const std::string config = argonConfig() + "\n[map]\nmethod = direct\nfile = potential.cube\n";
+  writeText(dir / "map.cfg", config);
+  const long line = lineOf(config, "potential.cube");
+  const CommandResult run = runFaraday(dir.path(), {"run", "map.cfg", "--output.directory=run"});
+  EXPECT_EQ(run.exitCode, 1);
+  EXPECT_HAS(run.err, "faraday: error: map.cfg:" + std::to_string(line) +
+                          ": key 'map.file': unknown map format '.cube' in potential.cube" + expected);
+  EXPECT_EQ(run.out.find("Step"), std::string::npos) << run.out;
+  EXPECT_FALSE(fs::exists(dir / "run"));
+  const CommandResult none = runFaraday(dir.path(), {"run", "sim.cfg", "--map.file=potential", "--output.directory=run"});
+  EXPECT_EQ(none.exitCode, 1);
+  EXPECT_HAS(none.err, "command line: key 'map.file': no map format in potential" + expected);
+  EXPECT_FALSE(fs::exists(dir / "run"));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "core/Error.h"
 #include "engine/formats/AtomicFile.h"
+#include "engine/formats/MapWriters.h"
 #include "engine/formats/Trajectory.h"
 
 namespace faraday {
@@ -103,6 +104,13 @@ void checkTrajectoryFormats(const Config& config, const KeyOrigins& origins) {
     if (!name->empty() && !trajectoryFormat(*name))
       throw Error(whereSet(origins, key) + ": unknown trajectory format '" + fs::path(*name).extension().string() +
                   "' in " + *name + " (expected .dcd or .xtc)");
+}
+
+void checkMapFileFormat(const Config& config, const KeyOrigins& origins) {
+  if (isMapFormat(config.map.file)) return;
+  const std::string ext = fs::path(config.map.file).extension().string();
+  throw Error(whereSet(origins, "map.file") + ": " + (ext.empty() ? "no map format" : "unknown map format '" + ext + "'") +
+              " in " + config.map.file + " (expected " + kMapFormats + ")");
 }
 
 namespace {

@@ -44,6 +44,10 @@ void checkOutputPlaces(const Config& config, const KeyOrigins& origins);
 /// map.trajectory has an extension other than .dcd or .xtc.
 void checkTrajectoryFormats(const Config& config, const KeyOrigins& origins);
 
+/// Throws Error naming where map.file was set when its extension is none of the map formats
+/// (kMapFormats): caught at load time, before a run or a map reads a frame or makes a folder.
+void checkMapFileFormat(const Config& config, const KeyOrigins& origins);
+
 /// Throws Error naming the key (where it was set) for combinations the engine does not run:
 /// gravity outside nonbonded.mode = all-pairs, all-pairs with LJ/Coulomb or without velocity
 /// Verlet, gravity without gravity.softening, a potential map with all-pairs.

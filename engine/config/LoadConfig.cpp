@@ -126,6 +126,7 @@ Config loadConfig(const fs::path& file, const std::vector<std::string>& override
   checkOutputNames(config, origins);
   checkOutputPlaces(config, origins);
   checkTrajectoryFormats(config, origins);
+  checkMapFileFormat(config, origins);
   checkModeCombination(config, origins);
   config.warnings = ineffectiveKeyWarnings(config, origins);
   fillEffective(config);

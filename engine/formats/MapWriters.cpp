@@ -166,10 +166,14 @@ std::string lowerExtension(const std::filesystem::path& file) {
 
 }  // namespace
 
-void checkMapFormat(const std::filesystem::path& file) {
+bool isMapFormat(const std::filesystem::path& file) {
   const std::string ext = lowerExtension(file);
-  if (ext != ".dx" && ext != ".mrc" && ext != ".ccp4" && ext != ".map")
-    throw keyError("map.file", "'" + file.string() + "': unknown map format (use .dx, .mrc, .ccp4 or .map)");
+  return ext == ".dx" || ext == ".mrc" || ext == ".ccp4" || ext == ".map";
+}
+
+void checkMapFormat(const std::filesystem::path& file) {
+  if (!isMapFormat(file))
+    throw keyError("map.file", "'" + file.string() + "': unknown map format (use " + kMapFormats + ")");
 }
 
 void writeMap(const std::filesystem::path& file, const Lattice& l, const std::vector<double>& v,

@@ -16,6 +16,10 @@ enum class MapUnits { KtPerE, Volt, KjPerMolE };
 /// map.temperature for kT/e without a positive temperature.
 double mapUnitFactor(MapUnits units, double temperature);
 
+/// The map formats writeMap knows, by extension (any case), as error messages list them.
+inline constexpr const char* kMapFormats = ".dx (OpenDX), .mrc, .ccp4 or .map (MRC/CCP4)";
+/// Whether `file`'s extension (any case) is one of kMapFormats.
+bool isMapFormat(const std::filesystem::path& file);
 /// Throws Error naming map.file when `file`'s extension is none of .dx, .mrc, .ccp4, .map
 /// (any case): checked before a map is computed, not after.
 void checkMapFormat(const std::filesystem::path& file);
