@@ -34,6 +34,50 @@ TEST_F(PlotToolTest, EnergyLogAndMapBecomePngPictures) {
       << readText(dir / "plot.out");
 }
 
+/// An MRC map of `faraday map` (CPU) is drawn as its OpenDX twin: plot.py reads the same
+/// lattice and values from both (with mrcfile, and from the header alone without it), and the
+/// slice is written as a PNG.
+TEST_F(PlotToolTest, MrcMapIsReadAndDrawnAsItsDxTwin) {
+  if (std::system("python3 -c 'import matplotlib' > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 with matplotlib";
+  ASSERT_EQ(runFaraday(dir.path(), {"run", "sim.cfg"}).exitCode, 0);  // out/traj.dcd, 3 frames
+  for (const char* file : {"m.mrc", "m.dx"}) {
+    const CommandResult map = runFaraday(dir.path(), {"map", "sim.cfg", "--map.trajectory=out/traj.dcd", "--map.method=direct",
+                                                      "--atom.AR.charge=0.1", "--map.spacing=0.2", "--output.directory=maps",
+                                                      "--map.file=" + std::string(file)});
+    ASSERT_EQ(map.exitCode, 0) << file << ": " << map.err;
+  }
+  ASSERT_EQ(plot(dir.path(), "map maps/m.mrc --coordinates out/final.gro --out mrc"), 0) << readText(dir / "plot.out");
+  EXPECT_TRUE(isPng(dir / "mrc" / "map_slice.png"));
+  EXPECT_HAS(readText(dir / "plot.out"), "map_slice.png");
+  const std::string script =
+      "import sys\n"
+      "sys.path.insert(0, sys.argv[1])\n"
+      "if sys.argv[2] == 'header':\n"
+      "    sys.modules['mrcfile'] = None  # import mrcfile fails: the header is read with numpy\n"
+      "else:\n"
+      "    try:\n"
+      "        import mrcfile\n"
+      "    except ImportError:\n"
+      "        print('no mrcfile')\n"
+      "        sys.exit(0)\n"
+      "import plot\n"
+      "c, o, h, v, _ = plot.read_map('maps/m.mrc')\n"
+      "C, O, H, V, _ = plot.read_map('maps/m.dx')\n"
+      "assert c == C, (c, C)\n"
+      "assert all(abs(a - b) < 1e-4 for a, b in zip(o + h, O + H)), (o, h, O, H)\n"
+      "assert len(v) == len(V) and max(abs(a - b) for a, b in zip(v, V)) <= 1e-6 * max(abs(b) for b in V)\n"
+      "assert max(abs(b) for b in V) > 0\n"
+      "print('same', c)\n";
+  writeText(dir / "same.py", script);
+  for (const char* reader : {"mrcfile", "header"}) {
+    const std::string command = "cd " + shellQuote(dir.path().string()) + " && python3 same.py " +
+                                shellQuote(sourceDir() + "/tools") + " " + reader + " > same.out 2>&1";
+    EXPECT_EQ(std::system(command.c_str()), 0) << reader << ": " << readText(dir / "same.out");
+    const std::string out = readText(dir / "same.out");
+    EXPECT_TRUE(out.rfind("same [", 0) == 0 || (std::string(reader) == "mrcfile" && out == "no mrcfile\n")) << out;
+  }
+}
+
 /// An all-pairs run's log has no pressure ("--"): the energies and the temperature are drawn,
 /// no pressure picture.
 TEST_F(PlotToolTest, AllPairsEnergyLogHasNoPressurePicture) {

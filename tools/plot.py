@@ -13,6 +13,7 @@
                                                  anchor's output); md_phases.png: ms per step per
                                                  phase, one bar per size and platform
   tools/plot.py map out/potential.dx --coordinates out/final.gro [--axis z] [--at 2.5]
+                                                 (or a .mrc/.ccp4/.map file, MRC mode 2)
                                                  map_slice.png: the slice nearest to --at (nm,
                                                  default the middle) with the atoms within half a
                                                  grid spacing of the plane overlaid (a solute's
@@ -228,6 +229,90 @@ def read_dx(path):
     return counts, origin, spacing, values, units
 
 
+def read_mrc(path):
+    """An MRC/CCP4 map of float32 values (mode 2) as read_dx returns an OpenDX one: counts,
+    origin and the steps' diagonal (Angstrom), the values z fastest. With mrcfile when it is
+    importable, else from the 1024-byte header as Faraday writes it: NC NR NS, MODE, NCSTART..,
+    MX MY MZ, the cell's lengths (Angstrom) and angles (degrees), MAPC MAPR MAPS, ORIGIN in
+    words 50-52; the extended header (NSYMBT bytes) follows."""
+    import numpy as np
+
+    try:
+        import mrcfile
+    except ImportError:
+        mrcfile = None
+    if mrcfile is not None:
+        try:
+            with mrcfile.open(path, permissive=True) as m:
+                if m.data is None:
+                    raise ValueError("no data")
+                h = m.header
+                counts = [int(h.nx), int(h.ny), int(h.nz)]
+                mode = int(h.mode)
+                starts = [int(h.nxstart), int(h.nystart), int(h.nzstart)]
+                sampling = [int(h.mx), int(h.my), int(h.mz)]
+                lengths = [float(h.cella.x), float(h.cella.y), float(h.cella.z)]
+                angles = [float(h.cellb.alpha), float(h.cellb.beta), float(h.cellb.gamma)]
+                axes = [int(h.mapc), int(h.mapr), int(h.maps)]
+                origin = [float(h.origin.x), float(h.origin.y), float(h.origin.z)]
+                data = np.asarray(m.data, dtype=np.float64)
+        except ValueError as e:
+            sys.exit(f"{path}: not an MRC/CCP4 map ({e})")
+        if mode != 2:
+            sys.exit(f"{path}: MRC mode {mode}, only mode 2 (float32) is read")
+    else:
+        with open(path, "rb") as f:
+            header = f.read(1024)
+            if len(header) < 1024:
+                sys.exit(f"{path}: not an MRC/CCP4 map (shorter than its 1024-byte header)")
+            words = np.frombuffer(header, dtype="<i4")
+            floats = np.frombuffer(header, dtype="<f4")
+            counts = [int(w) for w in words[0:3]]
+            mode = int(words[3])
+            starts = [int(w) for w in words[4:7]]
+            sampling = [int(w) for w in words[7:10]]
+            lengths = [float(x) for x in floats[10:13]]
+            angles = [float(x) for x in floats[13:16]]
+            axes = [int(w) for w in words[16:19]]
+            origin = [float(x) for x in floats[49:52]]
+            f.seek(1024 + int(words[23]))  # after the extended header
+            raw = f.read()
+        if mode != 2:
+            sys.exit(f"{path}: MRC mode {mode}, only mode 2 (float32) is read")
+        n = counts[0] * counts[1] * counts[2]
+        if min(counts) <= 0 or len(raw) < 4 * n:
+            sys.exit(f"{path}: {len(raw) // 4} values for {counts[0]} x {counts[1]} x {counts[2]} points")
+        # Sections (MAPS) slowest, columns (MAPC) fastest.
+        data = np.frombuffer(raw[:4 * n], dtype="<f4").astype(np.float64).reshape(counts[2], counts[1], counts[0])
+    if sorted(axes) != [1, 2, 3]:
+        sys.exit(f"{path}: MAPC, MAPR, MAPS = {axes} is no order of the axes 1, 2, 3")
+    # The data's axes are (MAPS, MAPR, MAPC); put them in the order x, y, z, then z fastest.
+    order = [axes[::-1].index(d + 1) for d in range(3)]
+    data = data.transpose(order)
+    counts = list(data.shape)
+    sampling = [sampling[d] or counts[d] for d in range(3)]  # MX, MY, MZ are along x, y, z
+    starts = [starts[axes.index(d + 1)] for d in range(3)]  # NCSTART.. follow the data axes
+    # The steps' diagonal: a along x, b in the xy plane (the CCP4 convention).
+    ca, cb, cg = (math.cos(math.radians(x)) for x in angles)
+    sg = math.sin(math.radians(angles[2])) or 1.0
+    cy = (ca - cb * cg) / sg
+    diagonal = [lengths[0], lengths[1] * sg, lengths[2] * math.sqrt(max(1.0 - cb * cb - cy * cy, 0.0))]
+    spacing = [diagonal[d] / sampling[d] for d in range(3)]
+    if not any(origin):  # an older map places its first point by NCSTART.. alone
+        origin = [starts[d] * spacing[d] for d in range(3)]
+    return counts, origin, spacing, data.ravel().tolist(), "map units"
+
+
+def read_map(path):
+    """read_mrc for .mrc, .ccp4 and .map, read_dx for .dx; another name (a backup such as
+    #potential.dx.1#) by its content: MRC has the word "MAP " at byte 208."""
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".dx", ".mrc", ".ccp4", ".map"):
+        with open(path, "rb") as f:
+            ext = ".mrc" if f.read(212)[208:] == b"MAP " else ".dx"
+    return read_dx(path) if ext == ".dx" else read_mrc(path)
+
+
 WATER = {"SOL", "WAT", "HOH", "TIP3", "TIP4", "SPC"}
 
 
@@ -248,7 +333,7 @@ def read_gro(path):
 
 
 def plot_map(path, out, coordinates, axis, at):
-    counts, origin, spacing, values, units = read_dx(path)
+    counts, origin, spacing, values, units = read_map(path)
     nx, ny, nz = counts
     d = "xyz".index(axis)
     # Grid coordinates in nm (the .dx file is in Angstrom).
