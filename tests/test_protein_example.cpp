@@ -1,5 +1,6 @@
 // systems/protein: adenylate kinase with CHARMM27 in TIP3P and NaCl runs from its config, logs
-// its bonded terms, and its trajectory opens in MDAnalysis with its own GROMACS topology.
+// its bonded terms, and its trajectory opens in MDAnalysis with its own GROMACS topology; its
+// map.cfg maps that trajectory, and the shipped protein configs map with pmepot.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -7,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "engine/config/LoadConfig.h"
 #include "tests/EngineTestSupport.h"
 
 namespace faraday::test {
@@ -49,6 +51,50 @@ TEST(ProteinExample, RunsAndItsTrajectoryOpensInMDAnalysisWithItsTopology) {
   // 27,266 atoms, frames at steps 0, 1 and 2, the 3,341 protein atoms, every bond of the
   // topology (the water's O-H and H-H bonds of -DFLEXIBLE included).
   EXPECT_EQ(readText(dir / "check.out"), "27266 3 3341 19279\n");
+}
+
+/// systems/protein/map.cfg names the trajectory that sim.cfg writes beside it (pmepot, 0.1 nm,
+/// OpenDX), passes the dry run on a 2-frame trajectory of a 2-step run, and maps it.
+TEST(ProteinExample, TheShippedMapConfigMapsTheRunsTrajectory) {
+  const fs::path example = fs::path(sourceDir()) / "systems" / "protein";
+  const Config sim = loadConfig(example / "sim.cfg", {});
+  const Config map = loadConfig(example / "map.cfg", {});
+  EXPECT_TRUE(map.warnings.empty()) << map.warnings.front();
+  EXPECT_EQ(fs::path(map.map.trajectory), (example / sim.output.trajectoryFile).lexically_normal());
+  EXPECT_EQ(map.map.method, MapMethod::PmePot);
+  EXPECT_DOUBLE_EQ(map.map.spacing, 0.1);
+  EXPECT_EQ(fs::path(map.map.file).extension(), ".dx");
+  EXPECT_EQ(map.system.topology, sim.system.topology);
+  EXPECT_EQ(map.system.defines, sim.system.defines);
+
+  TempDir dir;
+  const CommandResult run = runFaraday(
+      dir.path(), {"run", (example / "sim.cfg").string(), "--run.steps=2", "--run.platform=cpu", "--run.threads=2",
+                   "--output.trajectory_interval=2", "--output.directory=out", "--run.progress_interval=0"});
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const std::vector<std::string> args = {"map", (example / "map.cfg").string(), "--map.trajectory=out/traj.xtc",
+                                         "--output.directory=out", "--run.platform=cpu", "--run.threads=2",
+                                         "--run.progress_interval=0"};
+  std::vector<std::string> dry = args;
+  dry.push_back("--dry-run");
+  const CommandResult check = runFaraday(dir.path(), dry);
+  ASSERT_EQ(check.exitCode, 0) << check.err;
+  EXPECT_TRUE(check.err.empty()) << check.err;
+  EXPECT_HAS(check.out, ", 2 frames of 27266 atoms");
+  EXPECT_HAS(check.out, "Map: pmepot on ");
+  EXPECT_FALSE(fs::exists(dir / "out" / "potential.dx"));
+  const CommandResult r = runFaraday(dir.path(), args);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_HAS(r.out, "potential map: 2 frames x 27266 atoms");
+  EXPECT_HAS(readText(dir / "out" / "potential.dx"), "object 1 class gridpositions counts ");
+}
+
+/// The shipped protein configs' maps are pmepot's smooth potential, not pme's, which is
+/// singular at the atoms.
+TEST(ProteinExample, ShippedMapsArePmepot) {
+  for (const char* cfg : {"protein/sim.cfg", "protein/npt.cfg", "protein/map.cfg", "protein_dodecahedron/sim.cfg",
+                          "protein_dodecahedron/npt.cfg"})
+    EXPECT_EQ(loadConfig(fs::path(sourceDir()) / "systems" / cfg, {}).map.method, MapMethod::PmePot) << cfg;
 }
 
 }  // namespace
