@@ -144,6 +144,9 @@ struct Config {
     double temperature = 300;            ///< map.temperature, K (for kT/e); default: integrator.temperature with
                                          ///< langevin, else system.temperature
     std::string trajectory;              ///< map.trajectory: DCD or XTC to average (faraday map)
+    std::string extentAtoms;             ///< map.extent_atoms: the atoms extent = atoms surrounds (a
+                                         ///< selection; "": all but water and ions, all if that is none)
+    std::filesystem::path index;         ///< map.index: .ndx file of the groups map selections name
   } map;
 
   /// Every key=value as finally used, in section order (for --dry-run and the run log).

@@ -304,6 +304,8 @@ Rules outputRules() {
       {"map.ewald_factor",
        [](const Config& x) { return unlessChoice("map.method", x.map.method, MapMethod::PmePot); }},
       {"map.padding", [](const Config& x) { return unlessChoice("map.extent", x.map.extent, MapExtent::Atoms); }},
+      {"map.extent_atoms",
+       [](const Config& x) { return unlessChoice("map.extent", x.map.extent, MapExtent::Atoms); }},
       {"map.temperature", [](const Config& x) { return unlessChoice("map.units", x.map.units, MapUnits::KtPerE); }},
   };
 }

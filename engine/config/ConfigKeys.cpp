@@ -260,6 +260,13 @@ std::vector<KeySpec> mapKeys() {
       choice("map.extent", "box | atoms (padded bounding box)", runAndMap, &C::map, &C::MapSection::extent),
       number("map.padding", "nm", "padding around the atoms (extent = atoms)", runAndMap, &C::map,
              &C::MapSection::padding, nonNegative),
+      text("map.extent_atoms",
+           "the atoms extent = atoms surrounds, a selection (default: all but water and ions; all when that "
+           "selects nothing)",
+           runAndMap, &C::map, &C::MapSection::extentAtoms),
+      {"map.index", "path", "GROMACS .ndx index file whose groups map selections name (group NAME)", runAndMap,
+       [](C& c, const V& v) { c.map.index = v.text.empty() ? fs::path() : toPath(v); },
+       [](const C& c) { return c.map.index.string(); }},
       number("map.cutoff", "nm", "cutoff (method = cutoff)", runAndMap, &C::map, &C::MapSection::cutoff, positive),
       flag("map.periodic", "minimum image (method = direct)", runAndMap, &C::map, &C::MapSection::periodic),
       steps("map.interval", "steps between sampled frames", runOnly, &C::map, &C::MapSection::interval),

@@ -66,6 +66,7 @@ int mapMain(const Config& config, const System& system, bool useCuda, Timers* ti
   // Before any frame or file: the output's format and the map's accuracy.
   const std::filesystem::path out = mapOutputPath(config);
   checkMapFormat(out);
+  if (config.map.extent == MapExtent::Atoms) mapExtentAtoms(config.map, system);  // the selection's errors
   for (const std::string& w : checkElectrostaticsAccuracy(config, system, false, true))
     std::cerr << "faraday: warning: " << w << "\n";
   const auto trajectory = openMapTrajectory(config, system);
@@ -161,7 +162,7 @@ void mapDryRun(const Config& config, std::ostream& log) {
   if (config.map.extent == MapExtent::Atoms) {
     TrajectoryFrame first;
     readMapFrame(*trajectory, 0, setup.system, first);
-    lattice = mapLattice(config.map, first.positions);
+    lattice = mapAtomsLattice(config.map, mapExtentAtoms(config.map, setup.system), first.positions);
   }
   log << "Effective configuration" << (config.configFile.empty() ? "" : " (" + config.configFile.string() + ")")
       << ", the keys faraday map reads:\n";

@@ -199,7 +199,7 @@ MapAverage averageMapFrames(const Config& config, const System& system, bool use
   // The lattice (and so the reducer's size) as every worker will make it.
   const std::size_t points = [&] {
     PotentialMapAverager probe(config.map, system, false, nullptr, &ewald);
-    if (config.map.extent == MapExtent::Atoms) return mapLattice(config.map, first).size();
+    if (config.map.extent == MapExtent::Atoms) return mapAtomsLattice(config.map, mapExtentAtoms(config.map, system), first).size();
     return probe.lattice().size();
   }();
   ChunkReducer reducer(points);

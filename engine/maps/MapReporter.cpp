@@ -7,10 +7,38 @@
 #include "engine/config/KernelParams.h"
 #include "engine/formats/MapWriters.h"
 #include "engine/formats/TextParse.h"
+#include "engine/select/Selection.h"
 #include "kernels/dcs/CudaDcs.h"
 #include "kernels/dcs/PmeMap.h"
 
 namespace faraday {
+
+std::vector<int> mapExtentAtoms(const Config::MapSection& map, const System& system) {
+  const SelectionContext context = selectionContext(system, map.index);
+  if (!map.extentAtoms.empty()) return select(map.extentAtoms, context, "map.extent_atoms");
+  std::vector<int> atoms, solvent;
+  try {
+    solvent = select("water or ions", context, "map.extent_atoms");
+  } catch (const Error&) {
+    // (the one way this fixed, valid text can fail: a system of neither)
+  }
+  for (int i = 0, s = 0; i < int(system.size()); ++i) {
+    if (s < int(solvent.size()) && solvent[std::size_t(s)] == i)
+      ++s;
+    else
+      atoms.push_back(i);
+  }
+  if (atoms.empty())
+    for (int i = 0; i < int(system.size()); ++i) atoms.push_back(i);
+  return atoms;
+}
+
+Lattice mapAtomsLattice(const Config::MapSection& map, const std::vector<int>& atoms, const std::vector<Vec3>& positions) {
+  std::vector<Vec3> around;
+  around.reserve(atoms.size());
+  for (int i : atoms) around.push_back(positions[std::size_t(i)]);
+  return mapLattice(map, around);
+}
 
 PotentialMapAverager::PotentialMapAverager(const Config::MapSection& map, const System& system, bool useCuda,
                                            Timers* timers, const EwaldSetup* ewald)
@@ -21,13 +49,15 @@ PotentialMapAverager::PotentialMapAverager(const Config::MapSection& map, const 
   if (map.extent == MapExtent::Box) {
     lattice_ = mapLattice(map, system.box);
     started_ = false;  // accumulators are created with the first frame
+  } else {
+    extentAtoms_ = mapExtentAtoms(map, system);
   }
 }
 
 PotentialMapAverager::~PotentialMapAverager() = default;
 
 void PotentialMapAverager::start(const std::vector<Vec3>& positions) {
-  if (map_.extent == MapExtent::Atoms) lattice_ = mapLattice(map_, positions);
+  if (map_.extent == MapExtent::Atoms) lattice_ = mapAtomsLattice(map_, extentAtoms_, positions);
   start();
 }
 

@@ -19,9 +19,16 @@ class CpuPmeMap;
 class CudaPmeMap;
 struct EwaldSetup;
 
+/// The atoms map.extent = atoms surrounds: map.extent_atoms selected on `system` (groups from
+/// map.index), or, when it is empty, every atom but water and ions (every atom when those are
+/// all). Throws Error naming the key for a bad or empty selection.
+std::vector<int> mapExtentAtoms(const Config::MapSection& map, const System& system);
+/// The lattice of map.extent = atoms around `atoms` (mapExtentAtoms) of `positions`.
+Lattice mapAtomsLattice(const Config::MapSection& map, const std::vector<int>& atoms, const std::vector<Vec3>& positions);
+
 /// Sums the map of every frame added (double, on the host or on the device) and gives the
 /// average. The lattice is built from the box (map.extent = box) at construction, or from
-/// the first frame's atoms (map.extent = atoms, padded by map.padding).
+/// the first frame's map.extent_atoms (map.extent = atoms, padded by map.padding).
 class PotentialMapAverager {
  public:
   /// Validates the [map] keys (throws Error naming the key). charges in e per particle.
@@ -63,6 +70,7 @@ class PotentialMapAverager {
   void start(const std::vector<Vec3>& positions);
   void start();
   Config::MapSection map_;
+  std::vector<int> extentAtoms_;  // map.extent = atoms: the atoms the lattice surrounds
   MapOptions options_;
   std::vector<double> charges_;
   bool useCuda_;
