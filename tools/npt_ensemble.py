@@ -17,14 +17,14 @@ terms (LJ and Coulomb not shifted, PME order 5), so that the potential energies 
 """
 import argparse, csv, math, os, re, subprocess, sys
 
+import langevin_ensemble
+
 
 def block_mean(values, blocks=20):
-    n = len(values) // blocks
-    if n == 0:
+    """langevin_ensemble.block_mean, with a clear error when there are too few samples."""
+    if len(values) < blocks:
         raise SystemExit(f"npt_ensemble.py: {len(values)} samples are too few for {blocks} blocks")
-    means = [sum(values[i * n:(i + 1) * n]) / n for i in range(blocks)]
-    m = sum(means) / blocks
-    return m, math.sqrt(sum((x - m) ** 2 for x in means) / (blocks - 1) / blocks)
+    return langevin_ensemble.block_mean(values, blocks)
 
 
 def config_keys(path):

@@ -1,6 +1,7 @@
 #include "engine/maps/MapReporter.h"
 
 #include <cstdio>
+#include <numeric>
 
 #include "core/Error.h"
 #include "engine/config/ConfigChecks.h"
@@ -16,21 +17,14 @@ namespace faraday {
 std::vector<int> mapExtentAtoms(const Config::MapSection& map, const System& system) {
   const SelectionContext context = selectionContext(system, map.index);
   if (!map.extentAtoms.empty()) return select(map.extentAtoms, context, "map.extent_atoms");
-  std::vector<int> atoms, solvent;
   try {
-    solvent = select("water or ions", context, "map.extent_atoms");
+    return select("not (water or ions)", context, "map.extent_atoms");
   } catch (const Error&) {
-    // (the one way this fixed, valid text can fail: a system of neither)
+    // (the one way this fixed, valid text fails: it selects nothing, in water and ions alone)
   }
-  for (int i = 0, s = 0; i < int(system.size()); ++i) {
-    if (s < int(solvent.size()) && solvent[std::size_t(s)] == i)
-      ++s;
-    else
-      atoms.push_back(i);
-  }
-  if (atoms.empty())
-    for (int i = 0; i < int(system.size()); ++i) atoms.push_back(i);
-  return atoms;
+  std::vector<int> all(system.size());
+  std::iota(all.begin(), all.end(), 0);
+  return all;
 }
 
 Lattice mapAtomsLattice(const Config::MapSection& map, const std::vector<int>& atoms, const std::vector<Vec3>& positions) {
